@@ -1,0 +1,50 @@
+// The HTTP server that ingest and the REST API register on. Errors leave as
+// `{status, code, error}` with the same number in the HTTP status.
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import { SluiceError, errorCode, type ErrorCode } from '../core/errors.ts'
+
+export interface HttpConfig { host: string; port: number; trustProxy: string[] | false }
+
+export type RoutePlugin = (app: FastifyInstance) => Promise<void>
+
+export function createHttpServer(config: HttpConfig, log: Logger, plugins: RoutePlugin[]) {
+  const app = Fastify({
+    loggerInstance: log,
+    disableRequestLogging: true,
+    trustProxy: config.trustProxy === false ? false : config.trustProxy,
+    forceCloseConnections: true,
+  })
+  app.setErrorHandler((err, request, reply) => {
+    const sluice = toSluiceError(err)
+    if (sluice.statusCode >= 500) request.log.error({ err }, 'request failed')
+    if (sluice.code === 'RATE_LIMITED') reply.header('retry-after', '1')
+    return reply.code(sluice.statusCode).send(sluice.toBody())
+  })
+  app.setNotFoundHandler((request, reply) => reply.code(404).send(new SluiceError('NOT_FOUND', `${request.method} ${request.url}: no such route`).toBody()))
+  for (const plugin of plugins) app.register(plugin)
+  return {
+    app,
+    async start(): Promise<string> {
+      await app.listen({ host: config.host, port: config.port })
+      const address = app.server.address()
+      const port = typeof address === 'object' && address ? address.port : config.port
+      return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`
+    },
+    stop: () => app.close(),
+  }
+}
+
+// fastify's own errors (body too large, bad content) mapped onto the catalogue.
+function toSluiceError(err: unknown): SluiceError {
+  if (err instanceof SluiceError) return err
+  const code = errorCode(err)
+  if (code) return new SluiceError(code, (err as Error).message)
+  const e = err as { statusCode?: number; code?: string; message?: string; validation?: unknown }
+  const byStatus: Record<number, ErrorCode> = { 413: 'BODY_TOO_LARGE', 400: 'REQUEST_INVALID', 415: 'REQUEST_INVALID', 404: 'NOT_FOUND' }
+  if (e.statusCode && byStatus[e.statusCode]) {
+    const mapped = e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'JSON_INVALID' : byStatus[e.statusCode]
+    return new SluiceError(mapped, e.message)
+  }
+  return new SluiceError('INTERNAL', 'internal error', { cause: err })
+}

@@ -1,0 +1,31 @@
+// Internal camelCase documents → the REST API's snake_case JSON.
+import type { StoredEvent } from '../core/event.ts'
+import type { EnvDoc, KeyDoc } from '../control/types.ts'
+
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString())
+
+export function presentEvent(e: StoredEvent) {
+  return {
+    internal_id: e.internalId,
+    id: e.id,
+    name: e.name,
+    data: e.data,
+    ts: e.ts,
+    env: e.env,
+    received_at: e.receivedAt,
+    source: snakeKeys(e.source),
+    ...(e.duplicateOf !== undefined && { deduplicated: true, duplicate_of: e.duplicateOf }),
+  }
+}
+
+export function presentEnv(e: EnvDoc) {
+  return { name: e.name, kind: e.kind, created_at: iso(e.createdAt), archived_at: iso(e.archivedAt), max_body_bytes: e.maxBodyBytes ?? null }
+}
+
+export function presentKey(k: KeyDoc) {
+  return { id: k.id, env: k.env, prefix: k.prefix, created_at: iso(k.createdAt), revoked_at: iso(k.revokedAt) }
+}
+
+export function snakeKeys(value: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase()), v]))
+}

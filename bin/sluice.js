@@ -1,0 +1,15 @@
+#!/usr/bin/env -S node --no-node-snapshot --conditions=sluice-source
+// isolated-vm needs --no-node-snapshot on Node ≥ 20; the sluice-source condition lets user
+// function files import `sluice/client` from this checkout's TypeScript sources.
+import { existsSync } from 'node:fs'
+
+// In a checkout, run the TypeScript sources (Node 24 strips types); an installed package
+// (under node_modules, where Node will not strip types) runs its built dist/.
+const source = new URL('../cli/main.ts', import.meta.url)
+const useSource = !import.meta.url.includes('/node_modules/') && existsSync(source)
+const { main } = await import(useSource ? source.href : new URL('../dist/cli/main.js', import.meta.url).href)
+const code = await main(process.argv.slice(2)).catch((err) => {
+  process.stderr.write(`sluice: ${err.code ? err.code + ': ' : ''}${err.message}\n`)
+  return 1
+})
+if (code >= 0) process.exitCode = code

@@ -1,0 +1,29 @@
+// Topic names live here and in config only; stages write to named outputs.
+export interface TopicNames {
+  raw: string
+  incoming: string
+  events: string
+  duplicates: string
+  runs: string
+  control: string
+  dedupChangelog: string
+  functionPrefix: string
+}
+
+export function topicNames(prefix = 'sluice'): TopicNames {
+  return {
+    raw: `${prefix}.raw`,
+    incoming: `${prefix}.incoming`,
+    events: `${prefix}.events`,
+    duplicates: `${prefix}.duplicates`,
+    runs: `${prefix}.runs`,
+    control: `${prefix}.control`,
+    dedupChangelog: `${prefix}.dedup-changelog`,
+    functionPrefix: `${prefix}.fn.`,
+  }
+}
+
+/** Kafka topic names allow [a-zA-Z0-9._-]; function ids are mapped onto that safely. */
+export function functionTopic(names: TopicNames, functionKey: string): string {
+  return names.functionPrefix + functionKey.replace(/[^a-zA-Z0-9._-]/g, (c) => '_' + c.charCodeAt(0).toString(16))
+}

@@ -1,0 +1,96 @@
+// The only module that reads process.env. Flags win over env vars, env vars over defaults;
+// one TypeBox schema validates the result, which is frozen and handed out in slices.
+import { Type, type Static } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { SluiceError } from '../core/errors.ts'
+
+const Int = (min: number, max = Number.MAX_SAFE_INTEGER) => Type.Integer({ minimum: min, maximum: max })
+
+export const ConfigSchema = Type.Object({
+  mode: Type.Union([Type.Literal('dev'), Type.Literal('start')]),
+  roles: Type.Array(Type.Union(['all', 'ingest', 'transformer', 'dedup', 'router', 'sink', 'runner', 'api'].map((r) => Type.Literal(r)))),
+  host: Type.String({ minLength: 1 }),
+  port: Int(0, 65535),
+  dataDir: Type.String({ minLength: 1 }),
+  signingKey: Type.Optional(Type.String({ minLength: 16 })),
+  logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
+  trustProxy: Type.Array(Type.String()),
+  maxBodyBytes: Int(1024),
+  maxBodyCeilingBytes: Int(1024),
+  maxEvents: Int(1),
+  maxJsonDepth: Int(2, 1000),
+  maxNameLength: Int(1),
+  maxIdLength: Int(1),
+  partitions: Int(1, 1024),
+  dedupWindowMs: Int(1000),
+  topicPrefix: Type.String({ pattern: '^[a-zA-Z0-9._-]+$' }),
+  kafkaBrokers: Type.Array(Type.String({ minLength: 1 })),
+  clickhouseUrl: Type.Optional(Type.String({ minLength: 1 })),
+  schemaRegistryUrl: Type.Optional(Type.String({ minLength: 1 })),
+  functionsFile: Type.Optional(Type.String({ minLength: 1 })),
+  watch: Type.Boolean(),
+})
+
+export type Config = Readonly<Static<typeof ConfigSchema>>
+export type Flags = Record<string, string | boolean | undefined>
+
+// flag name → [env var, parse]
+const SOURCES: Record<string, [string, (v: string) => unknown]> = {
+  roles: ['SLUICE_ROLES', list],
+  host: ['SLUICE_HOST', String],
+  port: ['SLUICE_PORT', Number],
+  dataDir: ['SLUICE_DATA_DIR', String],
+  signingKey: ['SLUICE_SIGNING_KEY', String],
+  logLevel: ['SLUICE_LOG_LEVEL', String],
+  trustProxy: ['SLUICE_TRUST_PROXY', list],
+  maxBodyBytes: ['SLUICE_MAX_BODY_BYTES', Number],
+  maxBodyCeilingBytes: ['SLUICE_MAX_BODY_CEILING_BYTES', Number],
+  maxEvents: ['SLUICE_MAX_EVENTS', Number],
+  maxJsonDepth: ['SLUICE_MAX_JSON_DEPTH', Number],
+  partitions: ['SLUICE_PARTITIONS', Number],
+  dedupWindowMs: ['SLUICE_DEDUP_WINDOW_MS', Number],
+  topicPrefix: ['SLUICE_TOPIC_PREFIX', String],
+  kafkaBrokers: ['SLUICE_KAFKA_BROKERS', list],
+  clickhouseUrl: ['SLUICE_CLICKHOUSE_URL', String],
+  schemaRegistryUrl: ['SLUICE_SCHEMA_REGISTRY_URL', String],
+  functionsFile: ['SLUICE_FUNCTIONS', String],
+  watch: ['SLUICE_WATCH', (v) => v === 'true' || v === '1'],
+}
+
+const DEFAULTS = {
+  roles: ['all'], host: '127.0.0.1', port: 8288, dataDir: '.sluice', logLevel: 'info', trustProxy: [],
+  maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
+  partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], watch: false,
+}
+
+export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = { ...DEFAULTS, mode }
+  for (const [field, [envVar, parse]] of Object.entries(SOURCES)) {
+    const flag = flags[field]
+    if (flag !== undefined) raw[field] = typeof flag === 'boolean' ? flag : parse(flag)
+    else if (env[envVar] !== undefined && env[envVar] !== '') raw[field] = parse(env[envVar]!)
+  }
+  if (!Value.Check(ConfigSchema, raw)) {
+    const first = Value.Errors(ConfigSchema, raw).First()!
+    const field = first.path.slice(1).split('/')[0]
+    const hint = SOURCES[field] ? ` (--${kebab(field)} / ${SOURCES[field][0]})` : ''
+    throw new SluiceError('CONFIG_INVALID', `${field}${hint}: ${first.message}`)
+  }
+  const config = raw as Config
+  if (mode === 'start' && !config.signingKey) throw new SluiceError('CONFIG_INVALID', 'signingKey (--signing-key / SLUICE_SIGNING_KEY): required by sluice start (at least 16 characters)')
+  return Object.freeze(config)
+}
+
+/** Where the CLI's control commands find the server. */
+export function apiTarget(flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): { url: string; signingKey?: string } {
+  const url = (flags.url as string | undefined) ?? env.SLUICE_URL ?? `http://127.0.0.1:${env.SLUICE_PORT ?? 8288}`
+  return { url, signingKey: (flags.signingKey as string | undefined) ?? env.SLUICE_SIGNING_KEY }
+}
+
+function list(v: string): string[] {
+  return v.split(',').map((s) => s.trim()).filter(Boolean)
+}
+
+export function kebab(field: string): string {
+  return field.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())
+}

@@ -1,0 +1,5 @@
+import pino, { type Logger } from 'pino'
+
+export function createLogger(level: string): Logger {
+  return pino({ level, base: undefined })
+}

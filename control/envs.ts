@@ -1,0 +1,56 @@
+// Environments: `production` always exists; standard ones by name; branch ones form one group.
+import { SluiceError } from '../core/errors.ts'
+import { BRANCH_GROUP, type ControlStore, type EnvDoc } from './types.ts'
+
+export const PRODUCTION = 'production'
+const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/
+
+export function createEnvs(control: ControlStore) {
+  function get(name: string): EnvDoc | undefined {
+    if (name === PRODUCTION) return control.get('env', name) ?? { name, kind: 'standard', createdAt: 0 }
+    return control.get('env', name)
+  }
+
+  return {
+    get,
+    list(): EnvDoc[] {
+      const stored = control.list('env')
+      return stored.some((e) => e.name === PRODUCTION) ? stored : [get(PRODUCTION)!, ...stored]
+    },
+    async create(input: { name: unknown; branch?: unknown; maxBodyBytes?: unknown }): Promise<EnvDoc> {
+      const { name, branch, maxBodyBytes } = input
+      if (typeof name !== 'string' || !NAME.test(name)) throw new SluiceError('REQUEST_INVALID', 'name: must be 1-64 characters of a-z, 0-9, ".", "_", "-", starting with a letter or digit')
+      if (name === BRANCH_GROUP) throw new SluiceError('REQUEST_INVALID', `name: "${BRANCH_GROUP}" is reserved for the branch group`)
+      if (branch !== undefined && typeof branch !== 'boolean') throw new SluiceError('REQUEST_INVALID', 'branch: must be a boolean')
+      checkBodyLimit(maxBodyBytes)
+      if (get(name)) throw new SluiceError('CONFLICT', `name: environment "${name}" already exists`)
+      const doc: EnvDoc = { name, kind: branch ? 'branch' : 'standard', createdAt: Date.now(), ...(maxBodyBytes !== undefined && { maxBodyBytes: maxBodyBytes as number }) }
+      await control.put('env', name, doc)
+      return doc
+    },
+    async update(name: string, patch: { maxBodyBytes?: unknown }): Promise<EnvDoc> {
+      const doc = get(name)
+      if (!doc) throw new SluiceError('ENV_NOT_FOUND', `environment "${name}" does not exist`)
+      checkBodyLimit(patch.maxBodyBytes)
+      const updated: EnvDoc = { ...doc, ...(patch.maxBodyBytes !== undefined && { maxBodyBytes: patch.maxBodyBytes as number }) }
+      await control.put('env', name, updated)
+      return updated
+    },
+    async archive(name: string): Promise<EnvDoc> {
+      const doc = get(name)
+      if (!doc) throw new SluiceError('ENV_NOT_FOUND', `environment "${name}" does not exist`)
+      if (doc.kind !== 'branch') throw new SluiceError('REQUEST_INVALID', `name: only branch environments are archived; "${name}" is not one`)
+      const archived = { ...doc, archivedAt: doc.archivedAt ?? Date.now() }
+      await control.put('env', name, archived)
+      return archived
+    },
+  }
+}
+
+function checkBodyLimit(value: unknown): void {
+  if (value !== undefined && (!Number.isSafeInteger(value) || (value as number) < 1024 || (value as number) > 64 * 1024 * 1024)) {
+    throw new SluiceError('REQUEST_INVALID', 'max_body_bytes: must be an integer from 1024 to 67108864')
+  }
+}
+
+export type Envs = ReturnType<typeof createEnvs>

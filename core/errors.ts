@@ -1,0 +1,49 @@
+// The one error catalogue. HTTP bodies carry `code`; docs/errors.md lists every code
+// with how to solve it, and tests/errors.test.ts keeps the two in step.
+export interface ErrorSpec { statusCode: number; retriable: boolean; message: string }
+
+export const errorCatalogue = {
+  EVENT_INVALID: { statusCode: 400, retriable: false, message: 'An event in the request is not valid' },
+  JSON_INVALID: { statusCode: 400, retriable: false, message: 'The request body is not valid JSON' },
+  JSON_TOO_DEEP: { statusCode: 400, retriable: false, message: 'The request body nests deeper than the limit' },
+  TOO_MANY_EVENTS: { statusCode: 400, retriable: false, message: 'The request holds more events than the limit' },
+  ENV_REQUIRED: { statusCode: 400, retriable: false, message: 'A branch environment key needs the x-service-env header' },
+  ID_SEED_INVALID: { statusCode: 400, retriable: false, message: 'The x-service-event-id-seed header is not valid' },
+  REQUEST_INVALID: { statusCode: 400, retriable: false, message: 'A request parameter is not valid' },
+  KEY_INVALID: { statusCode: 401, retriable: false, message: 'The event key is unknown or revoked' },
+  UNAUTHORIZED: { statusCode: 401, retriable: false, message: 'The signing key is missing or wrong' },
+  IP_DENIED: { statusCode: 403, retriable: false, message: 'The source IP address is not allowed for this webhook' },
+  WEBHOOK_DISABLED: { statusCode: 403, retriable: false, message: 'The webhook is disabled' },
+  ENV_NOT_FOUND: { statusCode: 404, retriable: false, message: 'The environment does not exist' },
+  NOT_FOUND: { statusCode: 404, retriable: false, message: 'The resource does not exist' },
+  CONFLICT: { statusCode: 409, retriable: false, message: 'The resource already exists' },
+  BODY_TOO_LARGE: { statusCode: 413, retriable: false, message: 'The request body is over the limit' },
+  RATE_LIMITED: { statusCode: 429, retriable: true, message: 'Too many requests' },
+  LOG_UNAVAILABLE: { statusCode: 503, retriable: true, message: 'The event log cannot take records right now' },
+  INTERNAL: { statusCode: 500, retriable: true, message: 'Internal error' },
+  CONFIG_INVALID: { statusCode: 500, retriable: false, message: 'The configuration is not valid' },
+} as const satisfies Record<string, ErrorSpec>
+
+export type ErrorCode = keyof typeof errorCatalogue
+
+export class SluiceError extends Error {
+  readonly code: ErrorCode
+  readonly statusCode: number
+  readonly retriable: boolean
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown }) {
+    super(message ?? errorCatalogue[code].message, options)
+    this.name = 'SluiceError'
+    this.code = code
+    this.statusCode = errorCatalogue[code].statusCode
+    this.retriable = errorCatalogue[code].retriable
+  }
+  toBody(): { status: number; code: ErrorCode; error: string } {
+    return { status: this.statusCode, code: this.code, error: this.message }
+  }
+}
+
+/** Classify by code, never by instanceof: errors cross sandbox and process boundaries. */
+export function errorCode(err: unknown): ErrorCode | undefined {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code in errorCatalogue ? (code as ErrorCode) : undefined
+}

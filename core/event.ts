@@ -1,0 +1,78 @@
+// The event as it travels between stages and as it is stored.
+export type EventSource =
+  | { kind: 'api'; keyId?: string }
+  | { kind: 'webhook'; webhookId: string; requestId: string }
+  | { kind: 'function'; functionId: string; runId: string; stepId: string }
+
+export interface EventRecord {
+  internalId: string
+  /** Dedup key: the caller's `id`, or the internal ID when none was given. */
+  id: string
+  name: string
+  data: Record<string, unknown>
+  ts: number
+  env: string
+  receivedAt: number
+  source: EventSource
+}
+
+export interface StoredEvent extends EventRecord {
+  /** Set on an event dropped by dedup: the internal ID of the event it duplicates. */
+  duplicateOf?: string
+}
+
+export interface EventInput { name: string; data: Record<string, unknown>; id?: string; ts?: number }
+
+export interface EventLimits { maxEvents: number; maxJsonDepth: number; maxNameLength: number; maxIdLength: number }
+
+export const RESERVED_PREFIX = 'sluice/'
+const FIELDS = new Set(['name', 'data', 'id', 'ts'])
+
+export type Validation = { ok: true; events: EventInput[] } | { ok: false; code: 'EVENT_INVALID' | 'TOO_MANY_EVENTS' | 'JSON_TOO_DEEP'; message: string }
+
+/** Validates an Event API body (one event or an array); the whole batch fails on the first bad event. */
+export function validateEventBody(body: unknown, limits: EventLimits): Validation {
+  const items = Array.isArray(body) ? body : [body]
+  if (items.length === 0) return { ok: false, code: 'EVENT_INVALID', message: 'events: the array is empty' }
+  if (items.length > limits.maxEvents) return { ok: false, code: 'TOO_MANY_EVENTS', message: `events: ${items.length} events, the limit is ${limits.maxEvents}` }
+  if (jsonDepth(body) > limits.maxJsonDepth) return { ok: false, code: 'JSON_TOO_DEEP', message: `body: nests deeper than ${limits.maxJsonDepth} levels` }
+  for (let i = 0; i < items.length; i++) {
+    const problem = eventProblem(items[i], limits)
+    if (problem) return { ok: false, code: 'EVENT_INVALID', message: `events[${i}]${problem}` }
+  }
+  return { ok: true, events: items as EventInput[] }
+}
+
+/** One event's first problem as `.<field>: <what is wrong>`, or undefined when it is valid. */
+export function eventProblem(event: unknown, limits: Pick<EventLimits, 'maxNameLength' | 'maxIdLength'>, allowReserved = false): string | undefined {
+  if (!isPlainObject(event)) return ': must be a JSON object with name and data'
+  for (const key of Object.keys(event)) if (!FIELDS.has(key)) return `.${key}: unknown field (allowed: name, data, id, ts)`
+  const { name, data, id, ts } = event
+  if (typeof name !== 'string' || name.length === 0) return '.name: must be a non-empty string'
+  if (name.length > limits.maxNameLength) return `.name: longer than ${limits.maxNameLength} characters`
+  if (!allowReserved && name.startsWith(RESERVED_PREFIX)) return `.name: the prefix "${RESERVED_PREFIX}" is reserved`
+  if (!isPlainObject(data)) return '.data: must be a JSON object'
+  if (id !== undefined && (typeof id !== 'string' || id.length === 0)) return '.id: must be a non-empty string when given'
+  if (typeof id === 'string' && id.length > limits.maxIdLength) return `.id: longer than ${limits.maxIdLength} characters`
+  if (ts !== undefined && (!Number.isSafeInteger(ts) || (ts as number) < 0)) return '.ts: must be a non-negative integer of milliseconds'
+  return undefined
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Depth of a parsed JSON value without recursion, so a hostile body cannot blow the stack. */
+export function jsonDepth(value: unknown): number {
+  let max = 0
+  const stack: Array<[unknown, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!
+    if (typeof node !== 'object' || node === null) continue
+    if (depth > max) max = depth
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+    }
+  }
+  return max
+}

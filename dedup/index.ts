@@ -1,0 +1,72 @@
+// The dedup stage: first (env, id) within the window passes to `events`, later ones go to
+// `duplicates` with the internal ID they duplicate. See ARCHITECTURE.md.
+import type { Logger } from 'pino'
+import type { Bus, Subscription } from '../bus/types.ts'
+import type { Output } from '../bus/output.ts'
+import type { Codec } from '../bus/codec.ts'
+import type { EventRecord, StoredEvent } from '../core/event.ts'
+import type { DedupStore } from './types.ts'
+
+export interface DedupDeps {
+  bus: Bus
+  codec: Codec<EventRecord>
+  outputs: { events: Output<EventRecord>; duplicates: Output<StoredEvent> }
+  /** Opens (and, in distributed mode, restores) the state of one partition of the input. */
+  openStore(partition: number): Promise<DedupStore>
+  log: Logger
+}
+
+export interface DedupConfig { inputTopic: string; group: string; expireIntervalMs: number }
+
+export function createDedup(deps: DedupDeps, config: DedupConfig) {
+  const stores = new Map<number, DedupStore>()
+  let subscription: Subscription | undefined
+  let expiryTimer: NodeJS.Timeout | undefined
+
+  async function handle(partition: number, records: EventRecord[]): Promise<void> {
+    const store = stores.get(partition)
+    if (!store) throw new Error(`dedup partition ${partition} has no open store`)
+    const earlier = await store.lookup(records)
+    const firstInBatch = new Map<string, string>()
+    const accepted: EventRecord[] = []
+    const duplicates: StoredEvent[] = []
+    records.forEach((event, i) => {
+      const key = `${event.env}\0${event.id}`
+      const original = firstInBatch.get(key) ?? earlier[i]
+      // A redelivered record finds itself: it is the original, published again (idempotent downstream).
+      if (original && original !== event.internalId) return void duplicates.push({ ...event, duplicateOf: original })
+      if (!firstInBatch.has(key)) firstInBatch.set(key, event.internalId)
+      accepted.push(event)
+    })
+    await Promise.all([deps.outputs.events.publish(accepted), deps.outputs.duplicates.publish(duplicates)])
+    // Only once the events are durable downstream is the id marked seen: a crash in between redelivers.
+    await store.markSeen(accepted)
+  }
+
+  return {
+    async start() {
+      subscription = await deps.bus.subscribe({
+        group: config.group,
+        topics: [config.inputTopic],
+        handler: (batch) => handle(batch.partition, batch.records.map((r) => deps.codec.decode(r.value))),
+        onAssign: async (assigned) => {
+          for (const p of assigned.flatMap((a) => a.partitions)) stores.set(p, await deps.openStore(p))
+        },
+        onRevoke: async (revoked) => {
+          for (const p of revoked.flatMap((a) => a.partitions)) {
+            await stores.get(p)?.close()
+            stores.delete(p)
+          }
+        },
+      })
+      expiryTimer = setInterval(() => {
+        for (const store of stores.values()) store.expire(Date.now()).catch((err) => deps.log.warn({ err }, 'dedup expiry failed'))
+      }, config.expireIntervalMs)
+      expiryTimer.unref()
+    },
+    async stop() {
+      clearInterval(expiryTimer)
+      await subscription?.stop()
+    },
+  }
+}

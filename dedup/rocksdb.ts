@@ -1,0 +1,40 @@
+// DedupStore on RocksDB. A key first seen at t lives in bucket floor(t / window):
+// `D<prefix><bucket hex>\0<env>\0<id>` → `<receivedAt>,<internalId>`. A lookup reads the
+// event's bucket and its neighbours (three point reads, batched over the whole batch),
+// and compares times exactly; expiry range-deletes every bucket older than the previous one.
+import type { Rocks } from '../core/rocks.ts'
+import type { DedupKey, DedupStore, SeenEntry } from './types.ts'
+
+export interface RocksDedupConfig { windowMs: number; /** Separates stores sharing one RocksDB (one per partition in distributed mode). */ prefix?: string }
+
+export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): DedupStore {
+  const prefix = 'D' + (config.prefix ?? '')
+  const bucketOf = (ms: number) => Math.floor(ms / config.windowMs)
+  const bucketKey = (bucket: number) => prefix + bucket.toString(16).padStart(12, '0')
+  const entryKey = (bucket: number, env: string, id: string) => `${bucketKey(bucket)}\0${env}\0${id}`
+
+  return {
+    async lookup(keys) {
+      // Neighbouring buckets too: records from several ingest nodes may arrive slightly out of time order.
+      const reads = keys.flatMap((k) => [-1, 0, 1].map((d) => entryKey(bucketOf(k.receivedAt) + d, k.env, k.id)))
+      const values = await rocks.getMany(reads)
+      return keys.map((key, i) => firstWithin(key, values[3 * i]) ?? firstWithin(key, values[3 * i + 1]) ?? firstWithin(key, values[3 * i + 2]))
+    },
+    async markSeen(entries: SeenEntry[]) {
+      await rocks.write(entries.map((e) => ({ type: 'put', key: entryKey(bucketOf(e.receivedAt), e.env, e.id), value: `${e.receivedAt},${e.internalId}` })))
+    },
+    async expire(nowMs) {
+      await rocks.write([{ type: 'delRange', start: bucketKey(0), end: bucketKey(Math.max(0, bucketOf(nowMs) - 1)) }])
+    },
+    close: async () => {},
+  }
+
+  function firstWithin(key: DedupKey, value: Buffer | null): string | null {
+    if (!value) return null
+    const text = value.toString()
+    const comma = text.indexOf(',')
+    const firstAt = Number(text.slice(0, comma))
+    // Whichever reached dedup first is the original, even if its receive time is a little later.
+    return Math.abs(key.receivedAt - firstAt) < config.windowMs ? text.slice(comma + 1) : null
+  }
+}

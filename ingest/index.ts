@@ -1,0 +1,93 @@
+// The ingest stage: the HTTP edge. It authenticates, enforces limits, validates Event API
+// payloads synchronously (a batch is all-or-nothing), assigns ULIDs, and answers only once
+// the records are durable in the log.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Logger } from 'pino'
+import type { Output } from '../bus/output.ts'
+import { SluiceError } from '../core/errors.ts'
+import { validateEventBody, type EventLimits, type EventRecord } from '../core/event.ts'
+import { newUlid, seededUlids } from '../core/ids.ts'
+import type { Envs } from '../control/envs.ts'
+import type { Keys } from '../control/keys.ts'
+import { resolveTarget } from './target.ts'
+
+/** The webhook side of `/e/<id>` (webhook IDs and event keys share the path). */
+export interface WebhookIngest {
+  owns(id: string): boolean
+  handle(request: FastifyRequest<{ Params: { key?: string } }>, reply: FastifyReply, body: Buffer): Promise<unknown>
+}
+
+export interface IngestDeps { keys: Keys; envs: Envs; outputs: { incoming: Output<EventRecord> }; webhooks?: WebhookIngest; log: Logger }
+
+export interface IngestConfig extends EventLimits {
+  devMode: boolean
+  /** Default body limit; an environment may set its own (EnvDoc.maxBodyBytes). */
+  maxBodyBytes: number
+  /** What the HTTP layer reads at most before any environment limit applies. */
+  maxBodyCeilingBytes: number
+}
+
+export function createIngest(deps: IngestDeps, config: IngestConfig) {
+  async function eventApi(request: FastifyRequest<{ Params: { key?: string } }>, body: Buffer) {
+    const envHeader = headerValue(request.headers['x-service-env'])
+    const { env, keyId } = resolveTarget(request.params.key ?? '', envHeader, config.devMode, deps.keys, deps.envs)
+    const limit = env.maxBodyBytes ?? config.maxBodyBytes
+    if (body.length > limit) throw new SluiceError('BODY_TOO_LARGE', `body: ${body.length} bytes, the limit for environment "${env.name}" is ${limit}`)
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(body.toString('utf8'))
+    } catch (err) {
+      throw new SluiceError('JSON_INVALID', `body: not valid JSON (${(err as Error).message})`)
+    }
+    const validation = validateEventBody(parsed, config)
+    if (!validation.ok) throw new SluiceError(validation.code, validation.message)
+    const seed = headerValue(request.headers['x-service-event-id-seed'])
+    const receivedAt = Date.now()
+    const ids = seed ? seededUlids(seed, validation.events.length) : validation.events.map(() => newUlid(receivedAt))
+    const records: EventRecord[] = validation.events.map((e, i) => ({
+      internalId: ids[i],
+      id: e.id ?? ids[i],
+      name: e.name,
+      data: e.data,
+      ts: e.ts ?? receivedAt,
+      env: env.name,
+      receivedAt,
+      source: keyId ? { kind: 'api', keyId } : { kind: 'api' },
+    }))
+    await deps.outputs.incoming.publish(records)
+    return { ids, status: 200 }
+  }
+
+  return {
+    /** Registers `/e/<key or webhook id>` in its own scope (raw bodies, open CORS in dev). */
+    routes: async (app: FastifyInstance) => {
+      app.removeAllContentTypeParsers()
+      app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: config.maxBodyCeilingBytes }, (_req, body, done) => done(null, body))
+      if (config.devMode) {
+        // The dashboard's "Send to Dev Server" posts from the browser.
+        app.addHook('onRequest', async (request, reply) => {
+          reply.header('access-control-allow-origin', '*')
+          reply.header('access-control-allow-headers', 'content-type, x-service-env, x-service-event-id-seed')
+          reply.header('access-control-allow-methods', 'POST, OPTIONS')
+        })
+        app.options('/e/*', async (_req, reply) => reply.code(204).send())
+        app.options('/e', async (_req, reply) => reply.code(204).send())
+      }
+      const handler = async (request: FastifyRequest<{ Params: { key?: string } }>, reply: FastifyReply) => {
+        const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
+        const key = request.params.key ?? ''
+        if (deps.webhooks?.owns(key)) return deps.webhooks.handle(request, reply, body)
+        return eventApi(request, body)
+      }
+      app.post('/e/:key', handler)
+      app.post('/e', handler)
+    },
+    async start() {},
+    async stop() {},
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value
+  return v === undefined || v === '' ? undefined : v
+}
