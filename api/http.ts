@@ -1,6 +1,6 @@
 // The HTTP server that ingest and the REST API register on. Errors leave as
 // `{status, code, error}` with the same number in the HTTP status.
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { SluiceError, errorCode, type ErrorCode } from '../core/errors.ts'
 
@@ -11,7 +11,8 @@ export type RoutePlugin = (app: FastifyInstance) => Promise<void>
 export function createHttpServer(config: HttpConfig, log: Logger, plugins: RoutePlugin[]) {
   const app = Fastify({
     loggerInstance: log,
-    disableRequestLogging: true,
+    // Per-request log lines would dominate the hot path; errors are logged by the handler below.
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy === false ? false : config.trustProxy,
     forceCloseConnections: true,
   })

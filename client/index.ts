@@ -1,0 +1,43 @@
+// The client library: `import { Client } from 'sluice/client'`.
+import { defaultRetryPolicy, type RetryPolicy } from '../core/retry.ts'
+import { sendEvents, type SendEvent } from './send.ts'
+
+export { NonRetriableError, SluiceRequestError } from './errors.ts'
+export type { SendEvent } from './send.ts'
+
+export interface ClientOptions {
+  /** The app's id: names the app whose functions this client serves. */
+  id: string
+  /** Defaults to SERVICE_EVENT_KEY; not needed against a Dev Server. */
+  eventKey?: string
+  /** Defaults to SERVICE_BASE_URL, then the local Dev Server. */
+  baseUrl?: string
+  /** A branch environment name (sent as x-service-env). Defaults to SERVICE_ENV. */
+  env?: string
+  retry?: Partial<RetryPolicy>
+  fetch?: typeof fetch
+}
+
+export class Client {
+  readonly id: string
+  readonly baseUrl: string
+  readonly eventKey: string | undefined
+  readonly env: string | undefined
+  private readonly retry: RetryPolicy
+  private readonly fetchImpl: typeof fetch | undefined
+
+  constructor(options: ClientOptions) {
+    if (!options || typeof options.id !== 'string' || options.id === '') throw new TypeError('new Client({ id }): id must be a non-empty string')
+    this.id = options.id
+    this.eventKey = options.eventKey ?? process.env.SERVICE_EVENT_KEY
+    this.baseUrl = options.baseUrl ?? process.env.SERVICE_BASE_URL ?? 'http://127.0.0.1:8288'
+    this.env = options.env ?? process.env.SERVICE_ENV
+    this.retry = { ...defaultRetryPolicy, ...options.retry }
+    this.fetchImpl = options.fetch
+  }
+
+  /** Sends one event or many; resolves with one internal ID per event, in order. */
+  send(events: SendEvent | SendEvent[]): Promise<{ ids: string[] }> {
+    return sendEvents(events, { baseUrl: this.baseUrl, eventKey: this.eventKey, env: this.env, retry: this.retry, fetch: this.fetchImpl })
+  }
+}

@@ -1,0 +1,80 @@
+// Starts real Sluice servers for tests: in-process (fast) or as a child process (for kill -9).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { loadConfig, type Flags } from '../../cli/config.ts'
+import { createLogger } from '../../cli/log.ts'
+import { startEmbedded, type Running } from '../../cli/embedded.ts'
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+export async function tempDir(prefix = 'sluice-test-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix))
+}
+
+export interface TestServer extends Running { dataDir: string }
+
+/** An embedded server on 127.0.0.1 and a free port; `t.teardown(server.stop)`. */
+export async function startServer(options: { mode?: 'dev' | 'start'; dataDir?: string; flags?: Flags; env?: NodeJS.ProcessEnv } = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? (await tempDir())
+  const mode = options.mode ?? 'dev'
+  const config = loadConfig(mode, { port: '0', host: '127.0.0.1', dataDir, logLevel: 'warn', ...(mode === 'start' && { signingKey: TEST_SIGNING_KEY }), ...options.flags }, options.env ?? {})
+  const running = await startEmbedded(config, createLogger(config.logLevel))
+  return { ...running, dataDir }
+}
+
+export const TEST_SIGNING_KEY = 'test-signing-key-0123456789'
+
+export interface ChildServer { url: string; child: ChildProcess; stopped: Promise<number | null> }
+
+/** `sluice <command>` as a separate process; resolves once it prints its URL. */
+export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args], {
+    env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const stopped = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  let output = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(output)
+      if (match) resolve(match[1])
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
+    child.once('exit', (code) => reject(new Error(`sluice exited with ${code} before it was up:\n${output}`)))
+    setTimeout(() => reject(new Error(`sluice did not come up in 30 s:\n${output}`)), 30_000).unref()
+  })
+  return { url, child, stopped }
+}
+
+export async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true })
+}
+
+/** Polls until `check` returns a value that is not undefined (pipelines are asynchronous). */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, intervalMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, intervalMs))
+  }
+}
+
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+  const text = await response.text()
+  let parsed: unknown = text
+  try { parsed = JSON.parse(text) } catch { /* keep text */ }
+  return { status: response.status, body: parsed, headers: response.headers }
+}
+
+export async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, { headers })
+  return { status: response.status, body: await response.json() }
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what the tests run against (DESIGN.md "Tests run against real things"):
+# Debian's clickhouse-server and chromium, a JRE + Maven, and Apache Kafka's jars
+# from Maven Central. Idempotent: when everything is there it only checks and exits.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# Kept in step with tests/infra/kafka/pom.xml and KAFKA_VERSION in kafka.ts.
+kafka_version="3.9.2"
+kafka_libs="$here/.cache/kafka-$kafka_version/libs"
+
+log() { printf 'provision: %s\n' "$*"; }
+
+missing_packages=()
+command -v clickhouse-server >/dev/null 2>&1 || command -v clickhouse >/dev/null 2>&1 \
+  || missing_packages+=(clickhouse-server)
+command -v chromium >/dev/null 2>&1 || missing_packages+=(chromium)
+command -v java >/dev/null 2>&1 || missing_packages+=(openjdk-17-jre-headless)
+command -v mvn >/dev/null 2>&1 || missing_packages+=(maven)
+
+if ((${#missing_packages[@]} > 0)); then
+  if [[ $(id -u) -ne 0 ]]; then
+    log "missing ${missing_packages[*]} and not root: install them with apt-get and rerun" >&2
+    exit 1
+  fi
+  log "apt-get install ${missing_packages[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  # No recommends: chromium's pull in a desktop's worth of packages the tests never use.
+  apt-get install -y -q --no-install-recommends "${missing_packages[@]}"
+else
+  log "clickhouse-server, chromium, java, mvn: present"
+fi
+
+if [[ -f "$kafka_libs/kafka_2.13-$kafka_version.jar" && -f "$kafka_libs/.complete" ]]; then
+  log "kafka $kafka_version jars: present in $kafka_libs"
+else
+  log "kafka $kafka_version jars: fetching from Maven Central into $kafka_libs"
+  rm -rf "$kafka_libs"
+  mkdir -p "$kafka_libs"
+  # -B: no colour codes in CI logs. A marker file makes an interrupted copy count as missing.
+  mvn -q -B -f "$here/kafka/pom.xml" dependency:copy-dependencies \
+    -Dkafka.version="$kafka_version" -DincludeScope=runtime -DoutputDirectory="$kafka_libs"
+  touch "$kafka_libs/.complete"
+fi
+
+log "ready"
