@@ -1,0 +1,118 @@
+// The Bus contract, run against every adapter (local RocksDB log; Kafka against a real broker).
+import type { Test } from 'tap'
+import type { Batch, Bus } from '../../bus/types.ts'
+import { eventually } from '../helpers/server.ts'
+
+export interface BusFixture { bus: Bus; /** A second bus over the same durable log (after a restart, or another node). */ reopen(): Promise<Bus>; close(): Promise<void> }
+
+const rec = (key: string, value: string) => ({ key, value: Buffer.from(value) })
+
+export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>, unique: () => string): void {
+  t.test(`${name}: a record published is consumed with its key and value`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const topic = unique()
+    await f.bus.ensureTopics({ [topic]: { partitions: 3 } })
+    await f.bus.publish(topic, [rec('k1', 'hello'), rec('k2', 'world')])
+    const seen: string[] = []
+    const sub = await f.bus.subscribe({ group: unique(), topics: [topic], handler: async (b) => void seen.push(...b.records.map((r) => `${r.key}=${r.value}`)) })
+    t.teardown(() => sub.stop())
+    await eventually(async () => (seen.length === 2 ? true : undefined), 30_000)
+    t.same(seen.sort(), ['k1=hello', 'k2=world'])
+  })
+
+  t.test(`${name}: records with one key keep their order on one partition`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const topic = unique()
+    await f.bus.ensureTopics({ [topic]: { partitions: 4 } })
+    await f.bus.publish(topic, Array.from({ length: 50 }, (_, i) => rec('same', String(i))))
+    const seen: Array<{ p: number; v: string }> = []
+    const sub = await f.bus.subscribe({ group: unique(), topics: [topic], handler: async (b) => void seen.push(...b.records.map((r) => ({ p: b.partition, v: r.value.toString() }))) })
+    t.teardown(() => sub.stop())
+    await eventually(async () => (seen.length === 50 ? true : undefined), 30_000)
+    t.equal(new Set(seen.map((s) => s.p)).size, 1, 'one partition')
+    t.same(seen.map((s) => s.v), Array.from({ length: 50 }, (_, i) => String(i)))
+  })
+
+  t.test(`${name}: a batch whose handler throws is delivered again (commit after process)`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const topic = unique()
+    await f.bus.ensureTopics({ [topic]: { partitions: 1 } })
+    await f.bus.publish(topic, [rec('a', '1')])
+    let calls = 0
+    const delivered: string[] = []
+    const sub = await f.bus.subscribe({
+      group: unique(), topics: [topic],
+      handler: async (b: Batch) => {
+        calls++
+        if (calls === 1) throw new Error('first delivery fails')
+        delivered.push(...b.records.map((r) => r.value.toString()))
+      },
+    })
+    t.teardown(() => sub.stop())
+    await eventually(async () => (delivered.length > 0 ? true : undefined), 30_000)
+    t.ok(calls >= 2, 'handler was called again')
+    t.same(delivered, ['1'])
+  })
+
+  t.test(`${name}: a group resumes after its committed offset when it comes back`, async (t) => {
+    const f = await open()
+    const topic = unique()
+    const group = unique()
+    await f.bus.ensureTopics({ [topic]: { partitions: 2 } })
+    await f.bus.publish(topic, [rec('a', '1'), rec('b', '2')])
+    const first: string[] = []
+    const sub = await f.bus.subscribe({ group, topics: [topic], handler: async (b) => void first.push(...b.records.map((r) => r.value.toString())) })
+    await eventually(async () => (first.length === 2 ? true : undefined), 30_000)
+    await sub.stop()
+    const bus2 = await f.reopen()
+    t.teardown(() => f.close())
+    await bus2.ensureTopics({ [topic]: { partitions: 2 } })
+    await bus2.publish(topic, [rec('c', '3')])
+    const second: string[] = []
+    const sub2 = await bus2.subscribe({ group, topics: [topic], handler: async (b) => void second.push(...b.records.map((r) => r.value.toString())) })
+    t.teardown(() => sub2.stop())
+    await eventually(async () => (second.length >= 1 ? true : undefined), 30_000)
+    await new Promise((r) => setTimeout(r, 300))
+    t.same(second, ['3'], 'only the record published after the commit')
+  })
+
+  t.test(`${name}: two groups each get every record; onAssign precedes the first batch`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const topic = unique()
+    await f.bus.ensureTopics({ [topic]: { partitions: 2 } })
+    await f.bus.publish(topic, Array.from({ length: 10 }, (_, i) => rec(`k${i}`, String(i))))
+    const counts = [0, 0]
+    const assignedBeforeBatch: boolean[] = []
+    const subs = await Promise.all([0, 1].map(async (g) => {
+      const assigned = new Set<number>()
+      return f.bus.subscribe({
+        group: unique(), topics: [topic],
+        onAssign: async (tps) => { for (const tp of tps) for (const p of tp.partitions) assigned.add(p) },
+        handler: async (b) => { assignedBeforeBatch.push(assigned.has(b.partition)); counts[g] += b.records.length },
+      })
+    }))
+    t.teardown(() => Promise.all(subs.map((s) => s.stop())))
+    await eventually(async () => (counts[0] === 10 && counts[1] === 10 ? true : undefined), 30_000)
+    t.same(counts, [10, 10])
+    t.ok(assignedBeforeBatch.every(Boolean), 'every batch came after its partition was assigned')
+  })
+
+  t.test(`${name}: publish resolves only with records a new consumer can read (durable)`, async (t) => {
+    const f = await open()
+    const topic = unique()
+    await f.bus.ensureTopics({ [topic]: { partitions: 1 } })
+    await Promise.all(Array.from({ length: 20 }, (_, i) => f.bus.publish(topic, [rec('k', String(i))])))
+    const bus2 = await f.reopen()
+    t.teardown(() => f.close())
+    await bus2.ensureTopics({ [topic]: { partitions: 1 } })
+    const seen: string[] = []
+    const sub = await bus2.subscribe({ group: unique(), topics: [topic], handler: async (b) => void seen.push(...b.records.map((r) => r.value.toString())) })
+    t.teardown(() => sub.stop())
+    await eventually(async () => (seen.length === 20 ? true : undefined), 30_000)
+    t.equal(seen.length, 20)
+  })
+}
