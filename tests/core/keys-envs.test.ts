@@ -1,0 +1,92 @@
+// Event keys and environments (DESIGN.md, Environments) on a production server (`sluice start`).
+import t from 'tap'
+import { startServer, postJson, getJson, eventually, TEST_SIGNING_KEY } from '../helpers/server.ts'
+
+const server = await startServer({ mode: 'start' })
+t.teardown(() => server.stop())
+const auth = { authorization: `Bearer ${TEST_SIGNING_KEY}` }
+const rest = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(server.url + path, { method, headers: { ...auth, ...(body !== undefined && { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })
+  return { status: response.status, body: await response.json() }
+}
+const send = (key: string, headers: Record<string, string> = {}) => postJson(`${server.url}/e/${key}`, { name: 'k/test', data: {} }, headers)
+
+t.test('the REST API needs the signing key', async (t) => {
+  const none = await getJson(`${server.url}/v1/keys`)
+  t.same(none, { status: 401, body: { status: 401, code: 'UNAUTHORIZED', error: 'authorization: expected "Bearer <signing key>"' } })
+  t.equal((await getJson(`${server.url}/v1/keys`, { authorization: 'Bearer wrong' })).status, 401)
+  t.equal((await rest('GET', '/v1/keys')).status, 200)
+})
+
+t.test('production always exists; other environments are created by name', async (t) => {
+  t.same((await rest('GET', '/v1/envs')).body.data.map((e: { name: string }) => e.name), ['production'])
+  const created = await rest('POST', '/v1/envs', { name: 'staging' })
+  t.equal(created.status, 201)
+  t.match(created.body.data, { name: 'staging', kind: 'standard', archived_at: null })
+  t.equal((await rest('POST', '/v1/envs', { name: 'staging' })).body.code, 'CONFLICT')
+  t.same((await rest('POST', '/v1/envs', { name: 'Bad Name!' })).body.error, 'name: must be 1-64 characters of a-z, 0-9, ".", "_", "-", starting with a letter or digit')
+  t.equal((await rest('POST', '/v1/envs', { name: 'branch' })).status, 400, '"branch" is the group name')
+})
+
+t.test('a key is shown once, stored hashed, writes to its environment', async (t) => {
+  const created = await rest('POST', '/v1/keys', { env: 'staging' })
+  t.equal(created.status, 201)
+  const { id, env, key } = created.body.data
+  t.equal(env, 'staging')
+  t.match(key, /^sk_[A-Za-z0-9_-]{32}$/)
+  const listed = (await rest('GET', '/v1/keys')).body.data.find((k: { id: string }) => k.id === id)
+  t.equal(listed.key, undefined, 'the key is never listed')
+  t.equal(listed.prefix, key.slice(0, 9))
+  const r = await send(key)
+  t.equal(r.status, 200)
+  const e = await eventually(async () => { const g = await rest('GET', `/v1/events/${r.body.ids[0]}`); return g.status === 200 ? g.body.data : undefined })
+  t.equal(e.env, 'staging')
+  t.same(e.source, { kind: 'api', key_id: id })
+})
+
+t.test('401 for an unknown key and for a revoked key', async (t) => {
+  t.same((await send('sk_unknown')).body, { status: 401, code: 'KEY_INVALID', error: 'event key: unknown or revoked' })
+  const { id, key } = (await rest('POST', '/v1/keys', { env: 'production' })).body.data
+  t.equal((await send(key)).status, 200)
+  t.equal((await rest('DELETE', `/v1/keys/${id}`)).status, 200)
+  t.equal((await send(key)).status, 401, 'revoked at once')
+  t.equal((await postJson(`${server.url}/e`, { name: 'k/test', data: {} })).status, 401, 'no key at all')
+})
+
+t.test('branch keys: x-service-env selects a branch; missing → 400, unknown or archived → 404', async (t) => {
+  const { key } = (await rest('POST', '/v1/keys', { env: 'branch' })).body.data
+  t.same((await send(key)).body, { status: 400, code: 'ENV_REQUIRED', error: 'x-service-env: required with a branch environment key' })
+  t.same((await send(key, { 'x-service-env': 'feature-a' })).body, { status: 404, code: 'ENV_NOT_FOUND', error: 'x-service-env: no active branch environment named "feature-a"' })
+  t.equal((await rest('POST', '/v1/envs', { name: 'feature-a', branch: true })).status, 201)
+  const ok = await send(key, { 'x-service-env': 'feature-a' })
+  t.equal(ok.status, 200)
+  const e = await eventually(async () => { const g = await rest('GET', `/v1/events/${ok.body.ids[0]}`); return g.status === 200 ? g.body.data : undefined })
+  t.equal(e.env, 'feature-a')
+  t.equal((await send(key, { 'x-service-env': 'staging' })).status, 404, 'a standard env is not a branch')
+  t.equal((await rest('POST', '/v1/envs/feature-a/archive')).status, 200)
+  t.equal((await send(key, { 'x-service-env': 'feature-a' })).status, 404, 'archived')
+  t.equal((await rest('POST', '/v1/keys', { env: 'feature-a' })).status, 400, 'keys of a branch belong to the group')
+  t.equal((await rest('POST', '/v1/keys', { env: 'nope' })).status, 404)
+})
+
+t.test('a non-branch key writes to its environment whatever x-service-env says', async (t) => {
+  const { key } = (await rest('POST', '/v1/keys', { env: 'production' })).body.data
+  const r = await send(key, { 'x-service-env': 'staging' })
+  const e = await eventually(async () => { const g = await rest('GET', `/v1/events/${r.body.ids[0]}`); return g.status === 200 ? g.body.data : undefined })
+  t.equal(e.env, 'production')
+})
+
+t.test('the dev server needs no key and maps any key to production', async (t) => {
+  const dev = await startServer()
+  t.teardown(() => dev.stop())
+  const r = await postJson(`${dev.url}/e/whatever`, { name: 'd/x', data: {} })
+  t.equal(r.status, 200)
+  t.equal((await postJson(`${dev.url}/e`, { name: 'd/x', data: {} })).status, 200)
+  t.equal((await postJson(`${dev.url}/e/whatever`, { name: 'd/x', data: {} }, { 'x-service-env': 'nope' })).status, 404)
+  const e = await eventually(async () => { const g = await getJson(`${dev.url}/v1/events/${r.body.ids[0]}`); return g.status === 200 ? g.body.data : undefined })
+  t.equal(e.env, 'production')
+})
+
+t.test('sluice start refuses to run without a signing key', async (t) => {
+  await t.rejects(startServer({ mode: 'start', flags: { signingKey: undefined } }), { code: 'CONFIG_INVALID' })
+})
