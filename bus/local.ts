@@ -20,7 +20,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   const topics = new Map<string, TopicState>()
   const committed = new Map<string, number>() // offsetKey → next offset, for retention
   const groups = new Set<string>()
-  let pending: { ops: WriteOp[]; touched: Set<TopicState>; resolve: () => void; reject: (e: unknown) => void; promise: Promise<void> } | null = null
+  let pending: { ops: WriteOp[]; ends: Map<TopicState, Map<number, number>>; resolve: () => void; reject: (e: unknown) => void; promise: Promise<void> } | null = null
   let closed = false
   const subscriptions = new Set<Subscription>()
   const retentionTimer = setInterval(() => void truncate().catch((err) => log.warn({ err }, 'log retention failed')), config.retentionCheckMs)
@@ -57,16 +57,17 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     if (!pending) {
       let resolve!: () => void, reject!: (e: unknown) => void
       const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej })
-      pending = { ops: [], touched: new Set(), resolve, reject, promise }
+      pending = { ops: [], ends: new Map(), resolve, reject, promise }
       setImmediate(flush)
     }
     const now = Date.now()
+    const ends = pending.ends.get(state) ?? pending.ends.set(state, new Map()).get(state)!
     for (const record of records) {
       const partition = partitionOf(record.key, state.spec.partitions)
       const offset = state.heads[partition]++
+      ends.set(partition, offset + 1)
       pending.ops.push({ type: 'put', key: logKey(topic, partition, offset), value: encodeRecord(record, now) })
     }
-    pending.touched.add(state)
     return pending.promise
   }
 
@@ -79,10 +80,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       batch.reject(new SluiceError('LOG_UNAVAILABLE', 'the local log could not write', { cause: err }))
       return
     }
-    for (const state of batch.touched) {
-      for (let p = 0; p < state.heads.length; p++) {
-        if (state.durable[p] === state.heads[p]) continue
-        state.durable[p] = state.heads[p]
+    // Only what this batch wrote becomes readable: heads may already include the next batch.
+    for (const [state, ends] of batch.ends) {
+      for (const [p, end] of ends) {
+        state.durable[p] = Math.max(state.durable[p], end)
         for (const wake of state.waiters[p].splice(0)) wake()
       }
     }

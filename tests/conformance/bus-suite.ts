@@ -115,4 +115,25 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     await eventually(async () => (seen.length === 20 ? true : undefined), 30_000)
     t.equal(seen.length, 20)
   })
+
+  t.test(`${name}: a live consumer gets every record of many overlapping publishes, each once`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const topic = unique()
+    await f.bus.ensureTopics({ [topic]: { partitions: 2 } })
+    const seen = new Map<string, number>()
+    const sub = await f.bus.subscribe({ group: unique(), topics: [topic], handler: async (b) => { for (const r of b.records) seen.set(r.value.toString(), (seen.get(r.value.toString()) ?? 0) + 1) } })
+    t.teardown(() => sub.stop())
+    const total = 2000
+    const publishes: Array<Promise<void>> = []
+    for (let i = 0; i < total; i += 10) {
+      publishes.push(f.bus.publish(topic, Array.from({ length: 10 }, (_, j) => rec(`k${(i + j) % 7}`, String(i + j)))))
+      if (i % 100 === 0) await new Promise((r) => setImmediate(r))
+    }
+    await Promise.all(publishes)
+    await eventually(async () => (seen.size === total ? true : undefined), 30_000)
+    await new Promise((r) => setTimeout(r, 200))
+    t.equal(seen.size, total)
+    t.ok([...seen.values()].every((n) => n === 1), 'each once')
+  })
 }
