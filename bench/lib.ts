@@ -1,0 +1,47 @@
+// Shared bench helpers: child servers, autocannon runs, RSS, and JSON + table output.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+export interface Child { url: string; child: ChildProcess; stop(): Promise<void> }
+
+/** Starts a node process that prints `"url":"http://…"` (pino) or `listening http://…` once up. */
+export async function startChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Child> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString()
+      const m = /"url":"(http[^"]+)"|(?:listening|Dev Server:) (http\S+)/.exec(out)
+      if (m) resolve(m[1] ?? m[2])
+    })
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)))
+  })
+  child.stdout!.resume()
+  return { url, child, stop: () => new Promise((r) => { child.once('exit', () => r()); child.kill('SIGTERM') }) }
+}
+
+/** Peak resident memory of a process, in MiB. */
+export function peakRssMb(pid: number): number {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return match ? Math.round(Number(match[1]) / 1024) : NaN
+}
+
+export interface LoadResult { requestsPerSec: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number }
+
+export async function load(url: string, body: string, connections: number, durationS: number): Promise<LoadResult> {
+  const result = await autocannon({ url, method: 'POST', body, headers: { 'content-type': 'application/json' }, connections, duration: durationS, pipelining: 1 })
+  return { requestsPerSec: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors }
+}
+
+export function report(name: string, rows: Array<Record<string, string | number>>, extra: Record<string, unknown> = {}): void {
+  process.stdout.write(JSON.stringify({ bench: name, node: process.version, ...extra, rows }) + '\n\n')
+  const columns = Object.keys(rows[0])
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)))
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ')
+  process.stdout.write(line(columns) + '\n' + line(widths.map((w) => '-'.repeat(w))) + '\n')
+  for (const row of rows) process.stdout.write(line(columns.map((c) => String(row[c]))) + '\n')
+}
