@@ -54,7 +54,12 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       receivedAt,
       source: keyId ? { kind: 'api', keyId } : { kind: 'api' },
     }))
-    await deps.outputs.incoming.publish(records)
+    try {
+      await deps.outputs.incoming.publish(records)
+    } catch (err) {
+      // Never a 200 for records that are not durable; the producer retries with the same seed.
+      throw new SluiceError('LOG_UNAVAILABLE', 'the event log cannot take records right now; retry', { cause: err })
+    }
     return { ids, status: 200 }
   }
 

@@ -1,0 +1,57 @@
+// The `sluice` command as a user runs it: a production server, then envs, keys and send.
+import t from 'tap'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { join } from 'node:path'
+import { spawnServer, tempDir, removeDir, ROOT, TEST_SIGNING_KEY } from '../helpers/server.ts'
+
+const run = promisify(execFile)
+const sluice = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  run(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args], { env: { ...process.env, ...env } })
+    .then((r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }), (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }))
+
+const dataDir = await tempDir()
+const server = await spawnServer(['start', '--port', '0', '--data-dir', dataDir], { SLUICE_SIGNING_KEY: TEST_SIGNING_KEY })
+t.teardown(async () => { server.child.kill('SIGTERM'); await server.stopped; await removeDir(dataDir) })
+const env = { SLUICE_URL: server.url, SLUICE_SIGNING_KEY: TEST_SIGNING_KEY }
+
+t.test('envs create / list', async (t) => {
+  const created = await sluice(['envs', 'create', 'staging'], env)
+  t.equal(created.code, 0, created.stderr)
+  t.equal(JSON.parse(created.stdout).data.name, 'staging')
+  const listed = JSON.parse((await sluice(['envs', 'list'], env)).stdout)
+  t.same(listed.data.map((e: { name: string }) => e.name), ['production', 'staging'])
+})
+
+t.test('keys create prints the key once; send with it; revoke makes it fail', async (t) => {
+  const created = JSON.parse((await sluice(['keys', 'create', '--env', 'staging'], env)).stdout).data
+  t.match(created, { env: 'staging', key: /^sk_/ })
+  const sent = await sluice(['send', '{"name":"cli/hello","data":{"from":"cli"}}', '--key', created.key], env)
+  t.equal(sent.code, 0, sent.stderr)
+  t.equal(JSON.parse(sent.stdout).ids.length, 1)
+  t.equal((await sluice(['keys', 'revoke', created.id], env)).code, 0)
+  const refused = await sluice(['send', '{"name":"cli/hello","data":{}}', '--key', created.key], env)
+  t.equal(refused.code, 1)
+  t.equal(JSON.parse(refused.stderr).code, 'KEY_INVALID')
+})
+
+t.test('a wrong signing key is refused; bad arguments explain themselves', async (t) => {
+  const refused = await sluice(['keys', 'list'], { ...env, SLUICE_SIGNING_KEY: 'wrong-key-wrong-key' })
+  t.equal(refused.code, 1)
+  t.equal(JSON.parse(refused.stderr).code, 'UNAUTHORIZED')
+  const badJson = await sluice(['send', '{nope'], env)
+  t.equal(badJson.code, 2)
+  t.match(badJson.stderr, /must be a JSON event/)
+  const unknown = await sluice(['frobnicate'], env)
+  t.equal(unknown.code, 2)
+  t.match(unknown.stderr, /usage: sluice/)
+  const badPort = await sluice(['dev', '--port', 'eighty'], env)
+  t.equal(badPort.code, 1)
+  t.match(badPort.stderr, /CONFIG_INVALID: port \(--port \/ SLUICE_PORT\)/)
+})
+
+t.test('an unreachable server is reported with a hint', async (t) => {
+  const r = await sluice(['keys', 'list'], { SLUICE_URL: 'http://127.0.0.1:1' })
+  t.equal(r.code, 1)
+  t.match(r.stderr, /cannot reach Sluice at http:\/\/127.0.0.1:1/)
+})

@@ -1,0 +1,55 @@
+// The ingest stage on its own (fastify inject, an in-process Output): 503 when the log
+// cannot take records, and nothing acknowledged that was not published.
+import t from 'tap'
+import { join } from 'node:path'
+import pino from 'pino'
+import { createHttpServer } from '../../api/http.ts'
+import { createIngest } from '../../ingest/index.ts'
+import type { Output } from '../../bus/output.ts'
+import type { EventRecord } from '../../core/event.ts'
+import { openRocks } from '../../core/rocks.ts'
+import { createRocksControlStore } from '../../control/rocksdb.ts'
+import { createEnvs } from '../../control/envs.ts'
+import { createKeys } from '../../control/keys.ts'
+import { tempDir, removeDir } from '../helpers/server.ts'
+
+class SwitchableOutput implements Output<EventRecord> {
+  published: EventRecord[] = []
+  failing = false
+  async publish(values: EventRecord[]): Promise<void> {
+    if (this.failing) throw new Error('broker unreachable')
+    this.published.push(...values)
+  }
+}
+
+const dir = await tempDir()
+const rocks = await openRocks(join(dir, 'db'))
+t.teardown(async () => { await rocks.close(); await removeDir(dir) })
+const envs = createEnvs(await createRocksControlStore(rocks))
+const keys = createKeys(await createRocksControlStore(rocks), envs)
+const output = new SwitchableOutput()
+const log = pino({ level: 'silent' })
+const ingest = createIngest({ keys, envs, outputs: { incoming: output }, log }, { devMode: true, maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 1 << 20, maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512 })
+const { app } = createHttpServer({ host: '127.0.0.1', port: 0, trustProxy: false }, log, [ingest.routes])
+t.teardown(() => app.close())
+
+t.test('503 LOG_UNAVAILABLE when the log rejects the records; 200 again once it takes them', async (t) => {
+  output.failing = true
+  const down = await app.inject({ method: 'POST', url: '/e/k', payload: { name: 'a/b', data: {} } })
+  t.equal(down.statusCode, 503)
+  t.same(down.json(), { status: 503, code: 'LOG_UNAVAILABLE', error: 'the event log cannot take records right now; retry' })
+  t.equal(output.published.length, 0)
+  output.failing = false
+  const up = await app.inject({ method: 'POST', url: '/e/k', payload: { name: 'a/b', data: {} } })
+  t.equal(up.statusCode, 200)
+  t.same(output.published.map((e) => e.internalId), up.json().ids)
+})
+
+t.test('records are keyed for dedup: the dedup id is the caller id, else the internal id', async (t) => {
+  output.published = []
+  const r = await app.inject({ method: 'POST', url: '/e/k', payload: [{ name: 'a/b', data: {}, id: 'mine' }, { name: 'a/c', data: {} }] })
+  const [first, second] = output.published
+  t.equal(first.id, 'mine')
+  t.equal(second.id, r.json().ids[1])
+  t.equal(first.env, 'production')
+})
