@@ -29,6 +29,11 @@ export const ConfigSchema = Type.Object({
   schemaRegistryUrl: Type.Optional(Type.String({ minLength: 1 })),
   functionsFile: Type.Optional(Type.String({ minLength: 1 })),
   watch: Type.Boolean(),
+  transformCpuTimeMs: Int(1, 60_000),
+  transformWallTimeMs: Int(1, 300_000),
+  transformIsolateMemoryMb: Int(8, 4096),
+  transformMaxOutputBytes: Int(1024),
+  transformIsolates: Int(1, 256),
 })
 
 export type Config = Readonly<Static<typeof ConfigSchema>>
@@ -55,12 +60,18 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   schemaRegistryUrl: ['SLUICE_SCHEMA_REGISTRY_URL', String],
   functionsFile: ['SLUICE_FUNCTIONS', String],
   watch: ['SLUICE_WATCH', (v) => v === 'true' || v === '1'],
+  transformCpuTimeMs: ['SLUICE_TRANSFORM_CPU_TIME_MS', Number],
+  transformWallTimeMs: ['SLUICE_TRANSFORM_WALL_TIME_MS', Number],
+  transformIsolateMemoryMb: ['SLUICE_TRANSFORM_ISOLATE_MEMORY_MB', Number],
+  transformMaxOutputBytes: ['SLUICE_TRANSFORM_MAX_OUTPUT_BYTES', Number],
+  transformIsolates: ['SLUICE_TRANSFORM_ISOLATES', Number],
 }
 
 const DEFAULTS = {
   roles: ['all'], host: '127.0.0.1', port: 8288, dataDir: '.sluice', logLevel: 'info', trustProxy: [],
   maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
   partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], watch: false,
+  transformCpuTimeMs: 100, transformWallTimeMs: 1000, transformIsolateMemoryMb: 32, transformMaxOutputBytes: 1024 * 1024, transformIsolates: 2,
 }
 
 export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {

@@ -36,7 +36,7 @@ export async function controlCommand(command: string, args: string[]): Promise<n
   }
 }
 
-async function request(target: { url: string; signingKey?: string }, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<number> {
+export async function request(target: { url: string; signingKey?: string }, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<number> {
   let response: Response
   try {
     response = await fetch(target.url + path, {

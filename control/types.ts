@@ -27,12 +27,59 @@ export interface KeyDoc {
   revokedAt?: number
 }
 
+export type VerificationPreset = 'stripe' | 'github' | 'slack' | 'shopify' | 'hmac-sha256'
+
+/** Built-in signature check on the raw body, before the transform runs. */
+export interface WebhookVerification {
+  preset: VerificationPreset
+  secret: string
+  /** `hmac-sha256` only: the header carrying the signature (default `X-Signature`). */
+  header?: string
+}
+
+export interface WebhookDoc {
+  /** `wh_` + 32 random bytes, base64url: unguessable, and distinct from event keys (`sk_…`). */
+  id: string
+  name: string
+  /** A standard environment's name, or BRANCH_GROUP. */
+  env: string
+  /** Source of `transform(evt, headers, queryParams, raw)`; absent → the documented default. */
+  transform?: string
+  /** Bumped whenever `transform` changes: the sandbox compiles once per version. */
+  transformVersion: number
+  /** CIDR blocks (IPv4/IPv6); empty allow list = any source. Deny wins. */
+  allowIps: string[]
+  denyIps: string[]
+  /** Event name patterns with `*` wildcards, applied to the transform's output. */
+  allowEvents: string[]
+  denyEvents: string[]
+  verification?: WebhookVerification
+  disabled: boolean
+  createdAt: number
+  updatedAt: number
+}
+
+/** A function registered by a runner, in one environment. */
+export interface FunctionDoc {
+  /** `<env>/<key>`: the same function may be served in several environments. */
+  id: string
+  env: string
+  /** `<app id>-<function id>`: names its topic and its runs. */
+  key: string
+  appId: string
+  functionId: string
+  name: string
+  trigger: { event: string }
+  retries: number
+  registeredAt: number
+}
+
 export interface ControlDocs {
   env: EnvDoc
   /** Stored under the key's hash. */
   key: KeyDoc
-  webhook: { id: string } & Record<string, unknown>
-  function: { id: string } & Record<string, unknown>
+  webhook: WebhookDoc
+  function: FunctionDoc
 }
 
 export type ControlKind = keyof ControlDocs

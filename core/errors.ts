@@ -22,6 +22,17 @@ export const errorCatalogue = {
   LOG_UNAVAILABLE: { statusCode: 503, retriable: true, message: 'The event log cannot take records right now' },
   INTERNAL: { statusCode: 500, retriable: true, message: 'Internal error' },
   CONFIG_INVALID: { statusCode: 500, retriable: false, message: 'The configuration is not valid' },
+  // Webhook dead-letter reasons: recorded on the request (GET /v1/webhooks/<id>/requests?status=failed), not sent to the sender.
+  SIGNATURE_INVALID: { statusCode: 422, retriable: false, message: 'The webhook request signature is missing or does not match' },
+  TRANSFORM_INVALID_EVENT: { statusCode: 422, retriable: false, message: 'The webhook transform returned something that is not a valid event' },
+  EVENT_NAME_DENIED: { statusCode: 422, retriable: false, message: "The event name is refused by the webhook's allow/deny lists" },
+  // The sandbox's outcomes (transformer/sandbox-types.ts), recorded the same way.
+  TRANSFORM_COMPILE: { statusCode: 422, retriable: false, message: 'The webhook transform does not compile' },
+  TRANSFORM_NOT_A_FUNCTION: { statusCode: 422, retriable: false, message: 'The webhook transform source defines no function transform' },
+  TRANSFORM_THREW: { statusCode: 422, retriable: false, message: 'The webhook transform threw' },
+  TRANSFORM_TIMEOUT: { statusCode: 422, retriable: false, message: 'The webhook transform ran over its time limit' },
+  TRANSFORM_MEMORY: { statusCode: 422, retriable: false, message: 'The webhook transform ran over its memory limit' },
+  TRANSFORM_OUTPUT_TOO_LARGE: { statusCode: 422, retriable: false, message: 'The webhook transform returned more than the output limit' },
 } as const satisfies Record<string, ErrorSpec>
 
 export type ErrorCode = keyof typeof errorCatalogue

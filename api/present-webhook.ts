@@ -1,0 +1,42 @@
+// Webhooks and their requests → the REST API's snake_case JSON. A verification secret is
+// write-only: it is never shown back.
+import type { WebhookDoc } from '../control/types.ts'
+import type { WebhookRequestRecord } from '../store/requests-types.ts'
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+export function presentWebhook(w: WebhookDoc, baseUrl: string) {
+  return {
+    id: w.id,
+    name: w.name,
+    url: `${baseUrl}/e/${w.id}`,
+    env: w.env,
+    transform: w.transform ?? null,
+    transform_version: w.transformVersion,
+    allow_ips: w.allowIps,
+    deny_ips: w.denyIps,
+    allow_events: w.allowEvents,
+    deny_events: w.denyEvents,
+    verification: w.verification ? { preset: w.verification.preset, header: w.verification.header ?? null } : null,
+    disabled: w.disabled,
+    created_at: iso(w.createdAt),
+    updated_at: iso(w.updatedAt),
+  }
+}
+
+export function presentRequest(r: WebhookRequestRecord) {
+  const q = r.request
+  return {
+    request_id: q.requestId,
+    webhook_id: q.webhookId,
+    status: r.status,
+    attempt: q.attempt,
+    received_at: q.receivedAt,
+    processed_at: r.processedAt,
+    env: r.env,
+    error: r.error,
+    event_ids: r.eventIds,
+    events: r.events,
+    request: { ip: q.ip, headers: q.headers, query: q.query, body: q.body, body_encoding: q.bodyEncoding },
+  }
+}

@@ -1,0 +1,56 @@
+// The webhook part of the embedded composition: webhook control, the ingest side of
+// `/e/<webhook id>`, the transformer stage with its sandbox, the request store, and the
+// `/v1/webhooks` routes. Kept apart so cli/embedded.ts stays a list of parts.
+import type { Logger } from 'pino'
+import type { Bus } from '../bus/types.ts'
+import type { TopicNames } from '../bus/topics.ts'
+import { jsonCodec } from '../bus/codec.ts'
+import { createOutput, type Output } from '../bus/output.ts'
+import type { EventLimits, EventRecord } from '../core/event.ts'
+import type { RawWebhookRequest } from '../core/raw-request.ts'
+import type { Rocks } from '../core/rocks.ts'
+import type { ControlStore } from '../control/types.ts'
+import type { Envs } from '../control/envs.ts'
+import { createWebhooks } from '../control/webhooks.ts'
+import { createWebhookIngest } from '../ingest/webhook.ts'
+import { createRocksRequestStore } from '../store/requests-rocksdb.ts'
+import { createSandbox } from '../transformer/sandbox.ts'
+import { createTransformer } from '../transformer/index.ts'
+import { createPreview } from '../transformer/preview.ts'
+import { createReplay } from '../transformer/replay.ts'
+import { webhookRoutes } from '../api/webhooks.ts'
+import type { Config } from './config.ts'
+
+export interface EmbeddedWebhooksDeps { rocks: Rocks; bus: Bus; control: ControlStore; envs: Envs; topics: TopicNames; incoming: Output<EventRecord>; log: Logger }
+
+export function createEmbeddedWebhooks(deps: EmbeddedWebhooksDeps, config: Config) {
+  const webhooks = createWebhooks(deps.control, deps.envs)
+  const requests = createRocksRequestStore(deps.rocks)
+  const rawCodec = jsonCodec<RawWebhookRequest>()
+  // Keyed by webhook: one webhook's requests are transformed in the order they arrived.
+  const raw = createOutput(deps.bus, deps.topics.raw, rawCodec, (r) => r.webhookId)
+  const sandbox = createSandbox(
+    { cpuTimeMs: config.transformCpuTimeMs, wallTimeMs: config.transformWallTimeMs, isolateMemoryMb: config.transformIsolateMemoryMb, maxOutputBytes: config.transformMaxOutputBytes },
+    { isolates: config.transformIsolates },
+  )
+  const transformer = createTransformer(
+    { bus: deps.bus, codec: rawCodec, webhooks, envs: deps.envs, sandbox, requests, outputs: { incoming: deps.incoming }, log: deps.log.child({ stage: 'transformer' }) },
+    { ...limits(config), inputTopic: deps.topics.raw, group: 'transformer', maxBatchRecords: 256 },
+  )
+  return {
+    ingest: createWebhookIngest({ webhooks, envs: deps.envs, outputs: { raw } }, { maxBodyBytes: config.maxBodyBytes }),
+    routes: [webhookRoutes({ webhooks, requests, replay: createReplay({ requests, outputs: { raw } }), preview: createPreview({ sandbox, webhooks }, limits(config)) })],
+    stage: {
+      start: () => transformer.start(),
+      async stop() {
+        await transformer.stop()
+        await sandbox.close()
+        await requests.close()
+      },
+    },
+  }
+}
+
+function limits(config: EventLimits): EventLimits {
+  return { maxEvents: config.maxEvents, maxJsonDepth: config.maxJsonDepth, maxNameLength: config.maxNameLength, maxIdLength: config.maxIdLength }
+}

@@ -1,0 +1,73 @@
+// WebhookRequestStore on the embedded RocksDB. Keys: `W<webhookId>\0<requestId>` → record
+// JSON; `X<webhookId>\0<status>\0<requestId>` → '' (the by-status index, one entry per
+// request, moved when its status changes).
+import type { Rocks, WriteOp } from '../core/rocks.ts'
+import type { RequestPage, RequestQuery, WebhookRequestRecord, WebhookRequestStore } from './requests-types.ts'
+
+const recordKey = (webhookId: string, requestId: string) => `W${webhookId}\0${requestId}`
+const statusPrefix = (webhookId: string, status: string) => `X${webhookId}\0${status}\0`
+
+export function createRocksRequestStore(rocks: Rocks): WebhookRequestStore {
+  const parse = (value: Buffer) => JSON.parse(value.toString()) as WebhookRequestRecord
+
+  async function get(webhookId: string, requestId: string): Promise<WebhookRequestRecord | null> {
+    const value = await rocks.get(recordKey(webhookId, requestId))
+    return value ? parse(value) : null
+  }
+
+  async function* candidates(q: RequestQuery): AsyncGenerator<WebhookRequestRecord> {
+    if (q.status === undefined) {
+      const prefix = `W${q.webhookId}\0`
+      const lt = q.cursor ? prefix + q.cursor : `W${q.webhookId}\u0001`
+      for await (const { value } of rocks.scan({ gte: prefix, lt, reverse: true, limit: q.limit + 1 })) yield parse(value)
+      return
+    }
+    const prefix = statusPrefix(q.webhookId, q.status)
+    const lt = q.cursor ? prefix + q.cursor : prefix.slice(0, -1) + '\u0001'
+    const ids: string[] = []
+    for await (const { key } of rocks.scan({ gte: prefix, lt, reverse: true, limit: q.limit + 1 })) ids.push(key.slice(prefix.length))
+    const values = await rocks.getMany(ids.map((id) => recordKey(q.webhookId, id)))
+    for (const value of values) if (value) yield parse(value)
+  }
+
+  return {
+    async record(records) {
+      // Several attempts of one request may share a batch: the newest wins there too.
+      const newest = new Map<string, WebhookRequestRecord>()
+      for (const r of records) {
+        const key = recordKey(r.request.webhookId, r.request.requestId)
+        const seen = newest.get(key)
+        if (!seen || seen.request.attempt <= r.request.attempt) newest.set(key, r)
+      }
+      const keys = [...newest.keys()]
+      const existing = await rocks.getMany(keys)
+      const ops: WriteOp[] = []
+      keys.forEach((key, i) => {
+        const next = newest.get(key)!
+        const before = existing[i] ? parse(existing[i]!) : null
+        if (before && before.request.attempt > next.request.attempt) return
+        const { webhookId, requestId } = next.request
+        if (before && before.status !== next.status) ops.push({ type: 'del', key: statusPrefix(webhookId, before.status) + requestId })
+        ops.push({ type: 'put', key, value: JSON.stringify(next) })
+        ops.push({ type: 'put', key: statusPrefix(webhookId, next.status) + requestId, value: '' })
+      })
+      await rocks.write(ops)
+    },
+    get,
+    async list(q): Promise<RequestPage> {
+      const requests: WebhookRequestRecord[] = []
+      for await (const record of candidates(q)) {
+        if (requests.length === q.limit) return { requests, nextCursor: requests[requests.length - 1].request.requestId }
+        requests.push(record)
+      }
+      return { requests, nextCursor: null }
+    },
+    async removeWebhook(webhookId) {
+      await rocks.write([
+        { type: 'delRange', start: `W${webhookId}\0`, end: `W${webhookId}\u0001` },
+        { type: 'delRange', start: `X${webhookId}\0`, end: `X${webhookId}\u0001` },
+      ])
+    },
+    close: async () => {},
+  }
+}
