@@ -19,7 +19,6 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
   app.setErrorHandler((err, request, reply) => {
     const sluice = toSluiceError(err)
     if (sluice.statusCode >= 500) request.log.error({ err }, 'request failed')
-    if (sluice.code === 'RATE_LIMITED') reply.header('retry-after', '1')
     return reply.code(sluice.statusCode).send(sluice.toBody())
   })
   app.setNotFoundHandler((request, reply) => reply.code(404).send(new SluiceError('NOT_FOUND', `${request.method} ${request.url}: no such route`).toBody()))
