@@ -1,0 +1,110 @@
+// The dashboard in a real Chromium against a real Dev Server: send an event, find it,
+// build a webhook transform with the preview, create a key.
+import t, { type Test } from 'tap'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium } from '../infra/chromium.ts'
+import { startServer, getJson, eventually, TEST_SIGNING_KEY } from '../helpers/server.ts'
+
+const server = await startServer()
+t.teardown(() => server.stop())
+const browser: Browser = await launchChromium()
+t.teardown(() => browser.close())
+
+const scriptErrors = new WeakMap<Page, string[]>()
+
+async function open(t: Test, path: string): Promise<Page> {
+  const page = await browser.newPage()
+  const errors: string[] = []
+  scriptErrors.set(page, errors)
+  page.on('pageerror', (err) => errors.push(err.message))
+  t.teardown(() => page.close())
+  await page.goto(`${server.url}/dashboard/#${path}`)
+  return page
+}
+
+t.test('"Send event" posts to the Dev Server and the event shows in the events list', async (t) => {
+  const page = await open(t, '/send')
+  await page.fill('input[name=server]', server.url)
+  await page.fill('textarea[name=event]', JSON.stringify({ name: 'dash/sent', data: { from: 'browser' } }))
+  await page.click('#send button')
+  await page.waitForSelector('#send-result .ok')
+  const sent = (await page.textContent('#send-result'))!
+  const id = /Sent: (\w+)/.exec(sent)![1]
+  await eventually(async () => ((await getJson(`${server.url}/v1/events/${id}`)).status === 200 ? true : undefined))
+  await page.goto(`${server.url}/dashboard/#/events?name=dash%2Fsent`)
+  const row = page.locator(`#events tr[data-id="${id}"]`)
+  await row.waitFor()
+  await row.click()
+  await page.waitForSelector('#event-detail pre')
+  const detail = JSON.parse((await page.textContent('#event-detail pre'))!)
+  t.match(detail, { internal_id: id, name: 'dash/sent', data: { from: 'browser' } })
+  t.same(scriptErrors.get(page), [], 'no script errors on the page')
+})
+
+t.test('a bad event in "Send event" shows the server error, naming the field', async (t) => {
+  const page = await open(t, '/send')
+  await page.fill('input[name=server]', server.url)
+  await page.fill('textarea[name=event]', JSON.stringify({ name: '', data: {} }))
+  await page.click('#send button')
+  await page.waitForSelector('#send-result .error')
+  t.equal(await page.textContent('#send-result'), 'EVENT_INVALID: events[0].name: must be a non-empty string')
+  t.same(scriptErrors.get(page), [], 'no script errors on the page')
+})
+
+t.test('a webhook is created, its transform edited and previewed, then saved', async (t) => {
+  const page = await open(t, '/webhooks')
+  await page.fill('#create-webhook input[name=name]', 'stripe')
+  await page.click('#create-webhook button')
+  await page.waitForSelector('#edit-webhook')
+  t.match(await page.textContent('#webhook-url'), new RegExp(`^${server.url}/e/wh_`))
+  await page.fill('textarea[name=transform]', 'function transform(evt) { return { name: "stripe/" + evt.type, data: evt, id: evt.id } }')
+  await page.click('#preview button')
+  await page.waitForSelector('#preview-result pre')
+  const previewed = JSON.parse((await page.textContent('#preview-result pre'))!)
+  t.match(previewed, [{ name: 'stripe/invoice.paid', id: 'evt_1' }])
+  await page.fill('textarea[name=deny_events]', 'stripe/charge.*')
+  await page.click('#edit-webhook > button')
+  await page.waitForSelector('#save-status .ok')
+  const { body } = await getJson(`${server.url}/v1/webhooks`)
+  t.match(body.data, [{ name: 'stripe', transform: /stripe\//, deny_events: ['stripe/charge.*'] }])
+  t.same(scriptErrors.get(page), [], 'no script errors on the page')
+})
+
+t.test('a preview of a broken transform shows its error code', async (t) => {
+  const { body } = await getJson(`${server.url}/v1/webhooks`)
+  const page = await open(t, `/webhooks/${body.data[0].id}`)
+  await page.waitForSelector('#edit-webhook')
+  await page.fill('textarea[name=transform]', 'function transform(evt) { throw new Error("nope") }')
+  await page.click('#preview button')
+  await page.waitForSelector('#preview-result .error')
+  t.match(await page.textContent('#preview-result'), /^TRANSFORM_THREW: .*nope/)
+  t.same(scriptErrors.get(page), [], 'no script errors on the page')
+})
+
+t.test('a key is created and shown once; environments are listed', async (t) => {
+  const page = await open(t, '/keys')
+  await page.click('#create-key button')
+  await page.waitForSelector('#new-key')
+  t.match(await page.textContent('#new-key'), /^sk_/)
+  await page.goto(`${server.url}/dashboard/#/envs`)
+  await page.fill('#create-env input[name=name]', 'feature-1')
+  await page.check('#create-env input[name=branch]')
+  await page.click('#create-env button')
+  await page.waitForSelector('#envs >> text=feature-1')
+  t.match(await page.textContent('#envs'), /production.*feature-1.*branch/s)
+  t.same(scriptErrors.get(page), [], 'no script errors on the page')
+})
+
+t.test('on a production server the dashboard asks for the signing key', async (t) => {
+  const prod = await startServer({ mode: 'start' })
+  t.teardown(() => prod.stop())
+  const page = await browser.newPage()
+  t.teardown(() => page.close())
+  await page.goto(`${prod.url}/dashboard/#/events`)
+  await page.waitForSelector('[role=alert]')
+  t.match(await page.textContent('[role=alert]'), /^UNAUTHORIZED/)
+  await page.fill('#signing-key', TEST_SIGNING_KEY)
+  await page.dispatchEvent('#signing-key', 'change')
+  await page.waitForSelector('#events')
+  t.equal(await page.locator('[role=alert]').count(), 0)
+})
