@@ -1,0 +1,19 @@
+// The Sandbox interface: runs a webhook's user-written transform on one request. Expected
+// outcomes (a transform that throws, loops, or allocates too much) are values, not exceptions;
+// `run` rejects only on infrastructure failure (e.g. after `close`).
+
+export interface TransformInput { body: unknown; headers: Record<string, string>; query: Record<string, string[]>; raw: string }
+
+export type TransformResult =
+  | { kind: 'ok'; value: unknown } // whatever transform returned (JSON-cloned); validation happens elsewhere
+  | { kind: 'error'; code: 'TRANSFORM_COMPILE' | 'TRANSFORM_THREW' | 'TRANSFORM_TIMEOUT' | 'TRANSFORM_MEMORY' | 'TRANSFORM_OUTPUT_TOO_LARGE' | 'TRANSFORM_NOT_A_FUNCTION'; message: string }
+
+export type TransformErrorCode = Extract<TransformResult, { kind: 'error' }>['code']
+
+export interface SandboxLimits { cpuTimeMs: number; wallTimeMs: number; isolateMemoryMb: number; maxOutputBytes: number }
+
+export interface Sandbox {
+  /** Runs `source`'s transform on input. Compiles once per (sourceKey) and reuses it. Never throws for user-code problems: returns kind 'error'. */
+  run(sourceKey: string, source: string, input: TransformInput): Promise<TransformResult>
+  close(): Promise<void>
+}
