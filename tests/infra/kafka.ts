@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
+import { probeMetadata } from './kafka-probe.ts';
 import { freePorts } from './ports.ts';
 import { pollUntil } from './poll.ts';
 import { killGroupsOnExit, logTail, spawnService, stopGroup, type ServiceProcess } from './process-group.ts';
@@ -24,6 +25,14 @@ export type KafkaCluster = {
   pids: () => number[];
   stopBroker: (index: number, options?: { signal?: 'SIGTERM' | 'SIGKILL' }) => Promise<void>;
   startBroker: (index: number) => Promise<void>;
+  /**
+   * Resolves once every running broker reports `topic` with `partitions` led
+   * partitions. Brokers learn of a new topic at different moments, and kafkajs's
+   * createTopics({ waitForLeaders: true }) rejects with
+   * UNKNOWN_TOPIC_OR_PARTITION when it asks one that has not; create with
+   * waitForLeaders: false, then call this.
+   */
+  waitForTopic: (topic: string, partitions: number) => Promise<void>;
   stop: () => Promise<void>;
 };
 
@@ -56,7 +65,7 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
   }));
   const running = new Map<number, ServiceProcess>();
   const pids = () => [...running.values()].map((p) => p.pid);
-  const unregister = options.keepAfterExit ? () => {} : killGroupsOnExit(pids);
+  const unregister = options.keepAfterExit ? () => {} : killGroupsOnExit(pids, root);
 
   const stop = async () => {
     // No graceful shutdown: the data is thrown away, and a KRaft node that lost
@@ -67,21 +76,35 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
     await rm(root, { recursive: true, force: true });
   };
 
-  const startBroker = async (index: number) => {
+  const spawnBroker = (index: number) => {
     const node = nodes[index];
-    if (node === undefined) throw new Error(`no broker ${index}; the cluster has ${count}`);
-    if (running.has(index)) return;
     const proc = spawnService('java', [...JVM_ARGS, `-Dlog4j.configuration=file:${join(root, 'log4j.properties')}`, '-cp', `${kafkaLibsDir}/*`, 'kafka.Kafka', join(node.dir, 'server.properties')], join(node.dir, 'broker.log'), node.dir);
     running.set(index, proc);
-    await pollUntil(() => brokerSeesCluster(node, running.size), {
-      what: `Kafka broker ${node.nodeId} on 127.0.0.1:${node.port}`,
+  };
+
+  // Each broker applies the metadata log on its own schedule, and clients ask a
+  // random one, so "ready" means every running broker lists exactly the running
+  // set: joined after a start, fenced after a kill. Until a killed broker is
+  // fenced, metadata still names it as leader and "controller", and kafkajs's
+  // idempotent producer fails to connect instead of retrying.
+  const waitForMembership = async (what: string) => {
+    const expected = nodes.filter((_, i) => running.has(i)).map((n) => n.nodeId);
+    const live = nodes.filter((_, i) => running.has(i));
+    await pollUntil(async () => (await Promise.all(live.map(clusterNodeIds))).every((ids) => sameIds(ids, expected)), {
+      what,
       timeoutMs,
-      abortIf: () => (proc.exited() ? `exited during startup; log tail:\n${logTail(proc.logFile)}` : undefined),
-    }).catch(async (error: unknown) => {
-      await stopGroup(proc.pid, 'SIGKILL');
-      running.delete(index);
-      throw error;
+      abortIf: () => {
+        const dead = [...running.values()].find((proc) => proc.exited());
+        return dead === undefined ? undefined : `a broker exited; log tail of ${dead.logFile}:\n${logTail(dead.logFile)}`;
+      },
     });
+  };
+
+  const startBroker = async (index: number) => {
+    if (nodes[index] === undefined) throw new Error(`no broker ${index}; the cluster has ${count}`);
+    if (running.has(index)) return;
+    spawnBroker(index);
+    await waitForMembership(`Kafka broker ${nodes[index].nodeId} joining on 127.0.0.1:${nodes[index].port}`);
   };
 
   const stopBroker = async (index: number, stopOptions: { signal?: 'SIGTERM' | 'SIGKILL' } = {}) => {
@@ -89,6 +112,16 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
     if (proc === undefined) return;
     await stopGroup(proc.pid, stopOptions.signal ?? 'SIGTERM');
     running.delete(index);
+    // Without a majority of voters left nothing can be fenced: return at once.
+    if (running.size > count / 2) await waitForMembership(`fencing of Kafka broker ${nodes[index].nodeId}`);
+  };
+
+  const waitForTopic = async (topic: string, partitions: number) => {
+    const live = nodes.filter((_, i) => running.has(i));
+    await pollUntil(async () => (await Promise.all(live.map((node) => brokerHasTopic(node, topic, partitions)))).every(Boolean), {
+      what: `topic ${topic} on every broker`,
+      timeoutMs,
+    });
   };
 
   try {
@@ -96,17 +129,18 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
     const clusterId = randomClusterId();
     await Promise.all(nodes.map((node) => formatNode(node, nodes, clusterId)));
     // All nodes start together: a 3-voter quorum cannot elect a leader until two are up.
-    await Promise.all(nodes.map((_, i) => startBroker(i)));
+    nodes.forEach((_, i) => spawnBroker(i));
+    await waitForMembership(`Kafka cluster of ${count} on ${nodes.map((n) => n.port).join(',')}`);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { brokers: nodes.map((n) => `127.0.0.1:${n.port}`), dir: root, pids, stopBroker, startBroker, stop };
+  return { brokers: nodes.map((n) => `127.0.0.1:${n.port}`), dir: root, pids, stopBroker, startBroker, waitForTopic, stop };
 }
 
 /** True when brokers answer metadata requests; used by up.ts to reuse a running cluster. */
 export async function isKafkaReachable(brokers: string[]): Promise<boolean> {
-  const admin = adminFor(brokers);
+  const admin = new Kafka({ clientId: 'sluice-test-infra', brokers, logLevel: logLevel.NOTHING, connectionTimeout: 1000, requestTimeout: 3000, retry: { retries: 0 } }).admin();
   try {
     await admin.connect();
     await admin.listTopics();
@@ -118,28 +152,18 @@ export async function isKafkaReachable(brokers: string[]): Promise<boolean> {
   }
 }
 
-/** Ready = this node answers metadata, lists itself, and sees every running peer. */
-async function brokerSeesCluster(node: KafkaNode, runningCount: number): Promise<boolean> {
-  const admin = adminFor([`127.0.0.1:${node.port}`]);
-  try {
-    await admin.connect();
-    const cluster = await admin.describeCluster();
-    await admin.listTopics();
-    return cluster.brokers.some((b) => b.nodeId === node.nodeId) && cluster.brokers.length >= runningCount;
-  } finally {
-    await admin.disconnect().catch(() => {});
-  }
+function sameIds(actual: number[], expected: number[]): boolean {
+  return actual.length === expected.length && expected.every((id) => actual.includes(id));
 }
 
-function adminFor(brokers: string[]) {
-  return new Kafka({
-    clientId: 'sluice-test-infra',
-    brokers,
-    logLevel: logLevel.NOTHING,
-    connectionTimeout: 1000,
-    requestTimeout: 3000,
-    retry: { retries: 0 },
-  }).admin();
+/** The unfenced brokers as `node` sees them, asking it alone. */
+async function clusterNodeIds(node: KafkaNode): Promise<number[]> {
+  return (await probeMetadata('127.0.0.1', node.port)).brokerIds;
+}
+
+async function brokerHasTopic(node: KafkaNode, topic: string, partitions: number): Promise<boolean> {
+  const [metadata] = (await probeMetadata('127.0.0.1', node.port, [topic])).topics;
+  return metadata?.errorCode === 0 && metadata.partitions.length === partitions && metadata.partitions.every((p) => p.leader >= 0);
 }
 
 async function formatNode(node: KafkaNode, nodes: KafkaNode[], clusterId: string): Promise<void> {
@@ -179,7 +203,8 @@ function serverProperties(node: KafkaNode, nodes: KafkaNode[]): string {
     'num.network.threads': 2,
     'num.io.threads': 4,
     'log.cleaner.dedupe.buffer.size': 8 * 1024 * 1024,
-    // A killed broker should be noticed and fenced quickly in broker-failure tests.
+    // Fence a killed broker in ~6 s instead of 9 (stopBroker waits for it), still
+    // leaving room for heartbeats delayed while 3 JVMs start on 2 cores.
     'broker.session.timeout.ms': 6000,
     'broker.heartbeat.interval.ms': 1000,
   };

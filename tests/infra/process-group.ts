@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export type ServiceProcess = { pid: number; exited: () => boolean; logFile: string };
@@ -73,22 +73,27 @@ export function commandLineOf(pid: number): string {
 }
 
 /**
- * Kills the groups when this node process ends, also by SIGINT/SIGTERM (tap's
- * timeout), so a failed test cannot leave brokers behind. Returns the unregister.
+ * Kills the groups and removes their temp dir when this node process ends, also
+ * by SIGINT/SIGTERM (tap's timeout), so a failed test cannot leave brokers or
+ * data behind. Returns the unregister.
  */
-export function killGroupsOnExit(pids: () => number[]): () => void {
-  const killAll = () => pids().forEach((pid) => signalGroup(pid, 'SIGKILL'));
+export function killGroupsOnExit(pids: () => number[], dir: string): () => void {
+  const cleanUp = () => {
+    pids().forEach((pid) => signalGroup(pid, 'SIGKILL'));
+    // Synchronous: 'exit' handlers cannot await. Retries cover a dying JVM's last writes.
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  };
   const onSignal = (signal: NodeJS.Signals) => {
-    killAll();
+    cleanUp();
     unregister();
     // Re-raise so the process still ends the way it would have without us.
     process.kill(process.pid, signal);
   };
   const unregister = () => {
-    process.off('exit', killAll);
+    process.off('exit', cleanUp);
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(signal, onSignal);
   };
-  process.on('exit', killAll);
+  process.on('exit', cleanUp);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
   return unregister;
 }

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# Kept in step with tests/infra/kafka/pom.xml and KAFKA_VERSION in kafka.ts.
+# Passed to kafka/pom.xml as -Dkafka.version; kept in step with KAFKA_VERSION in kafka.ts.
 kafka_version="3.9.2"
 kafka_libs="$here/.cache/kafka-$kafka_version/libs"
 
@@ -15,6 +15,8 @@ missing_packages=()
 command -v clickhouse-server >/dev/null 2>&1 || command -v clickhouse >/dev/null 2>&1 \
   || missing_packages+=(clickhouse-server)
 command -v chromium >/dev/null 2>&1 || missing_packages+=(chromium)
+# A recommends of chromium's; without any font, screenshots of pages show no text.
+dpkg -s fonts-liberation >/dev/null 2>&1 || missing_packages+=(fonts-liberation)
 command -v java >/dev/null 2>&1 || missing_packages+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null 2>&1 || missing_packages+=(maven)
 
@@ -29,7 +31,7 @@ if ((${#missing_packages[@]} > 0)); then
   # No recommends: chromium's pull in a desktop's worth of packages the tests never use.
   apt-get install -y -q --no-install-recommends "${missing_packages[@]}"
 else
-  log "clickhouse-server, chromium, java, mvn: present"
+  log "clickhouse-server, chromium (+fonts), java, mvn: present"
 fi
 
 if [[ -f "$kafka_libs/kafka_2.13-$kafka_version.jar" && -f "$kafka_libs/.complete" ]]; then
@@ -39,7 +41,7 @@ else
   rm -rf "$kafka_libs"
   mkdir -p "$kafka_libs"
   # -B: no colour codes in CI logs. A marker file makes an interrupted copy count as missing.
-  mvn -q -B -f "$here/kafka/pom.xml" dependency:copy-dependencies \
+  mvn -q -B -Dstyle.color=never -f "$here/kafka/pom.xml" dependency:copy-dependencies \
     -Dkafka.version="$kafka_version" -DincludeScope=runtime -DoutputDirectory="$kafka_libs"
   touch "$kafka_libs/.complete"
 fi

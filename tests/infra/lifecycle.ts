@@ -1,0 +1,95 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { isClickHouseReachable, startClickHouse } from './clickhouse.ts';
+import { isKafkaReachable, startKafka } from './kafka.ts';
+import { commandLineOf, stopGroup } from './process-group.ts';
+import { brokersFromEnv, clickhouseUrlFromEnv, readServicesFile, servicesFile, type ServicesFile } from './services.ts';
+
+type Service = 'kafka' | 'clickhouse';
+type Found = { address: string[] | string; pids: number[]; dir: string | null; startedByUs: boolean };
+
+/** What identifies each service's process, so a recycled pid is never killed. */
+const COMMAND_MARK: Record<Service, string> = { kafka: 'kafka.Kafka', clickhouse: 'clickhouse' };
+
+const log = (message: string) => console.log(`infra: ${message}`);
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+
+/**
+ * Makes a single-node Kafka and a ClickHouse available and records them in
+ * services.json: env vars first, then whatever a previous up left running,
+ * else new detached servers that outlive this process until downServices().
+ */
+export async function upServices(): Promise<ServicesFile> {
+  const previous = readServicesFile();
+  const kafka = await provideKafka(previous);
+  const clickhouse = await provideClickHouse(previous);
+  const record: ServicesFile = {
+    kafkaBrokers: kafka.address as string[],
+    clickhouseUrl: clickhouse.address as string,
+    pids: { kafka: kafka.pids, clickhouse: clickhouse.pids },
+    dirs: { kafka: kafka.dir, clickhouse: clickhouse.dir },
+    startedByUs: { kafka: kafka.startedByUs, clickhouse: clickhouse.startedByUs },
+  };
+  await mkdir(dirname(servicesFile), { recursive: true });
+  await writeFile(servicesFile, JSON.stringify(record, null, 2) + '\n');
+  log(`wrote ${servicesFile}`);
+  return record;
+}
+
+/** Stops what upServices started (never what came from env vars) and forgets it. */
+export async function downServices(): Promise<void> {
+  const record = readServicesFile();
+  if (record === undefined) {
+    log('nothing recorded; nothing to stop');
+    return;
+  }
+  await Promise.all([stopRecorded(record, 'kafka'), stopRecorded(record, 'clickhouse')]);
+  await rm(servicesFile, { force: true });
+}
+
+async function provideKafka(previous: ServicesFile | undefined): Promise<Found> {
+  const fromEnv = brokersFromEnv();
+  if (fromEnv !== undefined) {
+    log(`kafka: using SLUICE_TEST_KAFKA_BROKERS=${fromEnv.join(',')}`);
+    return { address: fromEnv, pids: [], dir: null, startedByUs: false };
+  }
+  if (previous !== undefined && (await isKafkaReachable(previous.kafkaBrokers))) {
+    log(`kafka: reusing ${previous.kafkaBrokers.join(',')} from a previous up`);
+    return { address: previous.kafkaBrokers, pids: previous.pids.kafka, dir: previous.dirs.kafka, startedByUs: previous.startedByUs.kafka };
+  }
+  if (previous !== undefined) await stopRecorded(previous, 'kafka');
+  const started = Date.now();
+  const cluster = await startKafka({ brokers: 1, keepAfterExit: true });
+  log(`kafka: started ${cluster.brokers.join(',')} in ${seconds(started)} (data in ${cluster.dir})`);
+  return { address: cluster.brokers, pids: cluster.pids(), dir: cluster.dir, startedByUs: true };
+}
+
+async function provideClickHouse(previous: ServicesFile | undefined): Promise<Found> {
+  const fromEnv = clickhouseUrlFromEnv();
+  if (fromEnv !== undefined) {
+    log(`clickhouse: using SLUICE_TEST_CLICKHOUSE_URL=${fromEnv}`);
+    return { address: fromEnv, pids: [], dir: null, startedByUs: false };
+  }
+  if (previous !== undefined && (await isClickHouseReachable(previous.clickhouseUrl))) {
+    log(`clickhouse: reusing ${previous.clickhouseUrl} from a previous up`);
+    return { address: previous.clickhouseUrl, pids: previous.pids.clickhouse, dir: previous.dirs.clickhouse, startedByUs: previous.startedByUs.clickhouse };
+  }
+  if (previous !== undefined) await stopRecorded(previous, 'clickhouse');
+  const started = Date.now();
+  const server = await startClickHouse({ keepAfterExit: true });
+  log(`clickhouse: started ${server.url} in ${seconds(started)} (data in ${server.dir})`);
+  return { address: server.url, pids: [server.pid], dir: server.dir, startedByUs: true };
+}
+
+/** Also used on a stale record (server died or hangs) so a half-dead one cannot leak. */
+async function stopRecorded(record: ServicesFile, service: Service): Promise<void> {
+  if (!record.startedByUs[service]) {
+    log(`${service}: not started by up; leaving it running`);
+    return;
+  }
+  const ours = record.pids[service].filter((pid) => commandLineOf(pid).includes(COMMAND_MARK[service]));
+  await Promise.all(ours.map((pid) => stopGroup(pid, 'SIGKILL')));
+  const dir = record.dirs[service];
+  if (dir !== null) await rm(dir, { recursive: true, force: true });
+  log(`${service}: stopped pids ${ours.join(',') || '(none left)'}${dir === null ? '' : `, removed ${dir}`}`);
+}
