@@ -22,9 +22,15 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     return reply.code(sluice.statusCode).send(sluice.toBody())
   })
   app.setNotFoundHandler((request, reply) => reply.code(404).send(new SluiceError('NOT_FOUND', `${request.method} ${request.url}: no such route`).toBody()))
+  const routes: string[] = []
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`)
+  })
   for (const plugin of plugins) app.register(plugin)
   return {
     app,
+    /** Every route served, as `METHOD /path/:param` (the OpenAPI test compares them with the document). */
+    routes: () => [...routes],
     async start(): Promise<string> {
       await app.listen({ host: config.host, port: config.port })
       const address = app.server.address()
