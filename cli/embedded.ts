@@ -18,17 +18,22 @@ import { createDedup } from '../dedup/index.ts'
 import { createIngest } from '../ingest/index.ts'
 import { createApi } from '../api/index.ts'
 import { createHttpServer } from '../api/http.ts'
+import { dashboardRoutes } from '../api/dashboard.ts'
+import type { SluiceFunction } from '../client/function.ts'
+import { createEmbeddedFunctions } from './embedded-functions.ts'
+import { createEmbeddedWebhooks } from './embedded-webhooks.ts'
 import type { Config } from './config.ts'
 
-export interface Running { url: string; stop(): Promise<void> }
+export interface Running { url: string; routes: string[]; stop(): Promise<void> }
 
-export async function startEmbedded(config: Config, log: Logger): Promise<Running> {
+/** `functions`: served besides those of `config.functionsFile` (startRunner passes them in code). */
+export async function startEmbedded(config: Config, log: Logger, options: { functions?: SluiceFunction[] } = {}): Promise<Running> {
   await mkdir(config.dataDir, { recursive: true })
   const rocks = await openRocks(join(config.dataDir, 'db'))
   const bus = createLocalBus(rocks, log.child({ component: 'bus' }), { maxBatchRecords: 1000, retentionCheckMs: 30_000 })
   const topics = topicNames(config.topicPrefix)
   const partitions = { partitions: config.partitions }
-  await bus.ensureTopics({ [topics.incoming]: partitions, [topics.events]: partitions, [topics.duplicates]: partitions, [topics.runs]: partitions })
+  await bus.ensureTopics({ [topics.raw]: partitions, [topics.incoming]: partitions, [topics.events]: partitions, [topics.duplicates]: partitions, [topics.runs]: partitions })
 
   const control = await createRocksControlStore(rocks)
   const envs = createEnvs(control)
@@ -55,15 +60,23 @@ export async function startEmbedded(config: Config, log: Logger): Promise<Runnin
       { inputTopic: topics.incoming, group: 'dedup', expireIntervalMs: 60_000 },
     ),
   ]
-  const ingest = createIngest({ keys, envs, outputs: { incoming }, log: log.child({ stage: 'ingest' }) }, { ...config, devMode: config.mode === 'dev' })
-  const api = createApi({ keys, envs, events, log }, { devMode: config.mode === 'dev', signingKey: config.signingKey })
-  const http = createHttpServer({ host: config.host, port: config.port, trustProxy: config.trustProxy.length ? config.trustProxy : false }, log, [ingest.routes, api.routes])
+  const functions = createEmbeddedFunctions(
+    { rocks, bus, control, envs, topics, incoming, log },
+    { partitions: config.partitions, eventLimits: config, functionsFile: config.functionsFile, watch: config.watch, functions: options.functions },
+  )
+  stages.push(...functions.stages)
+  const webhooks = createEmbeddedWebhooks({ rocks, bus, control, envs, topics, incoming, log }, config)
+  stages.push(webhooks.stage)
+  const ingest = createIngest({ keys, envs, outputs: { incoming }, webhooks: webhooks.ingest, log: log.child({ stage: 'ingest' }) }, { ...config, devMode: config.mode === 'dev' })
+  const api = createApi({ keys, envs, events, log, extraRoutes: [...functions.routes, ...webhooks.routes] }, { devMode: config.mode === 'dev', signingKey: config.signingKey })
+  const http = createHttpServer({ host: config.host, port: config.port, trustProxy: config.trustProxy.length ? config.trustProxy : false }, log, [ingest.routes, api.routes, dashboardRoutes])
 
   for (const stage of stages) await stage.start()
   const url = await http.start()
   log.info({ url, dataDir: config.dataDir, mode: config.mode }, 'sluice is up')
   return {
     url,
+    routes: http.routes(),
     async stop() {
       await http.stop()
       for (const stage of stages.reverse()) await stage.stop()

@@ -4,6 +4,8 @@ import { loadConfig, type Flags } from './config.ts'
 import { createLogger } from './log.ts'
 import { startEmbedded } from './embedded.ts'
 import { controlCommand } from './control.ts'
+import { checkRunnerConfig } from './runner.ts'
+import { webhooksCommand, WEBHOOKS_USAGE } from './webhooks.ts'
 
 const SERVER_OPTIONS = {
   port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' }, 'signing-key': { type: 'string' },
@@ -14,20 +16,23 @@ const SERVER_OPTIONS = {
 const USAGE = `usage: sluice <command>
   dev     [--port 8288] [--host 127.0.0.1] [--data-dir .sluice] [--functions FILE] [--watch]
   start   [--role ROLE…] [--port …] [--data-dir …] [--signing-key …]   (embedded unless SLUICE_KAFKA_BROKERS is set)
+  runner  --functions FILE [--watch] [--port …] [--data-dir …] [--signing-key …]   (serves FILE's functions)
   keys    create --env ENV | list | revoke KEY_ID
   envs    create NAME [--branch] [--max-body-bytes N] | list | archive NAME
   send    JSON [--key EVENT_KEY] [--env BRANCH]
+${WEBHOOKS_USAGE}
 Control commands talk to a running server: --url (SLUICE_URL, default http://127.0.0.1:8288), --signing-key (SLUICE_SIGNING_KEY).`
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
-  if (command === 'dev' || command === 'start') {
+  if (command === 'dev' || command === 'start' || command === 'runner') {
     const { values } = parseArgs({ args: rest, options: SERVER_OPTIONS, strict: true })
     const flags: Flags = {
       port: values.port, host: values.host, dataDir: values['data-dir'], signingKey: values['signing-key'], logLevel: values['log-level'],
       trustProxy: values['trust-proxy'], roles: values.role?.join(','), functionsFile: values.functions, watch: values.watch, partitions: values.partitions,
     }
-    const config = loadConfig(command, flags)
+    const config = loadConfig(command === 'runner' ? 'start' : command, flags)
+    if (command === 'runner') checkRunnerConfig(config, false)
     const log = createLogger(config.logLevel)
     const running = await startEmbedded(config, log)
     if (command === 'dev') process.stdout.write(`\n  Sluice Dev Server: ${running.url}\n  Event API: POST ${running.url}/e/<any key>\n\n`)
@@ -41,6 +46,7 @@ export async function main(argv: string[]): Promise<number> {
     return -1 // keeps running
   }
   if (command === 'keys' || command === 'envs' || command === 'send') return controlCommand(command, rest)
+  if (command === 'webhooks') return webhooksCommand(rest)
   process.stderr.write(USAGE + '\n')
   return command === undefined || command === 'help' || command === '--help' ? 0 : 2
 }

@@ -1,9 +1,12 @@
 // The client library: `import { Client } from 'sluice/client'`.
 import { defaultRetryPolicy, type RetryPolicy } from '../core/retry.ts'
 import { sendEvents, type SendEvent } from './send.ts'
+import { defineFunction, type FunctionHandler, type FunctionOptions, type FunctionTrigger, type SluiceFunction } from './function.ts'
 
 export { NonRetriableError, SluiceRequestError } from './errors.ts'
 export type { SendEvent } from './send.ts'
+export type { FunctionContext, FunctionEvent, FunctionHandler, FunctionOptions, FunctionTrigger, SluiceFunction, StepTools } from './function.ts'
+export { startRunner, type RunnerOptions, type RunningRunner } from './runner.ts'
 
 export interface ClientOptions {
   /** The app's id: names the app whose functions this client serves. */
@@ -39,5 +42,13 @@ export class Client {
   /** Sends one event or many; resolves with one internal ID per event, in order. */
   send(events: SendEvent | SendEvent[]): Promise<{ ids: string[] }> {
     return sendEvents(events, { baseUrl: this.baseUrl, eventKey: this.eventKey, env: this.env, retry: this.retry, fetch: this.fetchImpl })
+  }
+
+  /**
+   * Defines a function of this app, run once per event named `trigger.event` (in the client's
+   * environment). Nothing runs until a runner serves it: `sluice dev --functions FILE` or `startRunner`.
+   */
+  createFunction(options: FunctionOptions, trigger: FunctionTrigger, handler: FunctionHandler): SluiceFunction {
+    return defineFunction({ id: this.id, env: this.env }, options, trigger, handler)
   }
 }

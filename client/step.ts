@@ -1,0 +1,125 @@
+// Executes a function handler once, up to its first step that is not memoised yet.
+//
+// A run is replayed from the start on every record of the run: completed steps return their
+// memoised JSON result at once, and the first new step runs; as soon as it settles the
+// execution reports it and ends. Every later `step.*` call (and the handler's own promise,
+// which awaits the new step) is left pending forever and garbage-collected, so a user's
+// try/catch around a step can never swallow the interruption. The runner checkpoints the
+// reported step as a new record of the run and the next execution continues from there.
+import type { SendEvent } from './send.ts'
+import type { FunctionEvent, FunctionLogger, SluiceFunction, StepTools } from './function.ts'
+
+export interface SerializedError { name: string; message: string; code?: string; stack?: string }
+
+export interface MemoisedStep { id: string; output: unknown }
+
+export type Execution =
+  /** A new step completed: checkpoint it, then execute again. */
+  | { kind: 'step'; stepId: string; output: unknown; durationMs: number }
+  /** The handler returned: the run is done. */
+  | { kind: 'completed'; output: unknown }
+  /** A step or the handler threw. `nonRetriable`: NonRetriableError (or a result that can never be JSON). */
+  | { kind: 'error'; stepId?: string; error: SerializedError; nonRetriable: boolean }
+
+export interface ExecutionInput {
+  event: FunctionEvent
+  runId: string
+  attempt: number
+  steps: readonly MemoisedStep[]
+  logger: FunctionLogger
+  /** Publishes a `step.sendEvent` step's events; resolves with their internal IDs once durable. */
+  sendEvents(stepId: string, events: SendEvent[]): Promise<string[]>
+}
+
+/**
+ * A promise that never settles. A fresh one per call: a shared one would hold every awaiting
+ * continuation (and its closure) forever; a fresh one is collected with the execution.
+ */
+const never = () => new Promise<never>(() => {})
+
+export function executeFunction(fn: SluiceFunction, input: ExecutionInput): Promise<Execution> {
+  const memo = new Map(input.steps.map((s) => [s.id, s.output]))
+  const seenIds = new Map<string, number>()
+  let stepInFlight = false
+  let settle!: (execution: Execution) => void
+  const done = new Promise<Execution>((resolve) => { settle = resolve })
+
+  /** A step ID used twice in one run gets a suffix, so both calls keep their own results. */
+  function uniqueId(id: string): string {
+    if (typeof id !== 'string' || id === '') throw new TypeError('step id must be a non-empty string')
+    const count = seenIds.get(id) ?? 0
+    seenIds.set(id, count + 1)
+    return count === 0 ? id : `${id}:${count}`
+  }
+
+  function step<T>(rawId: string, body: () => T | Promise<T>): Promise<any> {
+    const id = uniqueId(rawId)
+    if (memo.has(id)) return Promise.resolve(structuredClone(memo.get(id)))
+    // Only one new step per execution: parallel steps are taken one per record, in call order.
+    if (stepInFlight) return never()
+    stepInFlight = true
+    const startedAt = performance.now()
+    Promise.resolve()
+      .then(body)
+      .then(
+        (value) => {
+          const json = toJson(value)
+          settle(json.ok
+            ? { kind: 'step', stepId: id, output: json.value, durationMs: Math.round(performance.now() - startedAt) }
+            : { kind: 'error', stepId: id, error: json.error, nonRetriable: true })
+        },
+        (err: unknown) => settle({ kind: 'error', stepId: id, error: serializeError(err), nonRetriable: isNonRetriable(err) }),
+      )
+    return never()
+  }
+
+  const tools: StepTools = {
+    run: (id, body) => step(id, body),
+    sendEvent: (id, events) => step(id, async () => ({ ids: await input.sendEvents(id, Array.isArray(events) ? events : [events]) })),
+  }
+
+  Promise.resolve()
+    .then(() => fn.handler({ event: input.event, step: tools, runId: input.runId, attempt: input.attempt, logger: input.logger }))
+    .then(
+      (value) => {
+        // A handler that returns without awaiting a step it started: the step's outcome decides.
+        if (stepInFlight) return
+        const json = toJson(value)
+        settle(json.ok ? { kind: 'completed', output: json.value } : { kind: 'error', error: json.error, nonRetriable: true })
+      },
+      (err: unknown) => {
+        if (!stepInFlight) settle({ kind: 'error', error: serializeError(err), nonRetriable: isNonRetriable(err) })
+      },
+    )
+  return done
+}
+
+/** By code, never instanceof: the user's file may load its own copy of the client. */
+export function isNonRetriable(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'NON_RETRIABLE'
+}
+
+export function serializeError(err: unknown): SerializedError {
+  if (err instanceof Error || (typeof err === 'object' && err !== null && 'message' in err)) {
+    const e = err as { name?: unknown; message?: unknown; code?: unknown; stack?: unknown }
+    return {
+      name: typeof e.name === 'string' ? e.name : 'Error',
+      message: String(e.message),
+      ...(typeof e.code === 'string' && { code: e.code }),
+      ...(typeof e.stack === 'string' && { stack: e.stack }),
+    }
+  }
+  return { name: 'Error', message: typeof err === 'string' ? err : JSON.stringify(err) ?? String(err) }
+}
+
+type JsonResult = { ok: true; value: unknown } | { ok: false; error: SerializedError }
+
+function toJson(value: unknown): JsonResult {
+  if (value === undefined) return { ok: true, value: null }
+  try {
+    const text = JSON.stringify(value)
+    return { ok: true, value: text === undefined ? null : JSON.parse(text) }
+  } catch (err) {
+    return { ok: false, error: { name: 'TypeError', message: `the result is not JSON-serialisable: ${(err as Error).message}` } }
+  }
+}

@@ -1,0 +1,50 @@
+// The function registry: which functions are served, per environment, and what triggers them.
+// Runners register what they serve; the router reads it to fan events out.
+import type { ControlStore, FunctionDoc } from './types.ts'
+import { PRODUCTION, type Envs } from './envs.ts'
+
+export type FunctionRegistration = Omit<FunctionDoc, 'id' | 'registeredAt'>
+
+/** Which registrations a sync replaces: all of them (the embedded node serves every function), or those of some apps. */
+export type SyncScope = { kind: 'all' } | { kind: 'apps'; env: string; appIds: string[] }
+
+export const registrationId = (env: string, key: string) => `${env}/${key}`
+
+export function createFunctionRegistry(control: ControlStore, envs: Envs) {
+  return {
+    list(env?: string): FunctionDoc[] {
+      return control.list('function').filter((f) => env === undefined || f.env === env).sort((a, b) => a.id.localeCompare(b.id))
+    },
+    /** `env\0event name` → the functions it triggers; built once per routed batch. */
+    triggerIndex(): Map<string, FunctionDoc[]> {
+      const index = new Map<string, FunctionDoc[]>()
+      for (const doc of control.list('function')) {
+        const key = `${doc.env}\0${doc.trigger.event}`
+        index.get(key)?.push(doc) ?? index.set(key, [doc])
+      }
+      return index
+    },
+    /** Makes the registry hold exactly `functions` within `scope`; creates branch environments on demand. */
+    async sync(functions: FunctionRegistration[], scope: SyncScope): Promise<FunctionDoc[]> {
+      const now = Date.now()
+      const docs: FunctionDoc[] = []
+      for (const f of functions) {
+        // A runner serving a new branch name creates that branch environment (DESIGN.md, Environments).
+        if (f.env !== PRODUCTION && !envs.get(f.env)) await envs.create({ name: f.env, branch: true })
+        const id = registrationId(f.env, f.key)
+        const previous = control.get('function', id)
+        const doc: FunctionDoc = { ...f, id, registeredAt: previous?.registeredAt ?? now }
+        if (!previous || JSON.stringify(previous) !== JSON.stringify(doc)) await control.put('function', id, doc)
+        docs.push(doc)
+      }
+      const kept = new Set(docs.map((d) => d.id))
+      for (const doc of control.list('function')) {
+        const inScope = scope.kind === 'all' || (doc.env === scope.env && scope.appIds.includes(doc.appId))
+        if (inScope && !kept.has(doc.id)) await control.delete('function', doc.id)
+      }
+      return docs
+    },
+  }
+}
+
+export type FunctionRegistry = ReturnType<typeof createFunctionRegistry>

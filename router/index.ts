@@ -1,0 +1,57 @@
+// The router stage: every event on `events` becomes one run record per function its name
+// triggers in its environment, on that function's own output (topic). Run IDs derive from
+// (event, function), so a redelivered event re-publishes the same runs, which the runner drops.
+import type { Logger } from 'pino'
+import type { Bus, Subscription } from '../bus/types.ts'
+import type { Output } from '../bus/output.ts'
+import type { Codec } from '../bus/codec.ts'
+import type { EventRecord } from '../core/event.ts'
+import type { FunctionDoc } from '../control/types.ts'
+import type { RunDoc } from '../store/runs-types.ts'
+import { firstRecord, snapshotOf, type RunRecord } from '../runner/records.ts'
+
+export interface RouterDeps {
+  bus: Bus
+  codec: Codec<EventRecord>
+  /** `env\0event name` → the functions it triggers, read once per batch. */
+  triggerIndex(): Map<string, FunctionDoc[]>
+  outputs: { runs: Output<RunDoc>; functionRuns(fn: FunctionDoc): Output<RunRecord> }
+  log: Logger
+}
+
+export interface RouterConfig { inputTopic: string; group: string; maxBatchRecords: number }
+
+export function createRouter(deps: RouterDeps, config: RouterConfig) {
+  let subscription: Subscription | undefined
+
+  async function route(events: EventRecord[]): Promise<void> {
+    const index = deps.triggerIndex()
+    if (index.size === 0) return
+    const now = Date.now()
+    const perFunction = new Map<string, { fn: FunctionDoc; records: RunRecord[] }>()
+    const queued: RunDoc[] = []
+    for (const event of events) {
+      for (const fn of index.get(`${event.env}\0${event.name}`) ?? []) {
+        const record = firstRecord(event, fn.key, now)
+        const target = perFunction.get(fn.id) ?? perFunction.set(fn.id, { fn, records: [] }).get(fn.id)!
+        target.records.push(record)
+        queued.push(snapshotOf(record, 'queued'))
+      }
+    }
+    await Promise.all([...[...perFunction.values()].map(({ fn, records }) => deps.outputs.functionRuns(fn).publish(records)), deps.outputs.runs.publish(queued)])
+  }
+
+  return {
+    async start() {
+      subscription = await deps.bus.subscribe({
+        group: config.group,
+        topics: [config.inputTopic],
+        maxBatchRecords: config.maxBatchRecords,
+        handler: (batch) => route(batch.records.map((r) => deps.codec.decode(r.value))),
+      })
+    },
+    async stop() {
+      await subscription?.stop()
+    },
+  }
+}

@@ -1,0 +1,63 @@
+// Events in and out of a run: the triggering event as handlers see it, the events a step
+// sends (deterministic IDs, validated like the Event API), and `sluice/function.failed`.
+import { eventProblem, jsonDepth, RESERVED_PREFIX, type EventLimits, type EventRecord } from '../core/event.ts'
+import type { SendEvent } from '../client/send.ts'
+import type { FunctionEvent } from '../client/function.ts'
+import { NonRetriableError } from '../client/errors.ts'
+import type { RunDoc } from '../store/runs-types.ts'
+import { sentEventIds, type RunRecord } from './records.ts'
+
+export type SendLimits = Pick<EventLimits, 'maxEvents' | 'maxJsonDepth' | 'maxNameLength' | 'maxIdLength'>
+
+export const FUNCTION_FAILED = `${RESERVED_PREFIX}function.failed`
+
+export function functionEvent(e: EventRecord): FunctionEvent {
+  return { internalId: e.internalId, id: e.id, name: e.name, data: e.data, ts: e.ts, env: e.env, receivedAt: e.receivedAt }
+}
+
+/** A bad event never becomes valid on retry: the step fails the run at once. */
+export function sentEvents(record: RunRecord, stepId: string, events: SendEvent[], limits: SendLimits, nowMs: number): EventRecord[] {
+  const where = `step.sendEvent("${stepId}")`
+  if (events.length === 0) throw new NonRetriableError(`${where}: give at least one event`)
+  if (events.length > limits.maxEvents) throw new NonRetriableError(`${where}: ${events.length} events, the limit is ${limits.maxEvents}`)
+  if (jsonDepth(events) > limits.maxJsonDepth) throw new NonRetriableError(`${where}: events nest deeper than ${limits.maxJsonDepth} levels`)
+  events.forEach((event, i) => {
+    const problem = eventProblem(event, limits)
+    if (problem) throw new NonRetriableError(`${where}: events[${i}]${problem}`)
+  })
+  const ids = sentEventIds(record.runId, stepId, events.length)
+  return events.map((e, i) => ({
+    internalId: ids[i],
+    id: e.id ?? ids[i],
+    name: e.name,
+    data: e.data,
+    ts: e.ts ?? nowMs,
+    env: record.env,
+    receivedAt: nowMs,
+    source: { kind: 'function', functionId: record.functionId, runId: record.runId, stepId },
+  }))
+}
+
+/** The notice of a finally failed run; none for runs of a failure handler, so failures cannot loop. */
+export function failedEvent(record: RunRecord, run: RunDoc): EventRecord | undefined {
+  if (record.event.name === FUNCTION_FAILED) return undefined
+  const [id] = sentEventIds(record.runId, FUNCTION_FAILED, 1)
+  const e = record.event
+  const { stack: _, ...error } = run.error ?? { name: 'Error', message: 'unknown error' }
+  return {
+    internalId: id,
+    id,
+    name: FUNCTION_FAILED,
+    data: {
+      function_id: record.functionId,
+      run_id: record.runId,
+      attempts: run.attempts,
+      error,
+      event: { internal_id: e.internalId, id: e.id, name: e.name, data: e.data, ts: e.ts },
+    },
+    ts: run.endedAt ?? Date.now(),
+    env: record.env,
+    receivedAt: run.endedAt ?? Date.now(),
+    source: { kind: 'function', functionId: record.functionId, runId: record.runId, stepId: FUNCTION_FAILED },
+  }
+}

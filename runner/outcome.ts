@@ -1,0 +1,53 @@
+// What one execution of a run record leads to. Pure: the runner publishes what this decides.
+import { backoffDelayMs, type RetryPolicy } from '../core/retry.ts'
+import type { Execution } from '../client/step.ts'
+import type { RunDoc } from '../store/runs-types.ts'
+import { snapshotOf, type RunRecord } from './records.ts'
+
+export type Outcome =
+  /** A step completed: its checkpoint is the next record of the run. */
+  | { kind: 'continue'; next: RunRecord }
+  /** The attempt threw and attempts remain: the next record is due after the backoff delay. */
+  | { kind: 'retry'; next: RunRecord }
+  | { kind: 'completed'; run: RunDoc }
+  | { kind: 'failed'; run: RunDoc }
+
+/** Backoff between attempts; `retries` comes from each function. */
+export const FUNCTION_BACKOFF: Omit<RetryPolicy, 'retries'> = Object.freeze({ initialDelayMs: 1_000, maxDelayMs: 5 * 60_000, factor: 2, jitter: 0.2 })
+
+export function decide(record: RunRecord, execution: Execution, policy: RetryPolicy, startedAt: number, nowMs: number): Outcome {
+  const { failing: _lastError, dueAt: _dueAt, ...settled } = { ...record, startedAt: record.startedAt ?? startedAt }
+  const terminalVersion = record.seq * 2 + 2
+  switch (execution.kind) {
+    case 'step':
+      return {
+        kind: 'continue',
+        next: { ...settled, seq: record.seq + 1, attempt: 0, steps: [...record.steps, { id: execution.stepId, output: execution.output, attempts: record.attempt + 1, endedAt: nowMs }] },
+      }
+    case 'completed':
+      return { kind: 'completed', run: snapshotOf(settled, 'completed', { output: execution.output, endedAt: nowMs, version: terminalVersion }) }
+    case 'error': {
+      const { stepId, error } = execution
+      if (execution.nonRetriable || record.attempt >= policy.retries) {
+        const run = snapshotOf(settled, 'failed', { error, endedAt: nowMs, version: terminalVersion })
+        if (stepId !== undefined) run.steps.push({ id: stepId, status: 'failed', error, attempts: record.attempt + 1, endedAt: nowMs })
+        return { kind: 'failed', run }
+      }
+      return {
+        kind: 'retry',
+        next: {
+          ...settled,
+          seq: record.seq + 1,
+          attempt: record.attempt + 1,
+          attempts: record.attempts + 1,
+          failing: { ...(stepId !== undefined && { stepId }), error, endedAt: nowMs },
+          dueAt: nowMs + backoffDelayMs(policy, record.attempt),
+        },
+      }
+    }
+    default: {
+      const unknown: never = execution
+      throw new Error(`unknown execution ${JSON.stringify(unknown)}`)
+    }
+  }
+}

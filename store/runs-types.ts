@@ -1,0 +1,66 @@
+// Function runs as they are stored and shown. The runner publishes a snapshot of a run to
+// `runs` at every transition; the run store keeps the newest snapshot per run.
+
+/** An error as it crossed from the user's code (name, message, optional code and stack). */
+export interface RunError { name: string; message: string; code?: string; stack?: string }
+
+export type RunStatus = 'queued' | 'running' | 'completed' | 'failed'
+export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'completed', 'failed']
+
+export interface StepDoc {
+  id: string
+  /** `retrying`: its last attempt threw and a retry waits; `failed`: it failed the run. */
+  status: 'completed' | 'retrying' | 'failed'
+  /** The step's JSON result (completed steps). */
+  output?: unknown
+  /** The last error of a step that is being retried or that failed the run. */
+  error?: RunError
+  /** Executions so far (1 when it succeeded at once). */
+  attempts: number
+  endedAt: number
+}
+
+export interface RunDoc {
+  /** A ULID derived from (event internal ID, env, function key): a redelivered event is the same run. */
+  runId: string
+  /** `<app id>-<function id>`. */
+  functionId: string
+  env: string
+  /** Internal ID of the triggering event. */
+  eventId: string
+  eventName: string
+  status: RunStatus
+  /** Attempts spent over the whole run: 1, plus one per retry. */
+  attempts: number
+  steps: StepDoc[]
+  output?: unknown
+  error?: RunError
+  /** Set while a retry waits for its backoff delay. */
+  nextAttemptAt?: number
+  queuedAt: number
+  startedAt?: number
+  endedAt?: number
+  /** Grows with every snapshot of the run: the store keeps the highest. */
+  version: number
+}
+
+export interface RunQuery {
+  functionId?: string
+  status?: RunStatus
+  eventId?: string
+  env?: string
+  limit: number
+  /** The run ID of the last run of the previous page: results continue below it. */
+  cursor?: string
+}
+
+export interface RunPage { runs: RunDoc[]; nextCursor: string | null }
+
+/** Runs, newest first (descending run ID: run IDs carry their event's time). */
+export interface RunStore {
+  /** Idempotent by run ID: keeps, per run, the snapshot with the highest version. */
+  upsertRuns(runs: RunDoc[]): Promise<void>
+  getRun(runId: string): Promise<RunDoc | null>
+  queryRuns(query: RunQuery): Promise<RunPage>
+  close(): Promise<void>
+}

@@ -1,0 +1,12 @@
+import t from 'tap'
+import { join } from 'node:path'
+import { openRocks } from '../../core/rocks.ts'
+import { createRocksRunStore } from '../../store/runs-rocksdb.ts'
+import { tempDir, removeDir } from '../helpers/server.ts'
+import { runStoreSuite } from './run-store-suite.ts'
+
+runStoreSuite(t, 'RocksDB RunStore', async () => {
+  const dir = await tempDir()
+  const rocks = await openRocks(join(dir, 'db'))
+  return { store: createRocksRunStore(rocks), close: async () => { await rocks.close(); await removeDir(dir) } }
+})
