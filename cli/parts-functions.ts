@@ -1,31 +1,34 @@
-// The functions half of the embedded composition root: run store and sink, router, and the
-// runners of the functions this process serves (from `--functions FILE` or given in code).
+// The functions parts of a composition: run sink, router, and the runners of the functions
+// this process serves (from `--functions FILE` or given in code). cli/compose.ts picks the
+// parts its roles need.
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/types.ts'
 import type { Output } from '../bus/output.ts'
 import { createOutput } from '../bus/output.ts'
-import { jsonCodec } from '../bus/codec.ts'
 import type { TopicNames } from '../bus/topics.ts'
-import type { Rocks } from '../core/rocks.ts'
 import type { EventRecord } from '../core/event.ts'
 import type { ControlStore } from '../control/types.ts'
 import type { Envs } from '../control/envs.ts'
-import { createFunctionRegistry } from '../control/functions.ts'
+import { createFunctionRegistry, type SyncScope } from '../control/functions.ts'
 import type { SluiceFunction } from '../client/function.ts'
-import { createRocksRunStore } from '../store/runs-rocksdb.ts'
+import type { RunStore } from '../store/runs-types.ts'
+import type { Codec } from '../bus/codec.ts'
+import type { RunnerState } from '../runner/state.ts'
 import { createRunSink } from '../store/runs-sink.ts'
 import type { RunDoc } from '../store/runs-types.ts'
 import { createRouter } from '../router/index.ts'
-import { createRocksRunnerState } from '../runner/rocksdb.ts'
 import type { SendLimits } from '../runner/events.ts'
 import { runsRoutes } from '../api/runs.ts'
 import { functionsRoutes } from '../api/functions.ts'
 import { createFunctionRunners, createFunctionTopics } from './function-runners.ts'
 import { loadFunctionsFile, watchFunctionsFile } from './functions-file.ts'
 
-export interface EmbeddedFunctionsDeps {
-  rocks: Rocks
+export interface FunctionPartsDeps {
   bus: Bus
+  runStore: RunStore
+  runCodec: Codec<RunDoc>
+  eventCodec: Codec<EventRecord>
+  openRunnerState(scope: string, partition: number): Promise<RunnerState>
   control: ControlStore
   envs: Envs
   topics: TopicNames
@@ -33,22 +36,23 @@ export interface EmbeddedFunctionsDeps {
   log: Logger
 }
 
-export interface EmbeddedFunctionsConfig {
+export interface FunctionPartsConfig {
   partitions: number
   eventLimits: SendLimits
   functionsFile?: string
   watch: boolean
   /** Functions given in code (`startRunner`), served besides those of the file. */
   functions?: SluiceFunction[]
+  /** Which registered functions the served set replaces: all of them in embedded mode. */
+  scope: SyncScope
 }
 
 const MARK_RETENTION_MS = 7 * 24 * 60 * 60_000
 
-export function createEmbeddedFunctions(deps: EmbeddedFunctionsDeps, config: EmbeddedFunctionsConfig) {
+export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPartsConfig) {
   const { bus, log } = deps
   const registry = createFunctionRegistry(deps.control, deps.envs)
-  const runStore = createRocksRunStore(deps.rocks)
-  const runCodec = jsonCodec<RunDoc>()
+  const { runStore, runCodec } = deps
   const runs = createOutput(bus, deps.topics.runs, runCodec, (r) => r.runId)
   const functionTopics = createFunctionTopics(bus, deps.topics, config.partitions)
   const runners = createFunctionRunners(
@@ -57,12 +61,10 @@ export function createEmbeddedFunctions(deps: EmbeddedFunctionsDeps, config: Emb
       registry,
       topics: functionTopics,
       outputs: { runs, incoming: deps.incoming },
-      // One RocksDB holds every partition's state, so one state per function serves them all.
-      openState: async (fn) => createRocksRunnerState(deps.rocks, functionTopics.scopeOf(fn)),
+      openState: (fn, partition) => deps.openRunnerState(functionTopics.scopeOf(fn), partition),
       log: log.child({ stage: 'runner' }),
     },
-    // This process is the only one serving functions: the registry is exactly what it serves.
-    { scope: { kind: 'all' }, eventLimits: config.eventLimits, maxBatchRecords: 200, markRetentionMs: MARK_RETENTION_MS },
+    { scope: config.scope, eventLimits: config.eventLimits, maxBatchRecords: 200, markRetentionMs: MARK_RETENTION_MS },
   )
   let watcher: { close(): void } | undefined
 
@@ -91,22 +93,19 @@ export function createEmbeddedFunctions(deps: EmbeddedFunctionsDeps, config: Emb
   }
 
   return {
-    /** In start order: the sink, then the runners (registering functions), then the router. */
-    stages: [
-      createRunSink({ bus, codec: runCodec, store: runStore }, { group: 'run-sink', inputTopic: deps.topics.runs, maxBatchRecords: 2000 }),
-      serving,
-      createRouter(
+    runSink: createRunSink({ bus, codec: runCodec, store: runStore }, { group: 'run-sink', inputTopic: deps.topics.runs, maxBatchRecords: 2000 }),
+    /** Registers the served functions and runs them; starts before the router. */
+    runners: serving,
+    router: createRouter(
         {
           bus,
-          codec: jsonCodec<EventRecord>(),
+          codec: deps.eventCodec,
           triggerIndex: () => registry.triggerIndex(),
           outputs: { runs, functionRuns: (fn) => functionTopics.output(fn) },
           log: log.child({ stage: 'router' }),
         },
         { inputTopic: deps.topics.events, group: 'router', maxBatchRecords: 1000 },
       ),
-    ],
     routes: [runsRoutes({ runs: runStore }), functionsRoutes(registry)],
-    runStore,
   }
 }

@@ -1,19 +1,17 @@
-// The webhook part of the embedded composition: webhook control, the ingest side of
-// `/e/<webhook id>`, the transformer stage with its sandbox, the request store, and the
-// `/v1/webhooks` routes. Kept apart so cli/embedded.ts stays a list of parts.
+// The webhook parts of a composition: webhook control, the ingest side of `/e/<webhook id>`,
+// the transformer stage with its sandbox, and the `/v1/webhooks` routes.
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/types.ts'
 import type { TopicNames } from '../bus/topics.ts'
-import { jsonCodec } from '../bus/codec.ts'
+import type { Codec } from '../bus/codec.ts'
 import { createOutput, type Output } from '../bus/output.ts'
 import type { EventLimits, EventRecord } from '../core/event.ts'
 import type { RawWebhookRequest } from '../core/raw-request.ts'
-import type { Rocks } from '../core/rocks.ts'
 import type { ControlStore } from '../control/types.ts'
 import type { Envs } from '../control/envs.ts'
 import { createWebhooks } from '../control/webhooks.ts'
 import { createWebhookIngest } from '../ingest/webhook.ts'
-import { createRocksRequestStore } from '../store/requests-rocksdb.ts'
+import type { WebhookRequestStore } from '../store/requests-types.ts'
 import { createSandbox } from '../transformer/sandbox.ts'
 import { createTransformer } from '../transformer/index.ts'
 import { createPreview } from '../transformer/preview.ts'
@@ -21,12 +19,11 @@ import { createReplay } from '../transformer/replay.ts'
 import { webhookRoutes } from '../api/webhooks.ts'
 import type { Config } from './config.ts'
 
-export interface EmbeddedWebhooksDeps { rocks: Rocks; bus: Bus; control: ControlStore; envs: Envs; topics: TopicNames; incoming: Output<EventRecord>; log: Logger }
+export interface WebhookPartsDeps { bus: Bus; requests: WebhookRequestStore; rawCodec: Codec<RawWebhookRequest>; control: ControlStore; envs: Envs; topics: TopicNames; incoming: Output<EventRecord>; log: Logger }
 
-export function createEmbeddedWebhooks(deps: EmbeddedWebhooksDeps, config: Config) {
+export function createWebhookParts(deps: WebhookPartsDeps, config: Config) {
   const webhooks = createWebhooks(deps.control, deps.envs)
-  const requests = createRocksRequestStore(deps.rocks)
-  const rawCodec = jsonCodec<RawWebhookRequest>()
+  const { requests, rawCodec } = deps
   // Keyed by webhook: one webhook's requests are transformed in the order they arrived.
   const raw = createOutput(deps.bus, deps.topics.raw, rawCodec, (r) => r.webhookId)
   const sandbox = createSandbox(
@@ -40,14 +37,9 @@ export function createEmbeddedWebhooks(deps: EmbeddedWebhooksDeps, config: Confi
   return {
     ingest: createWebhookIngest({ webhooks, envs: deps.envs, outputs: { raw } }, { maxBodyBytes: config.maxBodyBytes }),
     routes: [webhookRoutes({ webhooks, requests, replay: createReplay({ requests, outputs: { raw } }), preview: createPreview({ sandbox, webhooks }, limits(config)) })],
-    stage: {
-      start: () => transformer.start(),
-      async stop() {
-        await transformer.stop()
-        await sandbox.close()
-        await requests.close()
-      },
-    },
+    transformer,
+    /** The sandbox's isolates, once nothing uses them any more. */
+    close: () => sandbox.close(),
   }
 }
 
