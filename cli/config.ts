@@ -26,6 +26,7 @@ export const ConfigSchema = Type.Object({
   topicPrefix: Type.String({ pattern: '^[a-zA-Z0-9._-]+$' }),
   kafkaBrokers: Type.Array(Type.String({ minLength: 1 })),
   clickhouseUrl: Type.Optional(Type.String({ minLength: 1 })),
+  clickhouseDatabase: Type.String({ pattern: '^[a-zA-Z_][a-zA-Z0-9_]*$' }),
   schemaRegistryUrl: Type.Optional(Type.String({ minLength: 1 })),
   functionsFile: Type.Optional(Type.String({ minLength: 1 })),
   watch: Type.Boolean(),
@@ -57,6 +58,7 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   topicPrefix: ['SLUICE_TOPIC_PREFIX', String],
   kafkaBrokers: ['SLUICE_KAFKA_BROKERS', list],
   clickhouseUrl: ['SLUICE_CLICKHOUSE_URL', String],
+  clickhouseDatabase: ['SLUICE_CLICKHOUSE_DATABASE', String],
   schemaRegistryUrl: ['SLUICE_SCHEMA_REGISTRY_URL', String],
   functionsFile: ['SLUICE_FUNCTIONS', String],
   watch: ['SLUICE_WATCH', (v) => v === 'true' || v === '1'],
@@ -70,7 +72,7 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
 const DEFAULTS = {
   roles: ['all'], host: '127.0.0.1', port: 8288, dataDir: '.sluice', logLevel: 'info', trustProxy: [],
   maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
-  partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], watch: false,
+  partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], clickhouseDatabase: 'sluice', watch: false,
   transformCpuTimeMs: 100, transformWallTimeMs: 1000, transformIsolateMemoryMb: 32, transformMaxOutputBytes: 1024 * 1024, transformIsolates: 2,
 }
 

@@ -2,9 +2,8 @@
 import { parseArgs } from 'node:util'
 import { loadConfig, type Flags } from './config.ts'
 import { createLogger } from './log.ts'
-import { startEmbedded } from './embedded.ts'
 import { controlCommand } from './control.ts'
-import { checkRunnerConfig } from './runner.ts'
+import { checkRunnerConfig, runnerConfig } from './runner.ts'
 import { webhooksCommand, WEBHOOKS_USAGE } from './webhooks.ts'
 
 const SERVER_OPTIONS = {
@@ -31,10 +30,14 @@ export async function main(argv: string[]): Promise<number> {
       port: values.port, host: values.host, dataDir: values['data-dir'], signingKey: values['signing-key'], logLevel: values['log-level'],
       trustProxy: values['trust-proxy'], roles: values.role?.join(','), functionsFile: values.functions, watch: values.watch, partitions: values.partitions,
     }
-    const config = loadConfig(command === 'runner' ? 'start' : command, flags)
-    if (command === 'runner') checkRunnerConfig(config, false)
+    let config = loadConfig(command === 'runner' ? 'start' : command, flags)
+    if (command === 'runner') {
+      checkRunnerConfig(config, false)
+      config = runnerConfig(config)
+    }
     const log = createLogger(config.logLevel)
-    const running = await startEmbedded(config, log)
+    const { startSluice } = await import('./server.ts')
+    const running = await startSluice(config, log)
     if (command === 'dev') process.stdout.write(`\n  Sluice Dev Server: ${running.url}\n  Event API: POST ${running.url}/e/<any key>\n\n`)
     const shutdown = async (signal: string) => {
       log.info({ signal }, 'stopping')

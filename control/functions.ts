@@ -5,8 +5,12 @@ import { PRODUCTION, type Envs } from './envs.ts'
 
 export type FunctionRegistration = Omit<FunctionDoc, 'id' | 'registeredAt'>
 
-/** Which registrations a sync replaces: all of them (the embedded node serves every function), or those of some apps. */
-export type SyncScope = { kind: 'all' } | { kind: 'apps'; env: string; appIds: string[] }
+/**
+ * Which registrations a sync replaces: all of them (the embedded node serves every function),
+ * those of some apps, or those of the apps (per environment) the syncing runner serves — a
+ * distributed runner owns its apps, not the functions of other runners.
+ */
+export type SyncScope = { kind: 'all' } | { kind: 'apps'; env: string; appIds: string[] } | { kind: 'served-apps' }
 
 export const registrationId = (env: string, key: string) => `${env}/${key}`
 
@@ -38,8 +42,11 @@ export function createFunctionRegistry(control: ControlStore, envs: Envs) {
         docs.push(doc)
       }
       const kept = new Set(docs.map((d) => d.id))
+      const servedApps = new Set(functions.map((f) => `${f.env}\0${f.appId}`))
       for (const doc of control.list('function')) {
-        const inScope = scope.kind === 'all' || (doc.env === scope.env && scope.appIds.includes(doc.appId))
+        const inScope = scope.kind === 'all'
+          || (scope.kind === 'apps' && doc.env === scope.env && scope.appIds.includes(doc.appId))
+          || (scope.kind === 'served-apps' && servedApps.has(`${doc.env}\0${doc.appId}`))
         if (inScope && !kept.has(doc.id)) await control.delete('function', doc.id)
       }
       return docs

@@ -21,8 +21,4 @@ t.test('startRunner serves the given functions in this process', async (t) => {
 t.test('startRunner refuses functions of another app and what it cannot serve', async (t) => {
   await t.rejects(startRunner({ client: new Client({ id: 'other' }), functions: [fulfilOrder] }), { name: 'TypeError', message: /functions\[0\] belongs to app "shop", not to the client's app "other"/ })
   await t.rejects(startRunner({ client, functions: [{ id: 'not-a-function' } as never] }), { name: 'TypeError', message: /functions\[0\] is not made by client.createFunction/ })
-  await t.rejects(
-    startRunner({ client, functions: [fulfilOrder], mode: 'dev', flags: { kafkaBrokers: '127.0.0.1:9092' } }),
-    { code: 'CONFIG_INVALID', message: /^kafkaBrokers \(SLUICE_KAFKA_BROKERS\): this build serves functions in the embedded mode only/ },
-  )
 })

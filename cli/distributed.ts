@@ -1,0 +1,81 @@
+// Composition root of the distributed mode: the roles named by --role on Kafka (the log, the
+// control plane's compacted topic, dedup changelogs) and ClickHouse (events, runs, webhook
+// requests). A local RocksDB in --data-dir holds only state that is restored or rebuilt:
+// dedup partitions (from their changelog) and runner marks.
+import { mkdir } from 'node:fs/promises'
+import { hostname } from 'node:os'
+import { join } from 'node:path'
+import type { Logger } from 'pino'
+import { SluiceError } from '../core/errors.ts'
+import { openRocks } from '../core/rocks.ts'
+import { createKafkaBus } from '../bus/kafka.ts'
+import { topicNames } from '../bus/topics.ts'
+import { jsonCodec } from '../bus/codec.ts'
+import { createTopicControlStore } from '../control/topic.ts'
+import { createClickHouseStores } from '../store/clickhouse.ts'
+import { openChangelogDedupStore } from '../dedup/changelog.ts'
+import { createRocksRunnerState } from '../runner/rocksdb.ts'
+import { createHttpServer } from '../api/http.ts'
+import type { SluiceFunction } from '../client/function.ts'
+import { compose, ROLES, type Adapters, type Role } from './compose.ts'
+import type { Config } from './config.ts'
+import type { Running } from './embedded.ts'
+
+const NEEDS_STORE: Role[] = ['sink', 'api', 'transformer']
+
+export async function startDistributed(config: Config, log: Logger, options: { functions?: SluiceFunction[] } = {}): Promise<Running> {
+  const roles = new Set<Role>(config.roles.includes('all') ? ROLES : (config.roles as Role[]))
+  if (!config.clickhouseUrl && NEEDS_STORE.some((r) => roles.has(r))) {
+    throw new SluiceError('CONFIG_INVALID', `clickhouseUrl (SLUICE_CLICKHOUSE_URL): the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`)
+  }
+  const bus = await createKafkaBus({ brokers: config.kafkaBrokers, clientId: `sluice-${hostname()}-${process.pid}` }, log.child({ component: 'kafka' }))
+  const topics = topicNames(config.topicPrefix)
+  const partitions = { partitions: config.partitions }
+  await bus.ensureTopics({
+    [topics.raw]: partitions, [topics.incoming]: partitions, [topics.events]: partitions, [topics.duplicates]: partitions, [topics.runs]: partitions,
+    // Same partition count as incoming: a dedup partition's changelog is the same partition number.
+    [topics.dedupChangelog]: { partitions: config.partitions, compacted: true, retentionMs: 2 * config.dedupWindowMs },
+    [topics.control]: { partitions: 1, compacted: true },
+  })
+  const control = await createTopicControlStore(bus, topics.control, log.child({ component: 'control' }))
+  const clickhouse = config.clickhouseUrl ? await createClickHouseStores({ url: config.clickhouseUrl, database: config.clickhouseDatabase }, log.child({ component: 'clickhouse' })) : undefined
+  await mkdir(config.dataDir, { recursive: true })
+  const rocks = await openRocks(join(config.dataDir, 'db'))
+  const adapters: Adapters = {
+    bus,
+    topics,
+    control,
+    events: clickhouse?.events ?? withoutClickHouse(),
+    runs: clickhouse?.runs ?? withoutClickHouse(),
+    requests: clickhouse?.requests ?? withoutClickHouse(),
+    codecs: { event: jsonCodec(), stored: jsonCodec(), raw: jsonCodec(), run: jsonCodec() },
+    openDedupStore: (partition) => openChangelogDedupStore({ rocks, bus, topic: topics.dedupChangelog, partition, windowMs: config.dedupWindowMs, log }),
+    openRunnerState: async (scope) => createRocksRunnerState(rocks, scope),
+  }
+  const { stages, http: routes } = compose(adapters, config, log, { roles, functions: options.functions ?? [], functionScope: { kind: 'served-apps' } })
+  const http = createHttpServer({ host: config.host, port: config.port, trustProxy: config.trustProxy.length ? config.trustProxy : false }, log, [
+    ...routes,
+    async (app) => { app.get('/healthz', async () => ({ status: 'ok', roles: [...roles] })) },
+  ])
+  for (const stage of stages) await stage.start()
+  const url = await http.start()
+  log.info({ url, roles: [...roles], kafka: config.kafkaBrokers, clickhouse: config.clickhouseUrl ?? null }, 'sluice is up')
+  return {
+    url,
+    routes: http.routes(),
+    async stop() {
+      await http.stop()
+      for (const stage of [...stages].reverse()) await stage.stop()
+      await control.close()
+      await bus.close()
+      await clickhouse?.close()
+      await rocks.close()
+    },
+  }
+}
+
+/** Stands in for a store on a node whose roles never read or write it (checked above). */
+function withoutClickHouse<T extends object>(): T {
+  const refuse = () => Promise.reject(new SluiceError('CONFIG_INVALID', 'clickhouseUrl (SLUICE_CLICKHOUSE_URL): this node has no ClickHouse for its roles'))
+  return new Proxy({} as T, { get: (_target, method) => (method === 'close' ? async () => {} : refuse) })
+}

@@ -1,0 +1,36 @@
+// Sluice processes in distributed mode against the test Kafka and ClickHouse.
+import { tempDir, spawnServer, removeDir, type ChildServer, TEST_SIGNING_KEY } from '../helpers/server.ts'
+import { testServices } from '../infra/services.ts'
+
+export interface Node extends ChildServer { roles: string[]; kill(signal?: NodeJS.Signals): Promise<void> }
+
+export function distributedEnv(name: string, brokers?: string[]): NodeJS.ProcessEnv {
+  const services = testServices()
+  const unique = `${name}_${process.pid}_${Date.now().toString(36)}`
+  return {
+    SLUICE_KAFKA_BROKERS: (brokers ?? services.kafkaBrokers).join(','),
+    SLUICE_CLICKHOUSE_URL: services.clickhouseUrl,
+    SLUICE_CLICKHOUSE_DATABASE: unique,
+    SLUICE_TOPIC_PREFIX: unique,
+    SLUICE_SIGNING_KEY: TEST_SIGNING_KEY,
+    SLUICE_PARTITIONS: '4',
+    SLUICE_LOG_LEVEL: 'info',
+  }
+}
+
+export async function startNode(roles: string[], env: NodeJS.ProcessEnv, extraArgs: string[] = [], command: 'start' | 'dev' = 'start'): Promise<Node> {
+  const dataDir = await tempDir('sluice-node-')
+  const args = roles[0] === 'runner' ? ['runner', ...extraArgs] : [command, ...roles.flatMap((r) => ['--role', r]), ...extraArgs]
+  const node = await spawnServer([...args, '--port', '0', '--data-dir', dataDir], env)
+  node.stopped.then(() => removeDir(dataDir))
+  return {
+    ...node,
+    roles,
+    async kill(signal: NodeJS.Signals = 'SIGTERM') {
+      if (node.child.exitCode === null) node.child.kill(signal)
+      await node.stopped
+    },
+  }
+}
+
+export const auth = { authorization: `Bearer ${TEST_SIGNING_KEY}` }
