@@ -27,6 +27,8 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`)
   })
   for (const plugin of plugins) app.register(plugin)
+  // For load balancers and Kubernetes probes: the process is up and serving HTTP.
+  app.get('/healthz', async () => ({ status: 'ok' }))
   return {
     app,
     /** Every route served, as `METHOD /path/:param` (the OpenAPI test compares them with the document). */

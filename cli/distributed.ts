@@ -53,10 +53,7 @@ export async function startDistributed(config: Config, log: Logger, options: { f
     openRunnerState: async (scope) => createRocksRunnerState(rocks, scope),
   }
   const { stages, http: routes } = compose(adapters, config, log, { roles, functions: options.functions ?? [], functionScope: { kind: 'served-apps' } })
-  const http = createHttpServer({ host: config.host, port: config.port, trustProxy: config.trustProxy.length ? config.trustProxy : false }, log, [
-    ...routes,
-    async (app) => { app.get('/healthz', async () => ({ status: 'ok', roles: [...roles] })) },
-  ])
+  const http = createHttpServer({ host: config.host, port: config.port, trustProxy: config.trustProxy.length ? config.trustProxy : false }, log, routes)
   for (const stage of stages) await stage.start()
   const url = await http.start()
   log.info({ url, roles: [...roles], kafka: config.kafkaBrokers, clickhouse: config.clickhouseUrl ?? null }, 'sluice is up')
