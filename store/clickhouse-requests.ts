@@ -1,0 +1,119 @@
+// WebhookRequestStore on ClickHouse. `webhook_requests` is a ReplacingMergeTree(attempt)
+// keyed by (webhook_id, request_id): FINAL reads the newest attempt's outcome, so a late
+// redelivery of attempt 1 can never undo a replay's. A deleted webhook gets a tombstone in
+// `removed_webhooks` (reads skip it at once) and an ALTER … DELETE that erases its rows.
+import type { ClickHouseClient } from '@clickhouse/client'
+import type { Logger } from 'pino'
+import type { EventInput } from '../core/event.ts'
+import type { RawWebhookRequest } from '../core/raw-request.ts'
+import type { RequestPage, RequestQuery, RequestStatus, WebhookRequestRecord, WebhookRequestStore } from './requests-types.ts'
+import type { TableNames } from './clickhouse-schema.ts'
+import { sqlInt, sqlString, whereClause } from './clickhouse-sql.ts'
+
+export interface RequestRow {
+  webhook_id: string
+  request_id: string
+  attempt: number
+  received_at: number | string
+  ip: string
+  headers: string
+  query: string
+  body: string
+  body_encoding: string
+  status: string
+  processed_at: number | string
+  env: string | null
+  event_ids: string[]
+  events: string
+  error_code: string | null
+  error_message: string | null
+}
+
+const COLUMNS = 'webhook_id, request_id, attempt, received_at, ip, headers, query, body, body_encoding, status, processed_at, env, event_ids, events, error_code, error_message'
+
+export function requestToRow(record: WebhookRequestRecord): RequestRow {
+  const { request, status, processedAt, env, eventIds, events, error, ...unmappedRecord } = record
+  const { requestId, webhookId, attempt, receivedAt, ip, headers, query, body, bodyEncoding, ...unmappedRequest } = request
+  // Compile-time guard: a field added to either type fails here instead of being dropped silently.
+  const nothingLeft: Record<string, never> = { ...unmappedRecord, ...unmappedRequest }
+  void nothingLeft
+  return {
+    webhook_id: webhookId, request_id: requestId, attempt, received_at: receivedAt, ip,
+    headers: JSON.stringify(headers), query: JSON.stringify(query), body, body_encoding: bodyEncoding,
+    status, processed_at: processedAt, env, event_ids: eventIds, events: JSON.stringify(events),
+    error_code: error?.code ?? null, error_message: error?.message ?? null,
+  }
+}
+
+function rowToRecord(row: RequestRow): WebhookRequestRecord {
+  const request: RawWebhookRequest = {
+    requestId: row.request_id, webhookId: row.webhook_id, attempt: row.attempt, receivedAt: Number(row.received_at), ip: row.ip,
+    headers: JSON.parse(row.headers) as Record<string, string>, query: JSON.parse(row.query) as Record<string, string[]>,
+    body: row.body, bodyEncoding: row.body_encoding as RawWebhookRequest['bodyEncoding'],
+  }
+  return {
+    request, status: row.status as RequestStatus, processedAt: Number(row.processed_at), env: row.env,
+    eventIds: row.event_ids, events: JSON.parse(row.events) as EventInput[],
+    error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
+  }
+}
+
+export interface ClickHouseRequestStoreDeps {
+  client: ClickHouseClient
+  tables: TableNames
+  log: Logger
+  /** Writes rows (batched, newest attempt per request kept: see clickhouse.ts). */
+  write(rows: RequestRow[]): Promise<void>
+}
+
+export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): WebhookRequestStore {
+  const { client, tables } = deps
+
+  /**
+   * `fixed` tests only columns that no attempt changes (safe under FINAL, see runs); the
+   * status of the newest attempt is filtered outside, once rows have collapsed.
+   */
+  async function select(webhookId: string, fixed: string[], current: string[], tail: string): Promise<WebhookRequestRecord[]> {
+    const webhook = sqlString(webhookId)
+    const inner = whereClause([
+      `webhook_id = ${webhook}`,
+      `webhook_id NOT IN (SELECT webhook_id FROM ${tables.removedWebhooks} WHERE webhook_id = ${webhook})`,
+      ...fixed,
+    ])
+    const query = `SELECT ${COLUMNS} FROM (SELECT ${COLUMNS} FROM ${tables.requests} FINAL ${inner}) ${whereClause(current)} ${tail}`
+    const result = await client.query({ query, format: 'JSONEachRow' })
+    return (await result.json<RequestRow>()).map(rowToRecord)
+  }
+
+  return {
+    async record(records) {
+      if (records.length === 0) return
+      await deps.write(records.map(requestToRow))
+    },
+
+    async get(webhookId, requestId) {
+      const [record] = await select(webhookId, [`request_id = ${sqlString(requestId)}`], [], 'LIMIT 1')
+      return record ?? null
+    },
+
+    async list(q: RequestQuery): Promise<RequestPage> {
+      if (q.limit <= 0) return { requests: [], nextCursor: null }
+      const fixed = q.cursor !== undefined ? [`request_id < ${sqlString(q.cursor)}`] : []
+      const current = q.status !== undefined ? [`status = ${sqlString(q.status)}`] : []
+      const requests = await select(q.webhookId, fixed, current, `ORDER BY request_id DESC LIMIT ${sqlInt(q.limit + 1)}`)
+      if (requests.length <= q.limit) return { requests, nextCursor: null }
+      const page = requests.slice(0, q.limit)
+      return { requests: page, nextCursor: page[page.length - 1].request.requestId }
+    },
+
+    async removeWebhook(webhookId) {
+      await client.insert({ table: tables.removedWebhooks, values: [{ webhook_id: webhookId, removed_at: Date.now() }], format: 'JSONEachRow' })
+      // A mutation rewrites the parts holding the webhook's rows, in the background; the
+      // tombstone above already hides them, so nothing waits for it.
+      await client.command({ query: `ALTER TABLE ${tables.requests} DELETE WHERE webhook_id = ${sqlString(webhookId)}` })
+      deps.log.info({ webhookId }, 'webhook requests scheduled for deletion')
+    },
+
+    close: async () => {},
+  }
+}
