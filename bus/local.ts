@@ -90,9 +90,9 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     batch.resolve()
   }
 
-  async function read(topic: string, partition: number, from: number, to: number): Promise<ConsumedRecord[]> {
+  async function read(topic: string, partition: number, from: number, to: number, limit = to - from): Promise<ConsumedRecord[]> {
     const records: ConsumedRecord[] = []
-    for await (const { key, value } of rocks.scan({ gte: logKey(topic, partition, from), lt: logKey(topic, partition, to), limit: to - from })) {
+    for await (const { key, value } of rocks.scan({ gte: logKey(topic, partition, from), lt: logKey(topic, partition, to), limit })) {
       records.push(decodeRecord(value, parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)))
     }
     return records
@@ -151,11 +151,32 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     return subscription
   }
 
-  /** Deletes, per partition, what every group that ever committed has consumed. */
+  /** Up to the durable end as of the call, in pages of maxBatchRecords: what a stage restores state from. */
+  async function readPartition(topic: string, partition: number, onRecords: (records: ConsumedRecord[]) => Promise<void>): Promise<void> {
+    const end = topicState(topic).durable[partition]
+    for (let from = 0; from < end;) {
+      // Retention may have deleted a prefix, so offsets need not start at 0: page by key range, not by offset count.
+      const page = await read(topic, partition, from, end, config.maxBatchRecords)
+      if (page.length === 0) return
+      await onRecords(page)
+      from = Number(page[page.length - 1].offset) + 1
+    }
+  }
+
+  async function isCompacted(topic: string): Promise<boolean> {
+    const spec = topics.get(topic)?.spec ?? JSON.parse((await rocks.get('T' + topic))?.toString() ?? '{}')
+    return spec.compacted === true
+  }
+
+  /**
+   * Deletes, per partition, what every group that ever committed has consumed. Compacted topics
+   * are kept whole: a new reader (another control-plane view, a restore) must find every key.
+   */
   async function truncate(): Promise<void> {
     const minimum = new Map<string, number>()
     for await (const { key, value } of rocks.scan({ gte: 'O', lt: 'P' })) {
       const [, topic, partition] = key.slice(1).split('\0')
+      if (await isCompacted(topic)) continue
       const tp = `${topic}\0${partition}`
       const next = committed.get(key) ?? Number(value.toString())
       minimum.set(tp, Math.min(minimum.get(tp) ?? Infinity, next))
@@ -172,6 +193,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     ensureTopics,
     publish,
     subscribe,
+    readPartition,
     async close() {
       clearInterval(retentionTimer)
       await Promise.all([...subscriptions].map((s) => s.stop()))

@@ -3,6 +3,7 @@
 export interface BusRecord {
   /** Partition key: records with the same key keep their order. */
   key: string
+  /** An empty value is a tombstone: on a compacted topic it lets the key be dropped (Kafka: a null value). */
   value: Buffer
   timestampMs?: number
 }
@@ -26,6 +27,9 @@ export interface TopicSpec {
   partitions: number
   /** Keep only the newest record per key (control plane, dedup changelog). */
   compacted?: boolean
+  /** Kafka only: drop records older than this (with `compacted`: compact and delete). The local log keeps
+   * a topic until every group consumed it, and keeps compacted topics whole. */
+  retentionMs?: number
 }
 
 export interface SubscribeOptions {
@@ -49,5 +53,11 @@ export interface Bus {
   /** Resolves only once every record is durable; rejects with LOG_UNAVAILABLE otherwise. */
   publish(topic: string, records: BusRecord[]): Promise<void>
   subscribe(options: SubscribeOptions): Promise<Subscription>
+  /**
+   * Reads one partition from its first retained record up to its end as of the call (what a
+   * stateful stage restores from: dedup changelog, control plane), in order, outside any group.
+   * `onRecords` is awaited before the next records; resolves once the end is reached.
+   */
+  readPartition(topic: string, partition: number, onRecords: (records: ConsumedRecord[]) => Promise<void>): Promise<void>
   close(): Promise<void>
 }

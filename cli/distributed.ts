@@ -11,6 +11,7 @@ import { openRocks } from '../core/rocks.ts'
 import { createKafkaBus } from '../bus/kafka.ts'
 import { topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
+import { createAvroCodecs } from '../bus/avro.ts'
 import { createTopicControlStore } from '../control/topic.ts'
 import { createClickHouseStores } from '../store/clickhouse.ts'
 import { openChangelogDedupStore } from '../dedup/changelog.ts'
@@ -41,6 +42,8 @@ export async function startDistributed(config: Config, log: Logger, options: { f
   const clickhouse = config.clickhouseUrl ? await createClickHouseStores({ url: config.clickhouseUrl, database: config.clickhouseDatabase }, log.child({ component: 'clickhouse' })) : undefined
   await mkdir(config.dataDir, { recursive: true })
   const rocks = await openRocks(join(config.dataDir, 'db'))
+  // Avro on the topics other Kafka consumers read (docs/avro.md); runs stay JSON.
+  const avro = await createAvroCodecs({ schemaRegistryUrl: config.schemaRegistryUrl, topics }, log.child({ component: 'avro' }))
   const adapters: Adapters = {
     bus,
     topics,
@@ -48,7 +51,7 @@ export async function startDistributed(config: Config, log: Logger, options: { f
     events: clickhouse?.events ?? withoutClickHouse(),
     runs: clickhouse?.runs ?? withoutClickHouse(),
     requests: clickhouse?.requests ?? withoutClickHouse(),
-    codecs: { event: jsonCodec(), stored: jsonCodec(), raw: jsonCodec(), run: jsonCodec() },
+    codecs: { ...avro, run: jsonCodec() },
     openDedupStore: (partition) => openChangelogDedupStore({ rocks, bus, topic: topics.dedupChangelog, partition, windowMs: config.dedupWindowMs, log }),
     openRunnerState: async (scope) => createRocksRunnerState(rocks, scope),
   }

@@ -33,6 +33,7 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, options:
       const delayMs = backoffDelayMs(policy, attempt)
       options.onRetry?.(err, attempt, delayMs)
       await sleep(delayMs, options.signal)
+      if (options.signal?.aborted) throw err // aborted while waiting: no further attempt
     }
   }
 }

@@ -50,7 +50,10 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
         topics: [config.inputTopic],
         handler: (batch) => handle(batch.partition, batch.records.map((r) => deps.codec.decode(r.value))),
         onAssign: async (assigned) => {
-          for (const p of assigned.flatMap((a) => a.partitions)) stores.set(p, await deps.openStore(p))
+          // In parallel: in distributed mode each store restores its partition from the changelog.
+          const partitions = assigned.flatMap((a) => a.partitions)
+          const opened = await Promise.all(partitions.map((p) => deps.openStore(p)))
+          partitions.forEach((p, i) => stores.set(p, opened[i]))
         },
         onRevoke: async (revoked) => {
           for (const p of revoked.flatMap((a) => a.partitions)) {

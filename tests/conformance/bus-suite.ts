@@ -1,6 +1,6 @@
 // The Bus contract, run against every adapter (local RocksDB log; Kafka against a real broker).
 import type { Test } from 'tap'
-import type { Batch, Bus } from '../../bus/types.ts'
+import type { Batch, Bus, ConsumedRecord } from '../../bus/types.ts'
 import { eventually } from '../helpers/server.ts'
 
 export interface BusFixture { bus: Bus; /** A second bus over the same durable log (after a restart, or another node). */ reopen(): Promise<Bus>; close(): Promise<void> }
@@ -135,5 +135,57 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     await new Promise((r) => setTimeout(r, 200))
     t.equal(seen.size, total)
     t.ok([...seen.values()].every((n) => n === 1), 'each once')
+  })
+
+  t.test(`${name}: readPartition reads each partition from its beginning to its end, in order, outside any group`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const topic = unique()
+    await f.bus.ensureTopics({ [topic]: { partitions: 3 } })
+    const published = Array.from({ length: 60 }, (_, i) => rec(`k${i % 6}`, String(i)))
+    await f.bus.publish(topic, published.slice(0, 30))
+    await f.bus.publish(topic, published.slice(30))
+    const byPartition: ConsumedRecord[][] = []
+    for (let p = 0; p < 3; p++) {
+      const records: ConsumedRecord[] = []
+      await f.bus.readPartition(topic, p, async (page) => void records.push(...page))
+      byPartition.push(records)
+    }
+    const all = byPartition.flat()
+    t.same(all.map((r) => r.value.toString()).sort(), published.map((r) => r.value.toString()).sort(), 'every record once')
+    for (const records of byPartition) {
+      const offsets = records.map((r) => BigInt(r.offset))
+      t.ok(offsets.every((o, i) => i === 0 || o > offsets[i - 1]), 'offsets increase')
+    }
+    for (let k = 0; k < 6; k++) {
+      const holders = byPartition.filter((records) => records.some((r) => r.key === `k${k}`))
+      t.equal(holders.length, 1, `key k${k} is on one partition`)
+      const values = holders[0].filter((r) => r.key === `k${k}`).map((r) => Number(r.value.toString()))
+      t.same(values, values.slice().sort((a, b) => a - b), `key k${k} in publish order`)
+    }
+    const empty = unique()
+    await f.bus.ensureTopics({ [empty]: { partitions: 2 } })
+    let calls = 0
+    await f.bus.readPartition(empty, 1, async () => void calls++)
+    t.equal(calls, 0, 'an empty partition resolves at once with nothing')
+  })
+
+  t.test(`${name}: an empty value on a compacted topic is delivered as an empty value (tombstone)`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const topic = unique()
+    await f.bus.ensureTopics({ [topic]: { partitions: 1, compacted: true } })
+    await f.bus.publish(topic, [rec('doc', 'v1')])
+    await f.bus.publish(topic, [{ key: 'doc', value: Buffer.alloc(0) }])
+    const read: ConsumedRecord[] = []
+    await f.bus.readPartition(topic, 0, async (page) => void read.push(...page))
+    const last = read.filter((r) => r.key === 'doc').at(-1)
+    t.ok(Buffer.isBuffer(last?.value), 'a Buffer')
+    t.equal(last?.value.length, 0, 'empty')
+    const consumed: ConsumedRecord[] = []
+    const sub = await f.bus.subscribe({ group: unique(), topics: [topic], handler: async (b) => void consumed.push(...b.records) })
+    t.teardown(() => sub.stop())
+    await eventually(async () => (consumed.some((r) => r.value.length === 0) ? true : undefined), 30_000)
+    t.equal(consumed.at(-1)?.key, 'doc')
   })
 }

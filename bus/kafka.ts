@@ -1,0 +1,129 @@
+// The Bus on Apache Kafka (kafkajs). Only bus/kafka* import kafkajs. Partitioning is kafkajs'
+// Java-compatible murmur2 (DefaultPartitioner), so other Kafka clients place keys the same way,
+// and two topics with the same partition count put a key on the same partition number (the
+// dedup changelog relies on it). Publishing: kafka-publisher.ts; consumer groups:
+// kafka-subscriber.ts; readPartition: kafka-reader.ts.
+import type { Logger } from 'pino'
+import { Kafka, logLevel, type Admin, type ITopicConfig, type logCreator } from 'kafkajs'
+import { SluiceError } from '../core/errors.ts'
+import { withRetry } from '../core/retry.ts'
+import type { Bus, Subscription, TopicSpec } from './types.ts'
+import { createKafkaPublisher } from './kafka-publisher.ts'
+import { subscribeKafka } from './kafka-subscriber.ts'
+import { readKafkaPartition } from './kafka-reader.ts'
+
+export interface KafkaBusConfig {
+  brokers: string[]
+  clientId: string
+  /** How long a publish may wait for acks=all before it rejects with LOG_UNAVAILABLE (ingest answers 503). */
+  publishTimeoutMs?: number
+  /** A consumer that stops heartbeating for this long loses its partitions to the rest of its group. */
+  sessionTimeoutMs?: number
+  partitionsConsumedConcurrently?: number
+  maxBatchRecords?: number
+}
+
+// Tombstones on compacted topics are kept (Kafka's default drops them a day after cleaning), so the
+// last record of a partition always exists and readPartition knows where the end is. A deleted key
+// costs one empty record; the control plane and the dedup changelog (no deletes) stay small.
+const KEEP_TOMBSTONES_MS = String(100 * 365 * 24 * 3600 * 1000)
+
+export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promise<Bus> {
+  const kafka = new Kafka({
+    clientId: config.clientId,
+    brokers: config.brokers,
+    connectionTimeout: 1000,
+    requestTimeout: 10_000,
+    logLevel: logLevel.INFO,
+    logCreator: pinoLogCreator(log),
+  })
+  const admin = kafka.admin()
+  try {
+    await admin.connect()
+  } catch (err) {
+    throw new SluiceError('LOG_UNAVAILABLE', `cannot reach Kafka at ${config.brokers.join(',')}`, { cause: err })
+  }
+  const publisher = createKafkaPublisher(kafka, { timeoutMs: config.publishTimeoutMs ?? 1000 }, log)
+  await publisher.connect().catch(async (err) => {
+    await admin.disconnect().catch(() => {})
+    throw err
+  })
+  const subscriberConfig = {
+    sessionTimeoutMs: config.sessionTimeoutMs ?? 30_000,
+    partitionsConsumedConcurrently: config.partitionsConsumedConcurrently ?? 8,
+    maxBatchRecords: config.maxBatchRecords ?? 500,
+  }
+  const ensured = new Set<string>()
+  const subscriptions = new Set<Subscription>()
+
+  async function ensureTopics(specs: Record<string, TopicSpec>): Promise<void> {
+    const wanted = Object.entries(specs).filter(([topic]) => !ensured.has(topic))
+    if (wanted.length === 0) return
+    try {
+      const existing = new Set(await admin.listTopics())
+      const missing = wanted.filter(([topic]) => !existing.has(topic))
+      // waitForLeaders: false — on a multi-broker cluster, kafkajs asks brokers that have not heard of
+      // the topic yet and fails; leaders are awaited below instead. Another node creating the same
+      // topic at once is fine: kafkajs treats "already exists" as done.
+      if (missing.length > 0) await admin.createTopics({ waitForLeaders: false, topics: missing.map(([topic, spec]) => topicConfig(topic, spec)) })
+      await withRetry(() => checkLeaders(admin, wanted, log), { policy: { retries: 40, initialDelayMs: 50, maxDelayMs: 500, factor: 1.5, jitter: 0.1 } })
+    } catch (err) {
+      throw new SluiceError('LOG_UNAVAILABLE', `could not create Kafka topics ${wanted.map(([t]) => t).join(', ')}`, { cause: err })
+    }
+    for (const [topic] of wanted) ensured.add(topic)
+  }
+
+  return {
+    ensureTopics,
+    publish: (topic, records) => publisher.publish(topic, records),
+    async subscribe(options) {
+      const subscription = await subscribeKafka(kafka, options, subscriberConfig, log)
+      const tracked: Subscription = {
+        async stop() {
+          await subscription.stop()
+          subscriptions.delete(tracked)
+        },
+      }
+      subscriptions.add(tracked)
+      return tracked
+    },
+    readPartition: (topic, partition, onRecords) => readKafkaPartition(kafka, admin, config.clientId, topic, partition, onRecords),
+    async close() {
+      await Promise.all([...subscriptions].map((s) => s.stop()))
+      await publisher.close()
+      await admin.disconnect().catch(() => {})
+    },
+  }
+}
+
+function topicConfig(topic: string, spec: TopicSpec): ITopicConfig {
+  const entries: Array<{ name: string; value: string }> = []
+  if (spec.compacted) {
+    entries.push({ name: 'cleanup.policy', value: spec.retentionMs === undefined ? 'compact' : 'compact,delete' })
+    entries.push({ name: 'delete.retention.ms', value: KEEP_TOMBSTONES_MS })
+  }
+  if (spec.retentionMs !== undefined) entries.push({ name: 'retention.ms', value: String(spec.retentionMs) })
+  return { topic, numPartitions: spec.partitions, configEntries: entries }
+}
+
+/** Resolves once every wanted topic has a leader for each partition; throws (to be retried) until then. */
+async function checkLeaders(admin: Admin, wanted: Array<[string, TopicSpec]>, log: Logger): Promise<void> {
+  const { topics } = await admin.fetchTopicMetadata({ topics: wanted.map(([topic]) => topic) })
+  for (const [topic, spec] of wanted) {
+    const metadata = topics.find((t) => t.name === topic)
+    if (!metadata || metadata.partitions.some((p) => p.leader < 0)) throw new Error(`topic ${topic} has no leader yet`)
+    // An existing topic keeps its partition count: changing it would move keys between partitions.
+    if (metadata.partitions.length !== spec.partitions) log.warn({ topic, partitions: metadata.partitions.length, configured: spec.partitions }, 'Kafka topic exists with another partition count; keeping it')
+  }
+}
+
+/** kafkajs logs through pino. Its INFO is per-join chatter (debug here); its errors are mostly retried or surfaced by the Bus. */
+function pinoLogCreator(log: Logger): logCreator {
+  return () => ({ namespace, level, log: entry }) => {
+    const { message, timestamp: _, ...fields } = entry
+    // Expected: the publisher bounds producer retries on purpose (see kafka-publisher.ts).
+    if (message.startsWith('Limiting retries for the idempotent producer')) return
+    const method = level <= logLevel.WARN ? 'warn' : 'debug'
+    log[method]({ kafkajs: namespace, ...fields }, message)
+  }
+}
