@@ -23,7 +23,7 @@ import type { SluiceFunction } from '../client/function.ts'
 import { createIngest } from '../ingest/index.ts'
 import { createApi } from '../api/index.ts'
 import { dashboardRoutes } from '../api/dashboard.ts'
-import type { RoutePlugin } from '../api/http.ts'
+import { createHttpServer, type RoutePlugin } from '../api/http.ts'
 import { createFunctionParts } from './parts-functions.ts'
 import { createWebhookParts } from './parts-webhooks.ts'
 import type { Config } from './config.ts'
@@ -97,4 +97,23 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     http.push(dashboardRoutes)
   }
   return { stages, http }
+}
+
+export interface Running { url: string; routes: string[]; stop(): Promise<void> }
+
+/** Starts the stages, then HTTP; stops HTTP, the stages in reverse, then `closeAdapters`. */
+export async function run(config: Config, log: Logger, parts: { stages: Stage[]; http: RoutePlugin[] }, upFields: object, closeAdapters: () => Promise<void>): Promise<Running> {
+  const http = createHttpServer({ host: config.host, port: config.port, trustProxy: config.trustProxy.length ? config.trustProxy : false }, log, parts.http)
+  for (const stage of parts.stages) await stage.start()
+  const url = await http.start()
+  log.info({ url, ...upFields }, 'sluice is up')
+  return {
+    url,
+    routes: http.routes(),
+    async stop() {
+      await http.stop()
+      for (const stage of [...parts.stages].reverse()) await stage.stop()
+      await closeAdapters()
+    },
+  }
 }

@@ -16,11 +16,9 @@ import { createTopicControlStore } from '../control/topic.ts'
 import { createClickHouseStores } from '../store/clickhouse.ts'
 import { openChangelogDedupStore } from '../dedup/changelog.ts'
 import { createRocksRunnerState } from '../runner/rocksdb.ts'
-import { createHttpServer } from '../api/http.ts'
 import type { SluiceFunction } from '../client/function.ts'
-import { compose, ROLES, type Adapters, type Role } from './compose.ts'
+import { compose, run, ROLES, type Adapters, type Role, type Running } from './compose.ts'
 import type { Config } from './config.ts'
-import type { Running } from './embedded.ts'
 
 const NEEDS_STORE: Role[] = ['sink', 'api', 'transformer']
 
@@ -55,23 +53,13 @@ export async function startDistributed(config: Config, log: Logger, options: { f
     openDedupStore: (partition) => openChangelogDedupStore({ rocks, bus, topic: topics.dedupChangelog, partition, windowMs: config.dedupWindowMs, log }),
     openRunnerState: async (scope) => createRocksRunnerState(rocks, scope),
   }
-  const { stages, http: routes } = compose(adapters, config, log, { roles, functions: options.functions ?? [], functionScope: { kind: 'served-apps' } })
-  const http = createHttpServer({ host: config.host, port: config.port, trustProxy: config.trustProxy.length ? config.trustProxy : false }, log, routes)
-  for (const stage of stages) await stage.start()
-  const url = await http.start()
-  log.info({ url, roles: [...roles], kafka: config.kafkaBrokers, clickhouse: config.clickhouseUrl ?? null }, 'sluice is up')
-  return {
-    url,
-    routes: http.routes(),
-    async stop() {
-      await http.stop()
-      for (const stage of [...stages].reverse()) await stage.stop()
-      await control.close()
-      await bus.close()
-      await clickhouse?.close()
-      await rocks.close()
-    },
-  }
+  const parts = compose(adapters, config, log, { roles, functions: options.functions ?? [], functionScope: { kind: 'served-apps' } })
+  return run(config, log, parts, { roles: [...roles], kafka: config.kafkaBrokers, clickhouse: config.clickhouseUrl ?? null }, async () => {
+    await control.close()
+    await bus.close()
+    await clickhouse?.close()
+    await rocks.close()
+  })
 }
 
 /** Stands in for a store on a node whose roles never read or write it (checked above). */

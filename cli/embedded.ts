@@ -12,12 +12,11 @@ import { createRocksRunStore } from '../store/runs-rocksdb.ts'
 import { createRocksRequestStore } from '../store/requests-rocksdb.ts'
 import { createRocksDedupStore } from '../dedup/rocksdb.ts'
 import { createRocksRunnerState } from '../runner/rocksdb.ts'
-import { createHttpServer } from '../api/http.ts'
 import type { SluiceFunction } from '../client/function.ts'
-import { compose, ROLES, type Adapters } from './compose.ts'
+import { compose, run, ROLES, type Adapters, type Running } from './compose.ts'
 import type { Config } from './config.ts'
 
-export interface Running { url: string; routes: string[]; stop(): Promise<void> }
+export type { Running }
 
 /** `functions`: served besides those of `config.functionsFile` (startRunner passes them in code). */
 export async function startEmbedded(config: Config, log: Logger, options: { functions?: SluiceFunction[] } = {}): Promise<Running> {
@@ -41,21 +40,10 @@ export async function startEmbedded(config: Config, log: Logger, options: { func
     openRunnerState: async (scope: string) => createRocksRunnerState(rocks, scope),
   }
   // This process is the only one serving functions: the registry is exactly what it serves.
-  const { stages, http: routes } = compose(adapters, config, log, { roles: new Set(ROLES), functions: options.functions ?? [], functionScope: { kind: 'all' } })
-  const http = createHttpServer({ host: config.host, port: config.port, trustProxy: config.trustProxy.length ? config.trustProxy : false }, log, routes)
-
-  for (const stage of stages) await stage.start()
-  const url = await http.start()
-  log.info({ url, dataDir: config.dataDir, mode: config.mode }, 'sluice is up')
-  return {
-    url,
-    routes: http.routes(),
-    async stop() {
-      await http.stop()
-      for (const stage of [...stages].reverse()) await stage.stop()
-      await bus.close()
-      for (const store of [adapters.events, adapters.runs, adapters.requests, adapters.control]) await store.close()
-      await rocks.close()
-    },
-  }
+  const parts = compose(adapters, config, log, { roles: new Set(ROLES), functions: options.functions ?? [], functionScope: { kind: 'all' } })
+  return run(config, log, parts, { dataDir: config.dataDir, mode: config.mode }, async () => {
+    await bus.close()
+    for (const store of [adapters.events, adapters.runs, adapters.requests, adapters.control]) await store.close()
+    await rocks.close()
+  })
 }

@@ -2,7 +2,8 @@
 // triggers in its environment, on that function's own output (topic). Run IDs derive from
 // (event, function), so a redelivered event re-publishes the same runs, which the runner drops.
 import type { Logger } from 'pino'
-import type { Bus, Subscription } from '../bus/types.ts'
+import type { Bus } from '../bus/types.ts'
+import { createConsumerStage } from '../bus/consumer-stage.ts'
 import type { Output } from '../bus/output.ts'
 import type { Codec } from '../bus/codec.ts'
 import type { EventRecord } from '../core/event.ts'
@@ -22,7 +23,6 @@ export interface RouterDeps {
 export interface RouterConfig { inputTopic: string; group: string; maxBatchRecords: number }
 
 export function createRouter(deps: RouterDeps, config: RouterConfig) {
-  let subscription: Subscription | undefined
 
   async function route(events: EventRecord[]): Promise<void> {
     const index = deps.triggerIndex()
@@ -41,17 +41,5 @@ export function createRouter(deps: RouterDeps, config: RouterConfig) {
     await Promise.all([...[...perFunction.values()].map(({ fn, records }) => deps.outputs.functionRuns(fn).publish(records)), deps.outputs.runs.publish(queued)])
   }
 
-  return {
-    async start() {
-      subscription = await deps.bus.subscribe({
-        group: config.group,
-        topics: [config.inputTopic],
-        maxBatchRecords: config.maxBatchRecords,
-        handler: (batch) => route(batch.records.map((r) => deps.codec.decode(r.value))),
-      })
-    },
-    async stop() {
-      await subscription?.stop()
-    },
-  }
+  return createConsumerStage(deps.bus, deps.codec, { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords }, route)
 }

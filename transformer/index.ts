@@ -4,7 +4,8 @@
 // the request store; failures become dead letters there, never lost. See ARCHITECTURE.md.
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
-import type { Bus, Subscription } from '../bus/types.ts'
+import type { Bus } from '../bus/types.ts'
+import { createConsumerStage } from '../bus/consumer-stage.ts'
 import type { Codec } from '../bus/codec.ts'
 import type { Output } from '../bus/output.ts'
 import type { EventInput, EventLimits, EventRecord } from '../core/event.ts'
@@ -38,7 +39,6 @@ type Delivery =
   | { kind: 'drop'; reason: string }
 
 export function createTransformer(deps: TransformerDeps, config: TransformerConfig) {
-  let subscription: Subscription | undefined
 
   /** A branch-group webhook's environment comes from the request; none or unknown → unrouted. */
   function routeEnv(webhook: WebhookDoc, raw: RawWebhookRequest): string | undefined {
@@ -104,19 +104,7 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
     await deps.requests.record(records)
   }
 
-  return {
-    async start() {
-      subscription = await deps.bus.subscribe({
-        group: config.group,
-        topics: [config.inputTopic],
-        maxBatchRecords: config.maxBatchRecords,
-        handler: (batch) => handle(batch.records.map((r) => deps.codec.decode(r.value))),
-      })
-    },
-    async stop() {
-      await subscription?.stop()
-    },
-  }
+  return createConsumerStage(deps.bus, deps.codec, { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords }, handle)
 }
 
 /**
