@@ -95,9 +95,9 @@ export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS
 }
 
 /** Where the CLI's control commands find the server. */
-export function apiTarget(flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): { url: string; signingKey?: string } {
+export function apiTarget(flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): { url: string; signingKey?: string; eventKey?: string } {
   const url = (flags.url as string | undefined) ?? env.SLUICE_URL ?? `http://127.0.0.1:${env.SLUICE_PORT ?? 8288}`
-  return { url, signingKey: (flags.signingKey as string | undefined) ?? env.SLUICE_SIGNING_KEY }
+  return { url, signingKey: (flags.signingKey as string | undefined) ?? env.SLUICE_SIGNING_KEY, eventKey: env.SERVICE_EVENT_KEY }
 }
 
 function list(v: string): string[] {

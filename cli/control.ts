@@ -28,7 +28,7 @@ export async function controlCommand(command: string, args: string[]): Promise<n
         process.stderr.write('sluice send: the argument must be a JSON event, e.g. \'{"name":"app/user.created","data":{}}\'\n')
         return 2
       }
-      return call('POST', `/e/${encodeURIComponent(values.key ?? process.env.SERVICE_EVENT_KEY ?? 'dev')}`, event, values.env ? { 'x-service-env': values.env } : {})
+      return call('POST', `/e/${encodeURIComponent(values.key ?? target.eventKey ?? 'dev')}`, event, values.env ? { 'x-service-env': values.env } : {})
     }
     default:
       process.stderr.write(`sluice ${command}: unknown subcommand "${verb ?? ''}" (see sluice help)\n`)

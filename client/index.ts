@@ -1,6 +1,7 @@
 // The client library: `import { Client } from 'sluice/client'`.
 import { defaultRetryPolicy, type RetryPolicy } from '../core/retry.ts'
 import { sendEvents, type SendEvent } from './send.ts'
+import { clientEnv } from './env.ts'
 import { defineFunction, type FunctionHandler, type FunctionOptions, type FunctionTrigger, type SluiceFunction } from './function.ts'
 
 export { NonRetriableError, SluiceRequestError } from './errors.ts'
@@ -32,9 +33,10 @@ export class Client {
   constructor(options: ClientOptions) {
     if (!options || typeof options.id !== 'string' || options.id === '') throw new TypeError('new Client({ id }): id must be a non-empty string')
     this.id = options.id
-    this.eventKey = options.eventKey ?? process.env.SERVICE_EVENT_KEY
-    this.baseUrl = options.baseUrl ?? process.env.SERVICE_BASE_URL ?? 'http://127.0.0.1:8288'
-    this.env = options.env ?? process.env.SERVICE_ENV
+    const env = clientEnv()
+    this.eventKey = options.eventKey ?? env.eventKey
+    this.baseUrl = options.baseUrl ?? env.baseUrl ?? 'http://127.0.0.1:8288'
+    this.env = options.env ?? env.env
     this.retry = { ...defaultRetryPolicy, ...options.retry }
     this.fetchImpl = options.fetch
   }
