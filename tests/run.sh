@@ -9,4 +9,15 @@ npx tsc --noEmit
 npx madge --circular --extensions ts --ts-config tsconfig.json core bus ingest dedup transformer router runner store control api client cli
 node tests/infra/up.ts
 trap 'node tests/infra/down.ts' EXIT
-npx tap "$@"
+log="$(mktemp)"
+set +e
+npx tap "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# A plain closing line for CI: tap's summary is "# { total: N, pass: N, fail: N }".
+summary=$(grep -a -E '^# \{ total: [0-9]+' "$log" | tail -n 1)
+pass=$(sed -E 's/.*pass: ([0-9]+).*/\1/' <<<"$summary")
+fail=$(grep -q 'fail:' <<<"$summary" && sed -E 's/.*fail: ([0-9]+).*/\1/' <<<"$summary" || echo 0)
+rm -f "$log"
+echo "tests: ${pass:-0} passed, ${fail:-0} failed"
+exit "$status"
