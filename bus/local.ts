@@ -9,7 +9,15 @@ import { withRetry, sleep } from '../core/retry.ts'
 import type { Batch, Bus, BusRecord, ConsumedRecord, SubscribeOptions, Subscription, TopicPartitions, TopicSpec } from './types.ts'
 import { partitionOf } from './partition.ts'
 
-export interface LocalBusConfig { maxBatchRecords: number; retentionCheckMs: number }
+export interface LocalBusConfig {
+  maxBatchRecords: number
+  retentionCheckMs: number
+  /**
+   * How long a caught-up consumer lets records gather after it is woken (Kafka's fetch.max.wait):
+   * under load, a few ms turn many one-record batches — each a read and an offset write — into few.
+   */
+  lingerMs?: number
+}
 
 interface TopicState { spec: TopicSpec; heads: number[]; durable: number[]; waiters: Array<Array<() => void>> }
 
@@ -120,6 +128,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
             state.waiters[partition].push(wake)
             abort.signal.addEventListener('abort', () => wake(), { once: true })
           })
+          if (config.lingerMs) await sleep(config.lingerMs, abort.signal)
           continue
         }
         const records = await read(topic, partition, next, end)

@@ -22,7 +22,7 @@ export type { Running }
 export async function startEmbedded(config: Config, log: Logger, options: { functions?: SluiceFunction[] } = {}): Promise<Running> {
   await mkdir(config.dataDir, { recursive: true })
   const rocks = await openRocks(join(config.dataDir, 'db'))
-  const bus = createLocalBus(rocks, log.child({ component: 'bus' }), { maxBatchRecords: 1000, retentionCheckMs: 30_000 })
+  const bus = createLocalBus(rocks, log.child({ component: 'bus' }), { maxBatchRecords: 1000, retentionCheckMs: 30_000, lingerMs: 2 })
   const topics = topicNames(config.topicPrefix)
   const partitions = { partitions: config.partitions }
   await bus.ensureTopics({ [topics.raw]: partitions, [topics.incoming]: partitions, [topics.events]: partitions, [topics.duplicates]: partitions, [topics.runs]: partitions })
