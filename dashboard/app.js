@@ -26,7 +26,7 @@ async function api(method, path, body) {
   return payload
 }
 
-function show(...nodes) { view.replaceChildren(...nodes) }
+function show(...nodes) { view.replaceChildren(...nodes.filter((n) => n !== null && n !== undefined)) }
 async function guarded(fn) {
   try { await fn() } catch (err) { view.prepend(message(err.message)) }
 }

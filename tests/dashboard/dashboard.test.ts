@@ -38,6 +38,7 @@ t.test('"Send event" posts to the Dev Server and the event shows in the events l
   await page.waitForSelector('#event-detail pre')
   const detail = JSON.parse((await page.textContent('#event-detail pre'))!)
   t.match(detail, { internal_id: id, name: 'dash/sent', data: { from: 'browser' } })
+  t.notMatch(await page.textContent('#view'), /null|undefined/, 'no stray null or undefined text on the page')
   t.same(scriptErrors.get(page), [], 'no script errors on the page')
 })
 
