@@ -34,7 +34,12 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     /** Every route served, as `METHOD /path/:param` (the OpenAPI test compares them with the document). */
     routes: () => [...routes],
     async start(): Promise<string> {
-      await app.listen({ host: config.host, port: config.port })
+      try {
+        await app.listen({ host: config.host, port: config.port })
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'EADDRINUSE') throw err
+        throw new SluiceError('CONFIG_INVALID', `port (--port / SLUICE_PORT): ${config.host}:${config.port} is in use; stop the other process or pick another port`, { cause: err })
+      }
       const address = app.server.address()
       const port = typeof address === 'object' && address ? address.port : config.port
       return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`

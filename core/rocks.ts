@@ -3,6 +3,7 @@
 // One RocksDB per data dir; every adapter owns a key prefix, so a write batch is atomic
 // across them and there is a single WAL to recover.
 import RocksDB from 'rocksdb-native'
+import { SluiceError } from './errors.ts'
 
 export type WriteOp =
   | { type: 'put'; key: string; value: Buffer | string }
@@ -39,7 +40,13 @@ interface NativeDb {
 export async function openRocks(path: string): Promise<Rocks> {
   const Native = RocksDB as unknown as new (path: string, opts?: object) => NativeDb
   const db = new Native(path)
-  await db.ready()
+  try {
+    await db.ready()
+  } catch (err) {
+    // RocksDB's own words ("While lock file: …/LOCK: Resource temporarily unavailable") do not say what to do.
+    if (/LOCK/.test((err as Error).message)) throw new SluiceError('CONFIG_INVALID', `dataDir (--data-dir / SLUICE_DATA_DIR): ${path} is in use by another Sluice process`, { cause: err })
+    throw err
+  }
   return {
     get(key) {
       const batch = db.read({ capacity: 1, autoDestroy: true })

@@ -55,3 +55,13 @@ t.test('an unreachable server is reported with a hint', async (t) => {
   t.equal(r.code, 1)
   t.match(r.stderr, /cannot reach Sluice at http:\/\/127.0.0.1:1/)
 })
+
+t.test('a busy port or data dir is refused with the flag to change', async (t) => {
+  const port = new URL(server.url).port
+  const busyPort = await sluice(['dev', '--port', port, '--data-dir', await tempDir()], env)
+  t.equal(busyPort.code, 1)
+  t.match(busyPort.stderr, new RegExp(`CONFIG_INVALID: port \\(--port / SLUICE_PORT\\): 127.0.0.1:${port} is in use`))
+  const busyDir = await sluice(['dev', '--port', '0', '--data-dir', dataDir], env)
+  t.equal(busyDir.code, 1)
+  t.match(busyDir.stderr, /CONFIG_INVALID: dataDir \(--data-dir \/ SLUICE_DATA_DIR\): .* is in use by another Sluice process/)
+})
