@@ -17,6 +17,15 @@ export function dedupStoreSuite(t: Test, name: string, open: (windowMs: number) 
     t.same(await f.store.lookup([{ env: 'production', id: 'a', receivedAt: now + 60_000 }]), [null], 'window is over')
   })
 
+  t.test(`${name}: an id first seen just after a bucket boundary is found from just before it (ingest clock skew)`, async (t) => {
+    const f = await open(600_000)
+    t.teardown(() => f.close())
+    const boundary = 1_800_000_000_000 - (1_800_000_000_000 % 600_000) + 600_000
+    await f.store.markSeen([{ env: 'e', id: 'skew', receivedAt: boundary + 100, internalId: 'LATER-NODE' }])
+    t.same(await f.store.lookup([{ env: 'e', id: 'skew', receivedAt: boundary - 100 }]), ['LATER-NODE'])
+    t.same(await f.store.lookup([{ env: 'e', id: 'skew', receivedAt: boundary + 300_000 }]), ['LATER-NODE'], 'and from later in its own bucket')
+  })
+
   t.test(`${name}: expiry drops whole old buckets and keeps recent keys`, async (t) => {
     const f = await open(1000)
     t.teardown(() => f.close())
