@@ -68,7 +68,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   const stages: Stage[] = [{ start: async () => {}, stop: () => webhooks.close() }]
   const http: RoutePlugin[] = []
   if (roles.has('sink')) {
-    stages.push(createStoreSink({ bus, codec: codecs.stored, store: adapters.events, log }, { group: 'store-sink', topics: [topics.events, topics.duplicates], maxBatchRecords: 5000 }))
+    stages.push(createStoreSink({ bus, codec: codecs.stored, store: adapters.events }, { group: 'store-sink', topics: [topics.events, topics.duplicates], maxBatchRecords: 5000 }))
     stages.push(functions.runSink)
   }
   if (roles.has('dedup')) {

@@ -23,6 +23,24 @@ export interface StoredEvent extends EventRecord {
 
 export interface EventInput { name: string; data: Record<string, unknown>; id?: string; ts?: number }
 
+/**
+ * Accepted inputs as records on `incoming`. The dedup key is the caller's `id`, else the
+ * matching `dedupIds` entry (the internal ID unless a producer keeps keys stable across attempts).
+ */
+export function toEventRecords(events: EventInput[], at: { internalIds: string[]; dedupIds?: string[]; env: string; receivedAt: number; source: EventSource }): EventRecord[] {
+  const dedupIds = at.dedupIds ?? at.internalIds
+  return events.map((e, i) => ({
+    internalId: at.internalIds[i],
+    id: e.id ?? dedupIds[i],
+    name: e.name,
+    data: e.data,
+    ts: e.ts ?? at.receivedAt,
+    env: at.env,
+    receivedAt: at.receivedAt,
+    source: at.source,
+  }))
+}
+
 export interface EventLimits { maxEvents: number; maxJsonDepth: number; maxNameLength: number; maxIdLength: number }
 
 export const RESERVED_PREFIX = 'sluice/'

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { Output } from '../bus/output.ts'
 import { SluiceError } from '../core/errors.ts'
-import { validateEventBody, type EventLimits, type EventRecord } from '../core/event.ts'
+import { toEventRecords, validateEventBody, type EventLimits, type EventRecord } from '../core/event.ts'
 import { newUlid, seededUlids } from '../core/ids.ts'
 import type { Envs } from '../control/envs.ts'
 import type { Keys } from '../control/keys.ts'
@@ -44,16 +44,7 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
     const seed = headerValue(request.headers['x-service-event-id-seed'])
     const receivedAt = Date.now()
     const ids = seed ? seededUlids(seed, validation.events.length) : validation.events.map(() => newUlid(receivedAt))
-    const records: EventRecord[] = validation.events.map((e, i) => ({
-      internalId: ids[i],
-      id: e.id ?? ids[i],
-      name: e.name,
-      data: e.data,
-      ts: e.ts ?? receivedAt,
-      env: env.name,
-      receivedAt,
-      source: keyId ? { kind: 'api', keyId } : { kind: 'api' },
-    }))
+    const records = toEventRecords(validation.events, { internalIds: ids, env: env.name, receivedAt, source: keyId ? { kind: 'api', keyId } : { kind: 'api' } })
     try {
       await deps.outputs.incoming.publish(records)
     } catch (err) {

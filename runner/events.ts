@@ -1,6 +1,6 @@
 // Events in and out of a run: the triggering event as handlers see it, the events a step
 // sends (deterministic IDs, validated like the Event API), and `sluice/function.failed`.
-import { eventProblem, jsonDepth, RESERVED_PREFIX, type EventLimits, type EventRecord } from '../core/event.ts'
+import { RESERVED_PREFIX, toEventRecords, validateEventBody, type EventLimits, type EventRecord } from '../core/event.ts'
 import type { SendEvent } from '../client/send.ts'
 import type { FunctionEvent } from '../client/function.ts'
 import { NonRetriableError } from '../client/errors.ts'
@@ -18,24 +18,11 @@ export function functionEvent(e: EventRecord): FunctionEvent {
 /** A bad event never becomes valid on retry: the step fails the run at once. */
 export function sentEvents(record: RunRecord, stepId: string, events: SendEvent[], limits: SendLimits, nowMs: number): EventRecord[] {
   const where = `step.sendEvent("${stepId}")`
-  if (events.length === 0) throw new NonRetriableError(`${where}: give at least one event`)
-  if (events.length > limits.maxEvents) throw new NonRetriableError(`${where}: ${events.length} events, the limit is ${limits.maxEvents}`)
-  if (jsonDepth(events) > limits.maxJsonDepth) throw new NonRetriableError(`${where}: events nest deeper than ${limits.maxJsonDepth} levels`)
-  events.forEach((event, i) => {
-    const problem = eventProblem(event, limits)
-    if (problem) throw new NonRetriableError(`${where}: events[${i}]${problem}`)
-  })
-  const ids = sentEventIds(record.runId, stepId, events.length)
-  return events.map((e, i) => ({
-    internalId: ids[i],
-    id: e.id ?? ids[i],
-    name: e.name,
-    data: e.data,
-    ts: e.ts ?? nowMs,
-    env: record.env,
-    receivedAt: nowMs,
-    source: { kind: 'function', functionId: record.functionId, runId: record.runId, stepId },
-  }))
+  // The Event API's own checks, so a sent event is valid exactly when a posted one would be.
+  const validation = validateEventBody(events, limits)
+  if (!validation.ok) throw new NonRetriableError(`${where}: ${validation.message}`)
+  const internalIds = sentEventIds(record.runId, stepId, events.length)
+  return toEventRecords(validation.events, { internalIds, env: record.env, receivedAt: nowMs, source: { kind: 'function', functionId: record.functionId, runId: record.runId, stepId } })
 }
 
 /** The notice of a finally failed run; none for runs of a failure handler, so failures cannot loop. */

@@ -8,7 +8,7 @@ import type { Bus } from '../bus/types.ts'
 import { createConsumerStage } from '../bus/consumer-stage.ts'
 import type { Codec } from '../bus/codec.ts'
 import type { Output } from '../bus/output.ts'
-import type { EventInput, EventLimits, EventRecord } from '../core/event.ts'
+import { toEventRecords, type EventInput, type EventLimits, type EventRecord } from '../core/event.ts'
 import { seededUlids } from '../core/ids.ts'
 import { headerOf, rawBodyText, type RawWebhookRequest } from '../core/raw-request.ts'
 import type { Envs } from '../control/envs.ts'
@@ -116,14 +116,5 @@ export function toRecords(raw: RawWebhookRequest, env: string, events: EventInpu
   const seed = (attempt: number) => `${raw.receivedAt},${createHash('sha256').update(`${raw.requestId}:${attempt}`).digest().subarray(0, 10).toString('base64')}`
   const internalIds = seededUlids(seed(raw.attempt), events.length)
   const dedupIds = raw.attempt === 1 ? internalIds : seededUlids(seed(1), events.length)
-  return events.map((e, i) => ({
-    internalId: internalIds[i],
-    id: e.id ?? dedupIds[i],
-    name: e.name,
-    data: e.data,
-    ts: e.ts ?? raw.receivedAt,
-    env,
-    receivedAt: raw.receivedAt,
-    source: { kind: 'webhook', webhookId: raw.webhookId, requestId: raw.requestId },
-  }))
+  return toEventRecords(events, { internalIds, dedupIds, env, receivedAt: raw.receivedAt, source: { kind: 'webhook', webhookId: raw.webhookId, requestId: raw.requestId } })
 }
