@@ -25,11 +25,12 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
       app.post('/v1/envs', async (request, reply) => {
         const b = body(request)
         reply.code(201)
-        return { data: presentEnv(await deps.envs.create({ name: b.name, branch: b.branch, maxBodyBytes: b.max_body_bytes })) }
+        return { data: presentEnv(await deps.envs.create({ name: b.name, branch: b.branch, maxBodyBytes: b.max_body_bytes, maxEventsPerSecond: b.max_events_per_second })) }
       })
-      app.patch<{ Params: { name: string } }>('/v1/envs/:name', async (request) => ({
-        data: presentEnv(await deps.envs.update(request.params.name, { maxBodyBytes: body(request).max_body_bytes })),
-      }))
+      app.patch<{ Params: { name: string } }>('/v1/envs/:name', async (request) => {
+        const b = body(request)
+        return { data: presentEnv(await deps.envs.update(request.params.name, { maxBodyBytes: b.max_body_bytes, maxEventsPerSecond: b.max_events_per_second })) }
+      })
       app.post<{ Params: { name: string } }>('/v1/envs/:name/archive', async (request) => ({ data: presentEnv(await deps.envs.archive(request.params.name)) }))
 
       app.get('/v1/keys', async () => ({ data: deps.keys.list().map(presentKey), metadata: {} }))

@@ -19,7 +19,7 @@ export function presentEvent(e: StoredEvent) {
 }
 
 export function presentEnv(e: EnvDoc) {
-  return { name: e.name, kind: e.kind, created_at: iso(e.createdAt), archived_at: iso(e.archivedAt), max_body_bytes: e.maxBodyBytes ?? null }
+  return { name: e.name, kind: e.kind, created_at: iso(e.createdAt), archived_at: iso(e.archivedAt), max_body_bytes: e.maxBodyBytes ?? null, max_events_per_second: e.maxEventsPerSecond ?? null }
 }
 
 export function presentKey(k: KeyDoc) {

@@ -26,7 +26,7 @@ export interface AvroCodecConfig {
   topics: Pick<TopicNames, 'incoming' | 'events' | 'duplicates' | 'raw'>
 }
 
-export interface AvroCodecs { event: Codec<EventRecord>; stored: Codec<StoredEvent>; raw: Codec<RawWebhookRequest> }
+export interface AvroCodecs { event: Codec<EventRecord, Buffer>; stored: Codec<StoredEvent, Buffer>; raw: Codec<RawWebhookRequest, Buffer> }
 
 /** The part of @confluentinc/schemaregistry's client the codecs use. */
 export interface SchemaRegistry {
@@ -59,7 +59,7 @@ export async function avroCodec<T>(
   registry: SchemaRegistry | undefined,
   topics: string[],
   log: Logger,
-): Promise<Codec<T>> {
+): Promise<Codec<T, Buffer>> {
   const type = avsc.Type.forSchema(schema as avsc.Schema, { wrapUnions: 'auto' })
   const fingerprint = singleObjectFingerprint(type)
   const header = Buffer.from([...MAGIC_SINGLE_OBJECT, ...fingerprint])
@@ -92,6 +92,7 @@ export async function avroCodec<T>(
   }
 
   return {
+    format: 'avro',
     encode(value) {
       const body = type.toBuffer(toAvro(value))
       if (schemaId === undefined) return Buffer.concat([header, body])

@@ -1,12 +1,16 @@
 // Record codecs. JSON is the default; the Kafka adapter may swap in Avro (bus/avro.ts).
-export interface Codec<T> {
-  encode(value: T): Buffer
+export interface Codec<T, Encoded extends Buffer | string = Buffer | string> {
+  /** A string goes on the bus as its UTF-8 bytes (no intermediate Buffer). */
+  encode(value: T): Encoded
   decode(buffer: Buffer): T
+  /** JSON text is what the embedded stores keep, so a record in this format can be stored as it is. */
+  readonly format: 'json' | 'avro'
 }
 
-export function jsonCodec<T>(): Codec<T> {
+export function jsonCodec<T>(): Codec<T, string> {
   return {
-    encode: (value) => Buffer.from(JSON.stringify(value)),
+    format: 'json',
+    encode: (value) => JSON.stringify(value),
     decode: (buffer) => JSON.parse(buffer.toString('utf8')) as T,
   }
 }

@@ -1,11 +1,18 @@
 // The shape most stages share: one consumer group over some topics, each batch decoded and
 // handed to the stage; resolving commits, throwing redelivers (bus semantics).
-import type { Bus, Subscription } from './types.ts'
+import type { Bus, ConsumedRecord, Subscription } from './types.ts'
 import type { Codec } from './codec.ts'
 
-export interface ConsumerStageConfig { group: string; topics: string[]; maxBatchRecords?: number }
+export interface ConsumerStageConfig {
+  group: string
+  topics: string[]
+  maxBatchRecords?: number
+  /** While true the stage has nothing to do: batches are committed without being decoded. */
+  idle?: () => boolean
+}
 
-export function createConsumerStage<T>(bus: Bus, codec: Codec<T>, config: ConsumerStageConfig, handle: (values: T[]) => Promise<void>) {
+/** `handle` gets the decoded values and, index for index, the records they came from. */
+export function createConsumerStage<T>(bus: Bus, codec: Codec<T>, config: ConsumerStageConfig, handle: (values: T[], records: ConsumedRecord[]) => Promise<void>) {
   let subscription: Subscription | undefined
   return {
     async start() {
@@ -13,7 +20,9 @@ export function createConsumerStage<T>(bus: Bus, codec: Codec<T>, config: Consum
         group: config.group,
         topics: config.topics,
         maxBatchRecords: config.maxBatchRecords,
-        handler: (batch) => handle(batch.records.map((r) => codec.decode(r.value))),
+        handler: async (batch) => {
+          if (!config.idle?.()) await handle(batch.records.map((r) => codec.decode(r.value)), batch.records)
+        },
       })
     },
     async stop() {

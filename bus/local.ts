@@ -1,7 +1,10 @@
 // The embedded log: Kafka's contract (topics, partitions, consumer groups with committed
 // offsets, batch reads, commit-after-handler) on RocksDB in one process.
-// Keys: `L<topic>\0<partition>\0<offset hex16>` records, `O<group>\0<topic>\0<partition>` next offset,
-// `T<topic>` topic spec. Concurrent publishes in one tick share one RocksDB write (group commit).
+// Keys: `L<topic>\0<partition>\0<first offset hex16>` record batches, `O<group>\0<topic>\0<partition>`
+// next offset, `T<topic>` topic spec. As in Kafka, records are stored in batches: what every
+// publish of one event-loop tick sends to a partition is one RocksDB value (group commit), so a
+// 500-event request costs one write and one read per partition, not 500. Offsets still count
+// records; a group commits only at batch ends, so reads always start at one.
 import type { Logger } from 'pino'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { SluiceError } from '../core/errors.ts'
@@ -10,33 +13,49 @@ import type { Batch, Bus, BusRecord, ConsumedRecord, SubscribeOptions, Subscript
 import { partitionOf } from './partition.ts'
 
 export interface LocalBusConfig {
+  /** A soft limit, as Kafka's: a read stops after the record batch that reaches it. */
   maxBatchRecords: number
   retentionCheckMs: number
   /**
    * How long a caught-up consumer lets records gather after it is woken (Kafka's fetch.max.wait):
-   * under load, a few ms turn many one-record batches — each a read and an offset write — into few.
+   * under load, a few ms turn many small batches — each a read and an offset write — into few.
    */
   lingerMs?: number
+  /**
+   * Committed offsets are written at most this often (and on every log write, and on stop), not
+   * once per batch. A crash redelivers what was handled since: delivery is at-least-once anyway.
+   */
+  commitIntervalMs?: number
 }
 
-interface TopicState { spec: TopicSpec; heads: number[]; durable: number[]; waiters: Array<Array<() => void>> }
+/** Per partition, the newest record batches stay in memory too, so consumers that keep up never read RocksDB. */
+const TAIL_BYTES = 4 * 1024 * 1024
+
+interface Written { first: number; count: number; buffer: Buffer }
+interface TopicState { name: string; spec: TopicSpec; heads: number[]; durable: number[]; waiters: Array<Array<() => void>>; tails: Written[][]; tailBytes: number[] }
+/** What one flush writes: per topic and partition, the first offset and the records from it on. */
+type Pending = { batches: Map<TopicState, Map<number, { first: number; records: BusRecord[] }>>; resolve: () => void; reject: (e: unknown) => void; promise: Promise<void> }
 
 const logKey = (topic: string, partition: number, offset: number) => `L${topic}\0${partition}\0${offset.toString(16).padStart(16, '0')}`
+const offsetOf = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
 const offsetKey = (group: string, topic: string, partition: number) => `O${group}\0${topic}\0${partition}`
 
 export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig): Bus {
   const topics = new Map<string, TopicState>()
   const committed = new Map<string, number>() // offsetKey → next offset, for retention
+  const unwritten = new Map<string, number>() // committed offsets not yet in RocksDB
+  let offsetTimer: NodeJS.Timeout | undefined
   const groups = new Set<string>()
-  let pending: { ops: WriteOp[]; ends: Map<TopicState, Map<number, number>>; resolve: () => void; reject: (e: unknown) => void; promise: Promise<void> } | null = null
+  let pending: Pending | null = null
+  let writing = false // one flush at a time: a later batch must never become readable before an earlier one
   let closed = false
   const subscriptions = new Set<Subscription>()
   const retentionTimer = setInterval(() => void truncate().catch((err) => log.warn({ err }, 'log retention failed')), config.retentionCheckMs)
   retentionTimer.unref()
 
   async function lastOffset(topic: string, partition: number): Promise<number> {
-    for await (const { key } of rocks.scan({ gte: logKey(topic, partition, 0), lte: logKey(topic, partition, Number.MAX_SAFE_INTEGER), reverse: true, limit: 1 })) {
-      return parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
+    for await (const { key, value } of rocks.scan({ gte: logKey(topic, partition, 0), lte: logKey(topic, partition, Number.MAX_SAFE_INTEGER), reverse: true, limit: 1 })) {
+      return offsetOf(key) + value.readUInt32BE(0) - 1
     }
     return -1
   }
@@ -49,7 +68,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       if (!stored) await rocks.write([{ type: 'put', key: 'T' + topic, value: JSON.stringify(spec) }])
       const heads: number[] = []
       for (let p = 0; p < spec.partitions; p++) heads.push((await lastOffset(topic, p)) + 1)
-      topics.set(topic, { spec, heads, durable: [...heads], waiters: heads.map(() => []) })
+      topics.set(topic, { name: topic, spec, heads, durable: [...heads], waiters: heads.map(() => []), tails: heads.map(() => []), tailBytes: heads.map(() => 0) })
     }
   }
 
@@ -65,45 +84,73 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     if (!pending) {
       let resolve!: () => void, reject!: (e: unknown) => void
       const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej })
-      pending = { ops: [], ends: new Map(), resolve, reject, promise }
-      setImmediate(flush)
+      pending = { batches: new Map(), resolve, reject, promise }
+      if (!writing) setImmediate(flush)
     }
     const now = Date.now()
-    const ends = pending.ends.get(state) ?? pending.ends.set(state, new Map()).get(state)!
+    const partitions = pending.batches.get(state) ?? pending.batches.set(state, new Map()).get(state)!
     for (const record of records) {
-      const partition = partitionOf(record.key, state.spec.partitions)
-      const offset = state.heads[partition]++
-      ends.set(partition, offset + 1)
-      pending.ops.push({ type: 'put', key: logKey(topic, partition, offset), value: encodeRecord(record, now) })
+      const partition = state.spec.partitions === 1 ? 0 : partitionOf(record.key, state.spec.partitions)
+      const batch = partitions.get(partition) ?? partitions.set(partition, { first: state.heads[partition], records: [] }).get(partition)!
+      batch.records.push(record.timestampMs === undefined ? { ...record, timestampMs: now } : record)
+      state.heads[partition]++
     }
     return pending.promise
   }
 
   async function flush(): Promise<void> {
-    const batch = pending!
+    const pendingBatch = pending!
     pending = null
-    try {
-      await rocks.write(batch.ops)
-    } catch (err) {
-      batch.reject(new SluiceError('LOG_UNAVAILABLE', 'the local log could not write', { cause: err }))
-      return
-    }
-    // Only what this batch wrote becomes readable: heads may already include the next batch.
-    for (const [state, ends] of batch.ends) {
-      for (const [p, end] of ends) {
-        state.durable[p] = Math.max(state.durable[p], end)
-        for (const wake of state.waiters[p].splice(0)) wake()
+    const ops: WriteOp[] = []
+    const written: Array<[TopicState, number, Written]> = []
+    for (const [state, partitions] of pendingBatch.batches) {
+      for (const [p, batch] of partitions) {
+        const buffer = encodeBatch(batch.records)
+        ops.push({ type: 'put', key: logKey(state.name, p, batch.first), value: buffer })
+        written.push([state, p, { first: batch.first, count: batch.records.length, buffer }])
       }
     }
-    batch.resolve()
+    const offsets = offsetWrites() // free riders on a write that happens anyway
+    ops.push(...offsets)
+    writing = true
+    try {
+      await rocks.write(ops)
+    } catch (err) {
+      requeue(offsets)
+      pendingBatch.reject(new SluiceError('LOG_UNAVAILABLE', 'the local log could not write', { cause: err }))
+      return
+    } finally {
+      writing = false
+      if (pending) setImmediate(flush) // what gathered meanwhile
+    }
+    // Only what this flush wrote becomes readable: heads may already include the next one.
+    for (const [state, p, entry] of written) {
+      state.durable[p] = entry.first + entry.count
+      const tail = state.tails[p]
+      tail.push(entry)
+      state.tailBytes[p] += entry.buffer.length
+      while (state.tailBytes[p] > TAIL_BYTES && tail.length > 1) state.tailBytes[p] -= tail.shift()!.buffer.length
+      for (const wake of state.waiters[p].splice(0)) wake()
+    }
+    pendingBatch.resolve()
   }
 
-  async function read(topic: string, partition: number, from: number, to: number, limit = to - from): Promise<ConsumedRecord[]> {
+  /** Whole record batches from `from` (a batch start) below `to`, until `limit` records; `next` is where the following read starts. */
+  async function read(topic: string, partition: number, from: number, to: number, limit: number): Promise<{ records: ConsumedRecord[]; next: number }> {
     const records: ConsumedRecord[] = []
-    for await (const { key, value } of rocks.scan({ gte: logKey(topic, partition, from), lt: logKey(topic, partition, to), limit })) {
-      records.push(decodeRecord(value, parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)))
+    const tail = topicState(topic).tails[partition]
+    if (tail.length > 0 && from >= tail[0].first) {
+      for (let i = tail.findIndex((e) => e.first >= from); i !== -1 && i < tail.length && tail[i].first < to; i++) {
+        decodeBatch(tail[i].buffer, tail[i].first, records)
+        if (records.length >= limit) return { records, next: tail[i].first + tail[i].count }
+      }
+      return { records, next: to }
     }
-    return records
+    for await (const { key, value } of rocks.scan({ gte: logKey(topic, partition, from), lt: logKey(topic, partition, to) })) {
+      decodeBatch(value, offsetOf(key), records)
+      if (records.length >= limit) return { records, next: Number(records[records.length - 1].offset) + 1 }
+    }
+    return { records, next: to }
   }
 
   async function subscribe(options: SubscribeOptions): Promise<Subscription> {
@@ -122,16 +169,12 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       let next = stored ? Number(stored.toString()) : options.fromBeginning === false ? state.durable[partition] : 0
       committed.set(key, next)
       while (!abort.signal.aborted) {
-        const end = Math.min(state.durable[partition], next + maxBatch)
-        if (next >= end) {
-          await new Promise<void>((wake) => {
-            state.waiters[partition].push(wake)
-            abort.signal.addEventListener('abort', () => wake(), { once: true })
-          })
-          if (config.lingerMs) await sleep(config.lingerMs, abort.signal)
+        if (next >= state.durable[partition]) {
+          await new Promise<void>((wake) => state.waiters[partition].push(wake)) // stop() wakes it too
+          if (config.lingerMs) await new Promise((linger) => setTimeout(linger, config.lingerMs))
           continue
         }
-        const records = await read(topic, partition, next, end)
+        const { records, next: end } = await read(topic, partition, next, state.durable[partition], maxBatch)
         if (records.length > 0) {
           const batch: Batch = { topic, partition, records }
           const handled = await withRetry(() => options.handler(batch), {
@@ -142,15 +185,16 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
           if (!handled) return // stopped while retrying
         }
         next = end
-        committed.set(key, next)
-        await rocks.write([{ type: 'put', key, value: String(next) }])
+        commit(key, next)
       }
     }
 
     const subscription: Subscription = {
       async stop() {
         abort.abort()
+        for (const { topic, partitions } of assigned) for (const p of partitions) for (const wake of topicState(topic).waiters[p].splice(0)) wake()
         await Promise.allSettled(loops)
+        await writeOffsets()
         await options.onRevoke?.(assigned)
         groups.delete(options.group)
         subscriptions.delete(subscription)
@@ -160,15 +204,45 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     return subscription
   }
 
+  function commit(key: string, next: number): void {
+    committed.set(key, next)
+    unwritten.set(key, next)
+    if (offsetTimer) return
+    offsetTimer = setTimeout(() => void writeOffsets().catch((err) => log.warn({ err }, 'offset commit failed; retrying')), config.commitIntervalMs ?? 100)
+    offsetTimer.unref()
+  }
+
+  function requeue(ops: WriteOp[]): void {
+    for (const op of ops) if (op.type === 'put' && !unwritten.has(op.key)) commit(op.key, Number(op.value))
+  }
+
+  function offsetWrites(): WriteOp[] {
+    clearTimeout(offsetTimer)
+    offsetTimer = undefined
+    const ops: WriteOp[] = [...unwritten].map(([key, next]) => ({ type: 'put', key, value: String(next) }))
+    unwritten.clear()
+    return ops
+  }
+
+  async function writeOffsets(): Promise<void> {
+    const ops = offsetWrites()
+    try {
+      await rocks.write(ops)
+    } catch (err) {
+      requeue(ops)
+      throw err
+    }
+  }
+
   /** Up to the durable end as of the call, in pages of maxBatchRecords: what a stage restores state from. */
   async function readPartition(topic: string, partition: number, onRecords: (records: ConsumedRecord[]) => Promise<void>): Promise<void> {
     const end = topicState(topic).durable[partition]
     for (let from = 0; from < end;) {
       // Retention may have deleted a prefix, so offsets need not start at 0: page by key range, not by offset count.
       const page = await read(topic, partition, from, end, config.maxBatchRecords)
-      if (page.length === 0) return
-      await onRecords(page)
-      from = Number(page[page.length - 1].offset) + 1
+      if (page.records.length === 0) return
+      await onRecords(page.records)
+      from = page.next
     }
   }
 
@@ -178,16 +252,19 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   }
 
   /**
-   * Deletes, per partition, what every group that ever committed has consumed. Compacted topics
+   * Deletes, per partition, what every group that ever committed, or consumes now, has consumed. Compacted topics
    * are kept whole: a new reader (another control-plane view, a restore) must find every key.
    */
   async function truncate(): Promise<void> {
+    // Groups that committed before (in RocksDB) and groups live here that have not committed yet.
+    const offsets = new Map<string, number>()
+    for await (const { key, value } of rocks.scan({ gte: 'O', lt: 'P' })) offsets.set(key, Number(value.toString()))
+    for (const [key, next] of committed) offsets.set(key, next)
     const minimum = new Map<string, number>()
-    for await (const { key, value } of rocks.scan({ gte: 'O', lt: 'P' })) {
+    for (const [key, next] of offsets) {
       const [, topic, partition] = key.slice(1).split('\0')
       if (await isCompacted(topic)) continue
       const tp = `${topic}\0${partition}`
-      const next = committed.get(key) ?? Number(value.toString())
       minimum.set(tp, Math.min(minimum.get(tp) ?? Infinity, next))
     }
     const ops: WriteOp[] = []
@@ -206,29 +283,40 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     async close() {
       clearInterval(retentionTimer)
       await Promise.all([...subscriptions].map((s) => s.stop()))
+      await writeOffsets()
       while (pending) await sleep(1)
       closed = true
     },
   }
 }
 
-// [u16 key length][key][f64 timestamp][value]
-function encodeRecord(record: BusRecord, now: number): Buffer {
-  const keyBytes = Buffer.byteLength(record.key)
-  const out = Buffer.allocUnsafe(2 + keyBytes + 8 + record.value.length)
-  out.writeUInt16BE(keyBytes, 0)
-  out.write(record.key, 2)
-  out.writeDoubleBE(record.timestampMs ?? now, 2 + keyBytes)
-  record.value.copy(out, 10 + keyBytes)
+// A record batch: [u32 count], then per record [u16 key length][key][f64 timestamp][u32 value length][value].
+function encodeBatch(records: BusRecord[]): Buffer {
+  let size = 4
+  for (const r of records) size += 14 + Buffer.byteLength(r.key) + (typeof r.value === 'string' ? Buffer.byteLength(r.value) : r.value.length)
+  const out = Buffer.allocUnsafe(size)
+  let at = out.writeUInt32BE(records.length, 0)
+  for (const r of records) {
+    const keyBytes = out.write(r.key, at + 2)
+    out.writeUInt16BE(keyBytes, at)
+    at = out.writeDoubleBE(r.timestampMs!, at + 2 + keyBytes)
+    const valueBytes = typeof r.value === 'string' ? out.write(r.value, at + 4) : r.value.copy(out, at + 4)
+    at = out.writeUInt32BE(valueBytes, at) + valueBytes
+  }
   return out
 }
 
-function decodeRecord(buffer: Buffer, offset: number): ConsumedRecord {
-  const keyBytes = buffer.readUInt16BE(0)
-  return {
-    key: buffer.toString('utf8', 2, 2 + keyBytes),
-    timestampMs: buffer.readDoubleBE(2 + keyBytes),
-    value: buffer.subarray(10 + keyBytes),
-    offset: String(offset),
+function decodeBatch(buffer: Buffer, first: number, into: ConsumedRecord[]): void {
+  const count = buffer.readUInt32BE(0)
+  let at = 4
+  for (let i = 0; i < count; i++) {
+    const keyBytes = buffer.readUInt16BE(at)
+    const key = buffer.toString('utf8', at + 2, at + 2 + keyBytes)
+    at += 2 + keyBytes
+    const timestampMs = buffer.readDoubleBE(at)
+    const valueBytes = buffer.readUInt32BE(at + 8)
+    at += 12
+    into.push({ key, timestampMs, value: buffer.subarray(at, at + valueBytes), offset: String(first + i) })
+    at += valueBytes
   }
 }

@@ -3,8 +3,8 @@
 export interface BusRecord {
   /** Partition key: records with the same key keep their order. */
   key: string
-  /** An empty value is a tombstone: on a compacted topic it lets the key be dropped (Kafka: a null value). */
-  value: Buffer
+  /** A string is sent as its UTF-8 bytes. An empty value is a tombstone: on a compacted topic it lets the key be dropped (Kafka: a null value). */
+  value: Buffer | string
   timestampMs?: number
 }
 

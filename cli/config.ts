@@ -18,6 +18,8 @@ export const ConfigSchema = Type.Object({
   maxBodyBytes: Int(1024),
   maxBodyCeilingBytes: Int(1024),
   maxEvents: Int(1),
+  /** Event API events per second per environment and ingest node; 0: no limit. An environment may set its own. */
+  maxEventsPerSecond: Int(0),
   maxJsonDepth: Int(2, 1000),
   maxNameLength: Int(1),
   maxIdLength: Int(1),
@@ -52,6 +54,7 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   maxBodyBytes: ['SLUICE_MAX_BODY_BYTES', Number],
   maxBodyCeilingBytes: ['SLUICE_MAX_BODY_CEILING_BYTES', Number],
   maxEvents: ['SLUICE_MAX_EVENTS', Number],
+  maxEventsPerSecond: ['SLUICE_MAX_EVENTS_PER_SECOND', Number],
   maxJsonDepth: ['SLUICE_MAX_JSON_DEPTH', Number],
   partitions: ['SLUICE_PARTITIONS', Number],
   dedupWindowMs: ['SLUICE_DEDUP_WINDOW_MS', Number],
@@ -71,7 +74,7 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
 
 const DEFAULTS = {
   roles: ['all'], host: '127.0.0.1', port: 8288, dataDir: '.sluice', logLevel: 'info', trustProxy: [],
-  maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
+  maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxEventsPerSecond: 0, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
   partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], clickhouseDatabase: 'sluice', watch: false,
   transformCpuTimeMs: 100, transformWallTimeMs: 1000, transformIsolateMemoryMb: 32, transformMaxOutputBytes: 1024 * 1024, transformIsolates: 2,
 }

@@ -4,7 +4,7 @@ import { apiTarget } from './config.ts'
 
 const OPTIONS = {
   url: { type: 'string' }, 'signing-key': { type: 'string' }, env: { type: 'string' }, key: { type: 'string' },
-  branch: { type: 'boolean' }, 'max-body-bytes': { type: 'string' },
+  branch: { type: 'boolean' }, 'max-body-bytes': { type: 'string' }, 'max-events-per-second': { type: 'string' },
 } as const
 
 export async function controlCommand(command: string, args: string[]): Promise<number> {
@@ -17,7 +17,12 @@ export async function controlCommand(command: string, args: string[]): Promise<n
     case 'keys create': return call('POST', '/v1/keys', { env: values.env ?? 'production' })
     case 'keys list': return call('GET', '/v1/keys')
     case 'keys revoke': return call('DELETE', `/v1/keys/${encodeURIComponent(arg ?? '')}`)
-    case 'envs create': return call('POST', '/v1/envs', { name: arg, branch: values.branch ?? false, ...(values['max-body-bytes'] && { max_body_bytes: Number(values['max-body-bytes']) }) })
+    case 'envs create': return call('POST', '/v1/envs', {
+      name: arg,
+      branch: values.branch ?? false,
+      ...(values['max-body-bytes'] && { max_body_bytes: Number(values['max-body-bytes']) }),
+      ...(values['max-events-per-second'] && { max_events_per_second: Number(values['max-events-per-second']) }),
+    })
     case 'envs list': return call('GET', '/v1/envs')
     case 'envs archive': return call('POST', `/v1/envs/${encodeURIComponent(arg ?? '')}/archive`)
     case 'send': {

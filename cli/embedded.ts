@@ -24,8 +24,12 @@ export async function startEmbedded(config: Config, log: Logger, options: { func
   const rocks = await openRocks(join(config.dataDir, 'db'))
   const bus = createLocalBus(rocks, log.child({ component: 'bus' }), { maxBatchRecords: 1000, retentionCheckMs: 30_000, lingerMs: 2 })
   const topics = topicNames(config.topicPrefix)
-  const partitions = { partitions: config.partitions }
-  await bus.ensureTopics({ [topics.raw]: partitions, [topics.incoming]: partitions, [topics.events]: partitions, [topics.duplicates]: partitions, [topics.runs]: partitions })
+  // One process: partitions of the event pipeline's topics would buy no parallelism, and each
+  // costs a consumer loop per stage (single-event ingest ran 0.55× as fast with 4). `raw` and the
+  // function topics keep SLUICE_PARTITIONS: a transform or run that hangs holds back only its
+  // partition, not every other webhook or run.
+  const one = { partitions: 1 }
+  await bus.ensureTopics({ [topics.raw]: { partitions: config.partitions }, [topics.incoming]: one, [topics.events]: one, [topics.duplicates]: one, [topics.runs]: one })
   const dedupStore = createRocksDedupStore(rocks, { windowMs: config.dedupWindowMs })
   const adapters: Adapters = {
     bus,

@@ -17,7 +17,7 @@ const USAGE = `usage: sluice <command>
   start   [--role ROLE…] [--port …] [--data-dir …] [--signing-key …]   (embedded unless SLUICE_KAFKA_BROKERS is set)
   runner  --functions FILE [--watch] [--port …] [--data-dir …] [--signing-key …]   (serves FILE's functions)
   keys    create --env ENV | list | revoke KEY_ID
-  envs    create NAME [--branch] [--max-body-bytes N] | list | archive NAME
+  envs    create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N] | list | archive NAME
   send    JSON [--key EVENT_KEY] [--env BRANCH]
 ${WEBHOOKS_USAGE}
 Control commands talk to a running server: --url (SLUICE_URL, default http://127.0.0.1:8288), --signing-key (SLUICE_SIGNING_KEY).`

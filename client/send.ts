@@ -21,9 +21,11 @@ export async function sendEvents(events: SendEvent | SendEvent[], options: SendO
     })
     const body = (await response.json().catch(() => ({}))) as { ids?: string[]; code?: string; error?: string }
     if (response.ok && Array.isArray(body.ids)) return { ids: body.ids }
-    throw new SluiceRequestError(response.status, body.code ?? 'UNKNOWN', body.error ?? `HTTP ${response.status}`)
+    const retryAfter = Number(response.headers.get('retry-after') ?? NaN) // seconds; the HTTP-date form is not sent by Sluice
+    throw new SluiceRequestError(response.status, body.code ?? 'UNKNOWN', body.error ?? `HTTP ${response.status}`, Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined)
   }, {
     policy: options.retry,
+    retryAfterMs: (err) => (err instanceof SluiceRequestError ? err.retryAfterMs : undefined),
     shouldRetry: (err) => !(err instanceof SluiceRequestError) || err.status >= 500 || err.status === 429,
   })
 }

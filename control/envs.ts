@@ -17,22 +17,21 @@ export function createEnvs(control: ControlStore) {
       const stored = control.list('env')
       return stored.some((e) => e.name === PRODUCTION) ? stored : [get(PRODUCTION)!, ...stored]
     },
-    async create(input: { name: unknown; branch?: unknown; maxBodyBytes?: unknown }): Promise<EnvDoc> {
-      const { name, branch, maxBodyBytes } = input
+    async create(input: { name: unknown; branch?: unknown } & Limits): Promise<EnvDoc> {
+      const { name, branch } = input
       if (typeof name !== 'string' || !NAME.test(name)) throw new SluiceError('REQUEST_INVALID', 'name: must be 1-64 characters of a-z, 0-9, ".", "_", "-", starting with a letter or digit')
       if (name === BRANCH_GROUP) throw new SluiceError('REQUEST_INVALID', `name: "${BRANCH_GROUP}" is reserved for the branch group`)
       if (branch !== undefined && typeof branch !== 'boolean') throw new SluiceError('REQUEST_INVALID', 'branch: must be a boolean')
-      checkBodyLimit(maxBodyBytes)
+      const limits = checkLimits(input)
       if (get(name)) throw new SluiceError('CONFLICT', `name: environment "${name}" already exists`)
-      const doc: EnvDoc = { name, kind: branch ? 'branch' : 'standard', createdAt: Date.now(), ...(maxBodyBytes !== undefined && { maxBodyBytes: maxBodyBytes as number }) }
+      const doc: EnvDoc = { name, kind: branch ? 'branch' : 'standard', createdAt: Date.now(), ...limits }
       await control.put('env', name, doc)
       return doc
     },
-    async update(name: string, patch: { maxBodyBytes?: unknown }): Promise<EnvDoc> {
+    async update(name: string, patch: Limits): Promise<EnvDoc> {
       const doc = get(name)
       if (!doc) throw new SluiceError('ENV_NOT_FOUND', `environment "${name}" does not exist`)
-      checkBodyLimit(patch.maxBodyBytes)
-      const updated: EnvDoc = { ...doc, ...(patch.maxBodyBytes !== undefined && { maxBodyBytes: patch.maxBodyBytes as number }) }
+      const updated: EnvDoc = { ...doc, ...checkLimits(patch) }
       await control.put('env', name, updated)
       return updated
     },
@@ -47,9 +46,20 @@ export function createEnvs(control: ControlStore) {
   }
 }
 
-function checkBodyLimit(value: unknown): void {
-  if (value !== undefined && (!Number.isSafeInteger(value) || (value as number) < 1024 || (value as number) > 64 * 1024 * 1024)) {
+interface Limits { maxBodyBytes?: unknown; maxEventsPerSecond?: unknown }
+
+/** The limits given, checked; absent ones are left as they are. */
+function checkLimits(input: Limits): Pick<EnvDoc, 'maxBodyBytes' | 'maxEventsPerSecond'> {
+  const { maxBodyBytes, maxEventsPerSecond } = input
+  if (maxBodyBytes !== undefined && (!Number.isSafeInteger(maxBodyBytes) || (maxBodyBytes as number) < 1024 || (maxBodyBytes as number) > 64 * 1024 * 1024)) {
     throw new SluiceError('REQUEST_INVALID', 'max_body_bytes: must be an integer from 1024 to 67108864')
+  }
+  if (maxEventsPerSecond !== undefined && (!Number.isSafeInteger(maxEventsPerSecond) || (maxEventsPerSecond as number) < 1)) {
+    throw new SluiceError('REQUEST_INVALID', 'max_events_per_second: must be a positive integer')
+  }
+  return {
+    ...(maxBodyBytes !== undefined && { maxBodyBytes: maxBodyBytes as number }),
+    ...(maxEventsPerSecond !== undefined && { maxEventsPerSecond: maxEventsPerSecond as number }),
   }
 }
 

@@ -5,7 +5,17 @@ import { newUlid } from '../core/ids.ts'
 import { BRANCH_GROUP, type ControlStore, type KeyDoc } from './types.ts'
 import type { Envs } from './envs.ts'
 
-const hashKey = (key: string) => createHash('sha256').update(key).digest('hex')
+// Every Event API request authenticates; a server sees few distinct keys, so their hashes are kept.
+const hashes = new Map<string, string>()
+function hashKey(key: string): string {
+  let hash = hashes.get(key)
+  if (hash === undefined) {
+    if (hashes.size >= 1000) hashes.clear() // random keys from a scanner must not grow it
+    hash = createHash('sha256').update(key).digest('hex')
+    hashes.set(key, hash)
+  }
+  return hash
+}
 
 export function createKeys(control: ControlStore, envs: Envs) {
   return {

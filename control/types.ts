@@ -9,6 +9,8 @@ export interface EnvDoc {
   archivedAt?: number
   /** Event API / webhook body limit for this environment; the server default when absent. */
   maxBodyBytes?: number
+  /** Event API rate limit (events per second, per ingest node) for this environment; the server default when absent. */
+  maxEventsPerSecond?: number
 }
 
 /** The name a key or webhook uses to belong to the branch group rather than one environment. */

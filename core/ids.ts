@@ -1,11 +1,43 @@
-import { randomBytes } from 'node:crypto'
-import { monotonicFactory, decodeTime } from 'ulid'
+import { randomBytes, randomFillSync } from 'node:crypto'
+import { decodeTime } from 'ulid'
 import { SluiceError } from './errors.ts'
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
 const ENTROPY_BYTES = 10
 
-export const newUlid: (nowMs?: number) => string = monotonicFactory()
+/**
+ * ULIDs, monotonic within this process: a new millisecond starts from fresh crypto randomness,
+ * an ID in the same millisecond is the previous one plus 1 (as the ulid package's monotonic
+ * factory). Made here, not with that factory, because a 500-event request needs 500 IDs at once:
+ * the factory re-encodes every ID as strings and draws one crypto byte per character, ~1 µs per
+ * ID here; this encodes the time once and increments 16 base-32 digits in place.
+ */
+const random = Buffer.alloc(4096)
+let randomAt = random.length
+let lastTime = -1
+const lastDigits = new Uint8Array(16)
+
+export function newUlids(count: number, nowMs = Date.now()): string[] {
+  if (nowMs > lastTime) {
+    lastTime = nowMs
+    if (randomAt + 16 > random.length) {
+      randomFillSync(random)
+      randomAt = 0
+    }
+    for (let i = 0; i < 16; i++) lastDigits[i] = random[randomAt++] & 31
+  } else if (!increment(lastDigits)) {
+    throw new Error('ULID overflow: 2^80 IDs in one millisecond')
+  }
+  const time = encodeTime(lastTime)
+  const ids = new Array<string>(count)
+  for (let i = 0; i < count; i++) {
+    if (i > 0 && !increment(lastDigits)) throw new Error('ULID overflow: 2^80 IDs in one millisecond')
+    ids[i] = time + encodeDigits(lastDigits)
+  }
+  return ids
+}
+
+export const newUlid = (nowMs?: number): string => newUlids(1, nowMs)[0]
 export { decodeTime as ulidTime }
 
 /** `<ms>,<base64 of 10 random bytes>`: sent by the client, reused on every retry of one send. */
@@ -23,20 +55,46 @@ export function seededUlids(seed: string, count: number): string[] {
   if (!match) throw new SluiceError('ID_SEED_INVALID', 'x-service-event-id-seed: must be "<milliseconds>,<base64 of 10 bytes>"')
   const ms = Number(match[1])
   if (ms > 2 ** 48 - 1) throw new SluiceError('ID_SEED_INVALID', 'x-service-event-id-seed: time out of range')
-  const entropy = BigInt('0x' + Buffer.from(match[2], 'base64').toString('hex'))
-  const time = encodeBase32(BigInt(ms), 10)
+  const entropy = Buffer.from(match[2], 'base64') // 80 bits = 16 base-32 digits, most significant first
+  const digits = new Uint8Array(16)
+  for (let d = 0; d < 16; d++) {
+    const bit = d * 5
+    const pair = (entropy[bit >> 3] << 8) | (entropy[(bit >> 3) + 1] ?? 0)
+    digits[d] = (pair >> (11 - (bit & 7))) & 31
+  }
+  const time = encodeTime(ms)
   const ids = new Array<string>(count)
-  const max = 1n << 80n
-  for (let i = 0; i < count; i++) ids[i] = time + encodeBase32((entropy + BigInt(i)) % max, 16)
+  for (let i = 0; i < count; i++) {
+    if (i > 0) increment(digits) // wraps past the top, as (entropy + i) mod 2^80
+    ids[i] = time + encodeDigits(digits)
+  }
   return ids
 }
 
-function encodeBase32(value: bigint, length: number): string {
-  let out = ''
-  for (let i = 0; i < length; i++) {
-    out = CROCKFORD[Number(value & 31n)] + out
-    value >>= 5n
+/** Adds 1 to 16 base-32 digits; false when it wrapped around to zero. */
+function increment(digits: Uint8Array): boolean {
+  for (let i = 15; i >= 0; i--) {
+    if (digits[i] < 31) {
+      digits[i]++
+      return true
+    }
+    digits[i] = 0
   }
+  return false
+}
+
+function encodeTime(ms: number): string {
+  let out = ''
+  for (let i = 0; i < 10; i++) {
+    out = CROCKFORD[ms % 32] + out
+    ms = Math.floor(ms / 32)
+  }
+  return out
+}
+
+function encodeDigits(digits: Uint8Array): string {
+  let out = ''
+  for (let i = 0; i < 16; i++) out += CROCKFORD[digits[i]]
   return out
 }
 

@@ -20,6 +20,8 @@ export interface RetryOptions {
   /** Whether an error is worth another attempt; non-retriable errors are thrown at once. */
   shouldRetry?: (err: unknown) => boolean
   signal?: AbortSignal
+  /** The least an error asks to wait (a server's Retry-After), if more than the backoff. */
+  retryAfterMs?: (err: unknown) => number | undefined
   onRetry?: (err: unknown, attempt: number, delayMs: number) => void
 }
 
@@ -30,7 +32,7 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, options:
       return await fn(attempt)
     } catch (err) {
       if (attempt >= policy.retries || options.signal?.aborted || !(options.shouldRetry?.(err) ?? true)) throw err
-      const delayMs = backoffDelayMs(policy, attempt)
+      const delayMs = Math.max(backoffDelayMs(policy, attempt), options.retryAfterMs?.(err) ?? 0)
       options.onRetry?.(err, attempt, delayMs)
       await sleep(delayMs, options.signal)
       if (options.signal?.aborted) throw err // aborted while waiting: no further attempt

@@ -2,7 +2,7 @@
 // `duplicates` with the internal ID they duplicate. See ARCHITECTURE.md.
 import type { Logger } from 'pino'
 import type { Bus, Subscription } from '../bus/types.ts'
-import type { Output } from '../bus/output.ts'
+import type { ForwardingOutput, Output } from '../bus/output.ts'
 import type { Codec } from '../bus/codec.ts'
 import type { EventRecord, StoredEvent } from '../core/event.ts'
 import type { DedupStore } from './types.ts'
@@ -10,7 +10,7 @@ import type { DedupStore } from './types.ts'
 export interface DedupDeps {
   bus: Bus
   codec: Codec<EventRecord>
-  outputs: { events: Output<EventRecord>; duplicates: Output<StoredEvent> }
+  outputs: { events: ForwardingOutput<EventRecord>; duplicates: Output<StoredEvent> }
   /** Opens (and, in distributed mode, restores) the state of one partition of the input. */
   openStore(partition: number): Promise<DedupStore>
   log: Logger
@@ -23,22 +23,29 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
   let subscription: Subscription | undefined
   let expiryTimer: NodeJS.Timeout | undefined
 
-  async function handle(partition: number, records: EventRecord[]): Promise<void> {
+  async function handle(partition: number, records: EventRecord[], encoded: Buffer[]): Promise<void> {
     const store = stores.get(partition)
     if (!store) throw new Error(`dedup partition ${partition} has no open store`)
-    const earlier = await store.lookup(records)
+    // An event without a caller `id` is keyed by its fresh internal ID, which nothing earlier can
+    // hold (a redelivery or a seeded retry finds itself, and passes anyway): only caller ids are read.
+    const withId = records.filter((e) => e.id !== e.internalId)
+    const found = withId.length > 0 ? await store.lookup(withId) : []
+    const earlier = new Map(withId.map((e, i) => [e, found[i]]))
     const firstInBatch = new Map<string, string>()
     const accepted: EventRecord[] = []
+    const acceptedBytes: Buffer[] = []
     const duplicates: StoredEvent[] = []
     records.forEach((event, i) => {
       const key = `${event.env}\0${event.id}`
-      const original = firstInBatch.get(key) ?? earlier[i]
+      const original = firstInBatch.get(key) ?? earlier.get(event)
       // A redelivered record finds itself: it is the original, published again (idempotent downstream).
       if (original && original !== event.internalId) return void duplicates.push({ ...event, duplicateOf: original })
       if (!firstInBatch.has(key)) firstInBatch.set(key, event.internalId)
       accepted.push(event)
+      acceptedBytes.push(encoded[i])
     })
-    await Promise.all([deps.outputs.events.publish(accepted), deps.outputs.duplicates.publish(duplicates)])
+    // An accepted event goes on as it came (`incoming` and `events` share the event codec).
+    await Promise.all([deps.outputs.events.forward(accepted, acceptedBytes), deps.outputs.duplicates.publish(duplicates)])
     // Only once the events are durable downstream is the id marked seen: a crash in between redelivers.
     await store.markSeen(accepted)
   }
@@ -48,7 +55,7 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
       subscription = await deps.bus.subscribe({
         group: config.group,
         topics: [config.inputTopic],
-        handler: (batch) => handle(batch.partition, batch.records.map((r) => deps.codec.decode(r.value))),
+        handler: (batch) => handle(batch.partition, batch.records.map((r) => deps.codec.decode(r.value)), batch.records.map((r) => r.value)),
         onAssign: async (assigned) => {
           // In parallel: in distributed mode each store restores its partition from the changelog.
           const partitions = assigned.flatMap((a) => a.partitions)

@@ -6,10 +6,11 @@ import type { Logger } from 'pino'
 import type { Output } from '../bus/output.ts'
 import { SluiceError } from '../core/errors.ts'
 import { toEventRecords, validateEventBody, type EventLimits, type EventRecord } from '../core/event.ts'
-import { newUlid, seededUlids } from '../core/ids.ts'
+import { newUlids, seededUlids } from '../core/ids.ts'
 import type { Envs } from '../control/envs.ts'
 import type { Keys } from '../control/keys.ts'
 import { resolveTarget } from './target.ts'
+import { createRateLimiter } from './rate-limit.ts'
 
 /** The webhook side of `/e/<id>` (webhook IDs and event keys share the path). */
 export interface WebhookIngest {
@@ -25,10 +26,14 @@ export interface IngestConfig extends EventLimits {
   maxBodyBytes: number
   /** What the HTTP layer reads at most before any environment limit applies. */
   maxBodyCeilingBytes: number
+  /** Default Event API rate limit per environment (events/s on this node), 0 for none; an environment may set its own. */
+  maxEventsPerSecond: number
 }
 
 export function createIngest(deps: IngestDeps, config: IngestConfig) {
-  async function eventApi(request: FastifyRequest<{ Params: { key?: string } }>, body: Buffer) {
+  const limiter = createRateLimiter()
+
+  async function eventApi(request: FastifyRequest<{ Params: { key?: string } }>, reply: FastifyReply, body: Buffer) {
     const envHeader = headerValue(request.headers['x-service-env'])
     const { env, keyId } = resolveTarget(request.params.key ?? '', envHeader, config.devMode, deps.keys, deps.envs)
     const limit = env.maxBodyBytes ?? config.maxBodyBytes
@@ -41,9 +46,16 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
     }
     const validation = validateEventBody(parsed, config)
     if (!validation.ok) throw new SluiceError(validation.code, validation.message)
+    const perSecond = env.maxEventsPerSecond ?? config.maxEventsPerSecond
+    const waitMs = perSecond > 0 ? limiter.take(env.name, perSecond, validation.events.length) : 0
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs / 1000)
+      reply.header('retry-after', String(seconds))
+      throw new SluiceError('RATE_LIMITED', `events: environment "${env.name}" takes ${perSecond} events per second; retry in ${seconds} s`)
+    }
     const seed = headerValue(request.headers['x-service-event-id-seed'])
     const receivedAt = Date.now()
-    const ids = seed ? seededUlids(seed, validation.events.length) : validation.events.map(() => newUlid(receivedAt))
+    const ids = seed ? seededUlids(seed, validation.events.length) : newUlids(validation.events.length, receivedAt)
     const records = toEventRecords(validation.events, { internalIds: ids, env: env.name, receivedAt, source: keyId ? { kind: 'api', keyId } : { kind: 'api' } })
     try {
       await deps.outputs.incoming.publish(records)
@@ -73,7 +85,7 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
         const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
         const key = request.params.key ?? ''
         if (deps.webhooks?.owns(key)) return deps.webhooks.handle(request, reply, body)
-        return eventApi(request, body)
+        return eventApi(request, reply, body)
       }
       app.post('/e/:key', handler)
       app.post('/e', handler)

@@ -41,5 +41,7 @@ export function createRouter(deps: RouterDeps, config: RouterConfig) {
     await Promise.all([...[...perFunction.values()].map(({ fn, records }) => deps.outputs.functionRuns(fn).publish(records)), deps.outputs.runs.publish(queued)])
   }
 
-  return createConsumerStage(deps.bus, deps.codec, { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords }, route)
+  // With no function registered there is nothing to route: events are not even decoded.
+  const idle = () => deps.triggerIndex().size === 0
+  return createConsumerStage(deps.bus, deps.codec, { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords, idle }, route)
 }

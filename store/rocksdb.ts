@@ -32,10 +32,10 @@ export function createRocksEventStore(rocks: Rocks): EventStore {
   }
 
   return {
-    async insertEvents(events) {
+    async insertEvents(events, json) {
       const ops: WriteOp[] = []
-      for (const event of events) {
-        ops.push({ type: 'put', key: 'E' + event.internalId, value: JSON.stringify(event) })
+      for (const [i, event] of events.entries()) {
+        ops.push({ type: 'put', key: 'E' + event.internalId, value: json?.[i] ?? JSON.stringify(event) })
         ops.push({ type: 'put', key: `I${event.id}\0${event.internalId}`, value: '' })
       }
       await rocks.write(ops)

@@ -73,7 +73,7 @@ t.test('a plain avsc decoder given only the documented schema decodes what the c
 
 t.test('records written as JSON (before Avro was turned on) are still read', async (t) => {
   const codecs = await createAvroCodecs({ topics }, log)
-  t.same(codecs.stored.decode(jsonCodec<StoredEvent>().encode(events[0])), events[0])
+  t.same(codecs.stored.decode(Buffer.from(jsonCodec<StoredEvent>().encode(events[0]))), events[0])
 })
 
 t.test('with a schema registry (FAKE, in-process): schemas registered per topic, Confluent wire format, readable by id', async (t) => {

@@ -4,7 +4,7 @@ import pino from 'pino'
 import { openRocks, type Rocks } from '../../core/rocks.ts'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus } from '../../bus/types.ts'
-import { tempDir, removeDir } from '../helpers/server.ts'
+import { tempDir, removeDir, eventually } from '../helpers/server.ts'
 import { busSuite } from './bus-suite.ts'
 
 let n = 0
@@ -31,3 +31,107 @@ busSuite(t, 'local RocksDB bus', async () => {
     },
   }
 }, () => `t${process.pid}-${n++}`)
+
+// What only the local log has: records stored as record batches (one RocksDB value per partition
+// and flush), an in-memory tail of recent batches, offsets written lazily, and retention.
+
+async function openLocal(options: Partial<typeof config> & { commitIntervalMs?: number } = {}) {
+  const dir = await tempDir()
+  let rocks = await openRocks(join(dir, 'db'))
+  let bus = createLocalBus(rocks, log, { ...config, ...options })
+  return {
+    get bus() { return bus },
+    get rocks() { return rocks },
+    async reopen() {
+      await bus.close()
+      await rocks.close()
+      rocks = await openRocks(join(dir, 'db'))
+      bus = createLocalBus(rocks, log, { ...config, ...options })
+      return bus
+    },
+    async close() {
+      await bus.close()
+      await rocks.close()
+      await removeDir(dir)
+    },
+  }
+}
+
+async function countLogValues(rocks: Rocks, topic: string): Promise<number> {
+  let n = 0
+  for await (const _ of rocks.scan({ gte: `L${topic}\0`, lt: `L${topic}\u0001` })) n++
+  return n
+}
+
+t.test('local bus: one publish is one stored record batch per partition, and a reader with a smaller maxBatchRecords still gets each record once, in order', async (t) => {
+  const f = await openLocal()
+  t.teardown(() => f.close())
+  await f.bus.ensureTopics({ big: { partitions: 1 } })
+  await f.bus.publish('big', Array.from({ length: 250 }, (_, i) => ({ key: 'k', value: String(i) })))
+  await f.bus.publish('big', Array.from({ length: 250 }, (_, i) => ({ key: 'k', value: Buffer.from(String(250 + i)) })))
+  t.equal(await countLogValues(f.rocks, 'big'), 2, 'two RocksDB values for 500 records')
+  const seen: string[] = []
+  const batchSizes: number[] = []
+  const sub = await f.bus.subscribe({ group: 'small', topics: ['big'], maxBatchRecords: 10, handler: async (b) => { batchSizes.push(b.records.length); seen.push(...b.records.map((r) => r.value.toString())) } })
+  await eventually(async () => (seen.length === 500 ? true : undefined))
+  await sub.stop()
+  t.same(seen, Array.from({ length: 500 }, (_, i) => String(i)), 'strings and Buffers alike, in order, once')
+  t.same(batchSizes, [250, 250], 'a record batch is never split (maxBatchRecords is a soft limit, as in Kafka)')
+})
+
+t.test('local bus: a consumer far behind reads from RocksDB, then from the in-memory tail, without a gap or a repeat', async (t) => {
+  const f = await openLocal()
+  t.teardown(() => f.close())
+  await f.bus.ensureTopics({ long: { partitions: 1 } })
+  const value = 'x'.repeat(50_000) // 200 publishes × 50 KB = 10 MB: more than the 4 MiB tail keeps
+  for (let i = 0; i < 200; i++) await f.bus.publish('long', [{ key: 'k', value: `${i}:${value}` }])
+  const seen: number[] = []
+  const sub = await f.bus.subscribe({ group: 'late', topics: ['long'], handler: async (b) => void seen.push(...b.records.map((r) => Number(r.value.toString().split(':')[0]))) })
+  t.teardown(() => sub.stop())
+  await eventually(async () => (seen.length === 200 ? true : undefined))
+  await f.bus.publish('long', [{ key: 'k', value: '200:live' }])
+  await eventually(async () => (seen.length === 201 ? true : undefined))
+  t.same(seen, Array.from({ length: 201 }, (_, i) => i))
+})
+
+t.test('local bus: offsets are written lazily, yet a clean stop or close keeps them', async (t) => {
+  const f = await openLocal({ commitIntervalMs: 60_000 })
+  t.teardown(() => f.close())
+  await f.bus.ensureTopics({ lazy: { partitions: 1 } })
+  await f.bus.publish('lazy', [{ key: 'k', value: 'a' }])
+  const first: string[] = []
+  await f.bus.subscribe({ group: 'g', topics: ['lazy'], handler: async (b) => void first.push(...b.records.map((r) => r.value.toString())) })
+  await eventually(async () => (first.length === 1 ? true : undefined))
+  const bus = await f.reopen() // close() without stopping the subscription first
+  await bus.ensureTopics({ lazy: { partitions: 1 } })
+  await bus.publish('lazy', [{ key: 'k', value: 'b' }])
+  const second: string[] = []
+  const sub = await bus.subscribe({ group: 'g', topics: ['lazy'], handler: async (b) => void second.push(...b.records.map((r) => r.value.toString())) })
+  t.teardown(() => sub.stop())
+  await eventually(async () => (second.length === 1 ? true : undefined))
+  await new Promise((r) => setTimeout(r, 100))
+  t.same(second, ['b'], 'resumed after what was committed before the restart')
+})
+
+t.test('local bus: retention deletes only record batches every group has consumed', async (t) => {
+  const f = await openLocal({ retentionCheckMs: 50, commitIntervalMs: 10 })
+  t.teardown(() => f.close())
+  await f.bus.ensureTopics({ kept: { partitions: 1 } })
+  for (let i = 0; i < 5; i++) await f.bus.publish('kept', [{ key: 'k', value: String(i) }])
+  const fast: string[] = []
+  const sub = await f.bus.subscribe({ group: 'fast', topics: ['kept'], handler: async (b) => void fast.push(...b.records.map((r) => r.value.toString())) })
+  t.teardown(() => sub.stop())
+  let slowCalls = 0
+  const slow = await f.bus.subscribe({ group: 'slow', topics: ['kept'], handler: async () => { slowCalls++; throw new Error('not yet') } })
+  await eventually(async () => (fast.length === 5 && slowCalls > 0 ? true : undefined))
+  await new Promise((r) => setTimeout(r, 300))
+  t.equal(await countLogValues(f.rocks, 'kept'), 5, 'kept while the slow group has not consumed them')
+  await slow.stop()
+  const caughtUp: string[] = []
+  const again = await f.bus.subscribe({ group: 'slow', topics: ['kept'], handler: async (b) => void caughtUp.push(...b.records.map((r) => r.value.toString())) })
+  t.teardown(() => again.stop())
+  await eventually(async () => (caughtUp.length === 5 ? true : undefined))
+  t.same(caughtUp, ['0', '1', '2', '3', '4'])
+  await eventually(async () => ((await countLogValues(f.rocks, 'kept')) === 0 ? true : undefined), 5_000)
+  t.pass('deleted once both groups consumed them')
+})

@@ -85,3 +85,23 @@ t.test('the event key comes from SERVICE_EVENT_KEY when not given; env is sent a
 t.test('new Client needs an id', async (t) => {
   t.throws(() => new Client({} as never), /id must be a non-empty string/)
 })
+
+t.test('a 429 is retried after its Retry-After, with the same ID seed', async (t) => {
+  const seeds: string[] = []
+  const arrivals: number[] = []
+  const limiter = createServer((req, res) => {
+    seeds.push(String(req.headers['x-service-event-id-seed']))
+    arrivals.push(Date.now())
+    req.resume()
+    if (seeds.length === 1) return void res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ status: 429, code: 'RATE_LIMITED', error: 'slow down' }))
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ids: ['01J00000000000000000000000'], status: 200 }))
+  })
+  await new Promise<void>((resolve) => limiter.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((r) => limiter.close(r)))
+  const client = new Client({ id: 'app', baseUrl: `http://127.0.0.1:${(limiter.address() as AddressInfo).port}`, retry: fastRetry })
+  const { ids } = await client.send({ name: 'c/limited', data: {} })
+  t.same(ids, ['01J00000000000000000000000'])
+  t.equal(seeds.length, 2)
+  t.equal(seeds[0], seeds[1], 'the same seed')
+  t.ok(arrivals[1] - arrivals[0] >= 1000, `waited the Retry-After second, not the 10 ms backoff (${arrivals[1] - arrivals[0]} ms)`)
+})

@@ -29,7 +29,7 @@ const envs = createEnvs(await createRocksControlStore(rocks))
 const keys = createKeys(await createRocksControlStore(rocks), envs)
 const output = new SwitchableOutput()
 const log = pino({ level: 'silent' })
-const ingest = createIngest({ keys, envs, outputs: { incoming: output }, log }, { devMode: true, maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 1 << 20, maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512 })
+const ingest = createIngest({ keys, envs, outputs: { incoming: output }, log }, { devMode: true, maxBodyBytes: 512 * 1024, maxEventsPerSecond: 0, maxBodyCeilingBytes: 1 << 20, maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512 })
 const { app } = createHttpServer({ host: '127.0.0.1', port: 0, trustProxy: false }, log, [ingest.routes])
 t.teardown(() => app.close())
 

@@ -90,3 +90,25 @@ t.test('the dev server needs no key and maps any key to production', async (t) =
 t.test('sluice start refuses to run without a signing key', async (t) => {
   await t.rejects(startServer({ mode: 'start', flags: { signingKey: undefined } }), { code: 'CONFIG_INVALID' })
 })
+
+t.test('an environment rate limit answers 429 with Retry-After, accepts nothing of that request, and lets events through again after it', async (t) => {
+  t.equal((await rest('POST', '/v1/envs', { name: 'limited', max_events_per_second: 0 })).status, 400, 'max_events_per_second must be positive')
+  const created = await rest('POST', '/v1/envs', { name: 'limited', max_events_per_second: 5 })
+  t.equal(created.body.data.max_events_per_second, 5)
+  const { key } = (await rest('POST', '/v1/keys', { env: 'limited' })).body.data
+  const post = (events: unknown[]) => postJson(`${server.url}/e/${key}`, events)
+  t.equal((await post(Array.from({ length: 5 }, (_, i) => ({ name: 'rate/ok', data: { i } })))).status, 200, 'a second\'s worth passes')
+  const limited = await post([{ name: 'rate/over', data: {} }])
+  t.equal(limited.status, 429)
+  t.match(limited.body, { status: 429, code: 'RATE_LIMITED', error: /environment "limited" takes 5 events per second/ })
+  const retryAfter = Number(limited.headers.get('retry-after'))
+  t.ok(retryAfter >= 1, `Retry-After: ${retryAfter}`)
+  const production = (await rest('POST', '/v1/keys', { env: 'production' })).body.data.key
+  t.equal((await send(production)).status, 200, 'other environments are not limited')
+  await new Promise((r) => setTimeout(r, retryAfter * 1000))
+  t.equal((await post([{ name: 'rate/later', data: {} }])).status, 200, 'accepted after Retry-After')
+  await eventually(async () => ((await rest('GET', '/v1/events?name=rate/later')).body.data.length === 1 ? true : undefined))
+  t.equal((await rest('GET', '/v1/events?name=rate/over')).body.data.length, 0, 'the limited request stored nothing')
+  t.equal((await rest('PATCH', '/v1/envs/limited', { max_events_per_second: 1000 })).body.data.max_events_per_second, 1000, 'raised over REST')
+  t.equal((await post(Array.from({ length: 50 }, () => ({ name: 'rate/raised', data: {} })))).status, 200)
+})
