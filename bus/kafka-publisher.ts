@@ -125,6 +125,7 @@ export function createKafkaPublisher(kafka: Kafka, config: KafkaPublisherConfig,
       for (const record of records) {
         messages.push({
           key: record.key,
+          partition: record.partition,
           // An empty value is the Bus's tombstone; Kafka's compaction needs a null one.
           value: record.value.length === 0 ? null : record.value,
           timestamp: record.timestampMs === undefined ? undefined : String(record.timestampMs),

@@ -30,6 +30,7 @@ export interface LocalBusConfig {
 
 /** Per partition, the newest record batches stay in memory too, so consumers that keep up never read RocksDB. */
 const TAIL_BYTES = 4 * 1024 * 1024
+const MAX_FLUSHES_IN_FLIGHT = 4
 
 interface Written { first: number; count: number; buffer: Buffer }
 interface TopicState { name: string; spec: TopicSpec; heads: number[]; durable: number[]; waiters: Array<Array<() => void>>; tails: Written[][]; tailBytes: number[] }
@@ -47,7 +48,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   let offsetTimer: NodeJS.Timeout | undefined
   const groups = new Set<string>()
   let pending: Pending | null = null
-  let writing = false // one flush at a time: a later batch must never become readable before an earlier one
+  // Flushes overlap (a RocksDB write waits for a thread), but become readable in the order they
+  // were issued: a later batch must never be read before an earlier one.
+  const inFlight: Array<{ written: boolean; apply?: () => void }> = []
+  let flushScheduled = false
   let closed = false
   const subscriptions = new Set<Subscription>()
   const retentionTimer = setInterval(() => void truncate().catch((err) => log.warn({ err }, 'log retention failed')), config.retentionCheckMs)
@@ -81,16 +85,18 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   function publish(topic: string, records: BusRecord[]): Promise<void> {
     if (closed) return Promise.reject(new SluiceError('LOG_UNAVAILABLE', 'the local log is closed'))
     const state = topicState(topic)
+    const wrong = records.find((r) => r.partition !== undefined && !(r.partition >= 0 && r.partition < state.spec.partitions))
+    if (wrong) return Promise.reject(new Error(`topic ${topic} has no partition ${wrong.partition}`))
     if (!pending) {
       let resolve!: () => void, reject!: (e: unknown) => void
       const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej })
       pending = { batches: new Map(), resolve, reject, promise }
-      if (!writing) setImmediate(flush)
+      scheduleFlush()
     }
     const now = Date.now()
     const partitions = pending.batches.get(state) ?? pending.batches.set(state, new Map()).get(state)!
     for (const record of records) {
-      const partition = state.spec.partitions === 1 ? 0 : partitionOf(record.key, state.spec.partitions)
+      const partition = record.partition ?? (state.spec.partitions === 1 ? 0 : partitionOf(record.key, state.spec.partitions))
       const batch = partitions.get(partition) ?? partitions.set(partition, { first: state.heads[partition], records: [] }).get(partition)!
       batch.records.push(record.timestampMs === undefined ? { ...record, timestampMs: now } : record)
       state.heads[partition]++
@@ -98,7 +104,14 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     return pending.promise
   }
 
+  function scheduleFlush(): void {
+    if (!pending || flushScheduled || inFlight.length >= MAX_FLUSHES_IN_FLIGHT) return
+    flushScheduled = true
+    setImmediate(flush)
+  }
+
   async function flush(): Promise<void> {
+    flushScheduled = false
     const pendingBatch = pending!
     pending = null
     const ops: WriteOp[] = []
@@ -112,27 +125,30 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     }
     const offsets = offsetWrites() // free riders on a write that happens anyway
     ops.push(...offsets)
-    writing = true
+    const slot: (typeof inFlight)[number] = { written: false }
+    inFlight.push(slot)
     try {
       await rocks.write(ops)
+      pendingBatch.resolve() // durable; readable below, in order
+      slot.apply = () => {
+        for (const [state, p, entry] of written) {
+          state.durable[p] = entry.first + entry.count
+          const tail = state.tails[p]
+          tail.push(entry)
+          state.tailBytes[p] += entry.buffer.length
+          while (state.tailBytes[p] > TAIL_BYTES && tail.length > 1) state.tailBytes[p] -= tail.shift()!.buffer.length
+          for (const wake of state.waiters[p].splice(0)) wake()
+        }
+      }
     } catch (err) {
+      // Its offsets stay a gap that readers step over.
       requeue(offsets)
       pendingBatch.reject(new SluiceError('LOG_UNAVAILABLE', 'the local log could not write', { cause: err }))
-      return
     } finally {
-      writing = false
-      if (pending) setImmediate(flush) // what gathered meanwhile
+      slot.written = true
+      while (inFlight.length > 0 && inFlight[0].written) inFlight.shift()!.apply?.()
+      scheduleFlush() // what gathered meanwhile
     }
-    // Only what this flush wrote becomes readable: heads may already include the next one.
-    for (const [state, p, entry] of written) {
-      state.durable[p] = entry.first + entry.count
-      const tail = state.tails[p]
-      tail.push(entry)
-      state.tailBytes[p] += entry.buffer.length
-      while (state.tailBytes[p] > TAIL_BYTES && tail.length > 1) state.tailBytes[p] -= tail.shift()!.buffer.length
-      for (const wake of state.waiters[p].splice(0)) wake()
-    }
-    pendingBatch.resolve()
   }
 
   /** Whole record batches from `from` (a batch start) below `to`, until `limit` records; `next` is where the following read starts. */
@@ -284,7 +300,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       clearInterval(retentionTimer)
       await Promise.all([...subscriptions].map((s) => s.stop()))
       await writeOffsets()
-      while (pending) await sleep(1)
+      while (pending || inFlight.length > 0) await sleep(1)
       closed = true
     },
   }

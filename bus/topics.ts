@@ -8,6 +8,7 @@ export interface TopicNames {
   control: string
   dedupChangelog: string
   functionPrefix: string
+  functionStatePrefix: string
 }
 
 export function topicNames(prefix = 'sluice'): TopicNames {
@@ -20,10 +21,16 @@ export function topicNames(prefix = 'sluice'): TopicNames {
     control: `${prefix}.control`,
     dedupChangelog: `${prefix}.dedup-changelog`,
     functionPrefix: `${prefix}.fn.`,
+    functionStatePrefix: `${prefix}.fn-state.`,
   }
 }
 
 /** Kafka topic names allow [a-zA-Z0-9._-]; function ids are mapped onto that safely. */
 export function functionTopic(names: TopicNames, functionKey: string): string {
   return names.functionPrefix + functionKey.replace(/[^a-zA-Z0-9._-]/g, (c) => '_' + c.charCodeAt(0).toString(16))
+}
+
+/** A function's runner state changelog (distributed mode): compacted, partitioned as its topic. */
+export function functionStateTopic(names: TopicNames, functionKey: string): string {
+  return names.functionStatePrefix + functionTopic(names, functionKey).slice(names.functionPrefix.length)
 }

@@ -6,6 +6,8 @@ export interface BusRecord {
   /** A string is sent as its UTF-8 bytes. An empty value is a tombstone: on a compacted topic it lets the key be dropped (Kafka: a null value). */
   value: Buffer | string
   timestampMs?: number
+  /** Where the record goes instead of its key's partition: for a changelog kept partition by partition alongside another topic. */
+  partition?: number
 }
 
 export interface ConsumedRecord {

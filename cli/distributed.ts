@@ -1,7 +1,7 @@
 // Composition root of the distributed mode: the roles named by --role on Kafka (the log, the
 // control plane's compacted topic, dedup changelogs) and ClickHouse (events, runs, webhook
-// requests). A local RocksDB in --data-dir holds only state that is restored or rebuilt:
-// dedup partitions (from their changelog) and runner marks.
+// requests). A local RocksDB in --data-dir holds only state restored from Kafka changelogs:
+// dedup partitions, and runner marks and parked retries.
 import { mkdir } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
@@ -9,13 +9,14 @@ import type { Logger } from 'pino'
 import { SluiceError } from '../core/errors.ts'
 import { openRocks } from '../core/rocks.ts'
 import { createKafkaBus } from '../bus/kafka.ts'
-import { topicNames } from '../bus/topics.ts'
+import { functionStateTopic, topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
 import { createAvroCodecs } from '../bus/avro.ts'
 import { createTopicControlStore } from '../control/topic.ts'
 import { createClickHouseStores } from '../store/clickhouse.ts'
 import { openChangelogDedupStore } from '../dedup/changelog.ts'
-import { createRocksRunnerState } from '../runner/rocksdb.ts'
+import { openChangelogRunnerState } from '../runner/changelog.ts'
+import { MARK_RETENTION_MS } from './parts-functions.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Role, type Running } from './compose.ts'
 import type { Config } from './config.ts'
@@ -51,7 +52,12 @@ export async function startDistributed(config: Config, log: Logger, options: { f
     requests: clickhouse?.requests ?? withoutClickHouse(),
     codecs: { ...avro, run: jsonCodec() },
     openDedupStore: (partition) => openChangelogDedupStore({ rocks, bus, topic: topics.dedupChangelog, partition, windowMs: config.dedupWindowMs, log }),
-    openRunnerState: async (scope) => createRocksRunnerState(rocks, scope),
+    openRunnerState: async (scope, partition) => {
+      // Kept beside the function's topic, with its partition count; marks age out of it as they expire.
+      const topic = functionStateTopic(topics, scope)
+      await bus.ensureTopics({ [topic]: { partitions: config.partitions, compacted: true, retentionMs: MARK_RETENTION_MS + 24 * 60 * 60_000 } })
+      return openChangelogRunnerState({ rocks, bus, topic, scope, partition, log })
+    },
   }
   const parts = compose(adapters, config, log, { roles, functions: options.functions ?? [], functionScope: { kind: 'served-apps' } })
   return run(config, log, parts, { roles: [...roles], kafka: config.kafkaBrokers, clickhouse: config.clickhouseUrl ?? null }, async () => {

@@ -1,6 +1,6 @@
 // The `sluice` command.
 import { parseArgs } from 'node:util'
-import { loadConfig, type Flags } from './config.ts'
+import { loadConfig, type Config, type Flags } from './config.ts'
 import { createLogger } from './log.ts'
 import { controlCommand } from './control.ts'
 import { checkRunnerConfig, runnerConfig } from './runner.ts'
@@ -22,19 +22,23 @@ const USAGE = `usage: sluice <command>
 ${WEBHOOKS_USAGE}
 Control commands talk to a running server: --url (SLUICE_URL, default http://127.0.0.1:8288), --signing-key (SLUICE_SIGNING_KEY).`
 
+/** The configuration `sluice dev|start|runner <args>` runs with (also what the Helm chart's test checks its Deployments against). */
+export function serverConfig(command: 'dev' | 'start' | 'runner', args: string[], env: NodeJS.ProcessEnv = process.env): Config {
+  const { values } = parseArgs({ args, options: SERVER_OPTIONS, strict: true })
+  const flags: Flags = {
+    port: values.port, host: values.host, dataDir: values['data-dir'], signingKey: values['signing-key'], logLevel: values['log-level'],
+    trustProxy: values['trust-proxy'], roles: values.role?.join(','), functionsFile: values.functions, watch: values.watch, partitions: values.partitions,
+  }
+  const config = loadConfig(command === 'runner' ? 'start' : command, flags, env)
+  if (command !== 'runner') return config
+  checkRunnerConfig(config, false)
+  return runnerConfig(config)
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
   if (command === 'dev' || command === 'start' || command === 'runner') {
-    const { values } = parseArgs({ args: rest, options: SERVER_OPTIONS, strict: true })
-    const flags: Flags = {
-      port: values.port, host: values.host, dataDir: values['data-dir'], signingKey: values['signing-key'], logLevel: values['log-level'],
-      trustProxy: values['trust-proxy'], roles: values.role?.join(','), functionsFile: values.functions, watch: values.watch, partitions: values.partitions,
-    }
-    let config = loadConfig(command === 'runner' ? 'start' : command, flags)
-    if (command === 'runner') {
-      checkRunnerConfig(config, false)
-      config = runnerConfig(config)
-    }
+    const config = serverConfig(command, rest)
     const log = createLogger(config.logLevel)
     const { startSluice } = await import('./server.ts')
     const running = await startSluice(config, log)

@@ -47,7 +47,7 @@ export interface FunctionPartsConfig {
   scope: SyncScope
 }
 
-const MARK_RETENTION_MS = 7 * 24 * 60 * 60_000
+export const MARK_RETENTION_MS = 7 * 24 * 60 * 60_000
 
 export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPartsConfig) {
   const { bus, log } = deps

@@ -6,6 +6,8 @@ import type { SendEvent } from './send.ts'
 export const FUNCTION_KIND = 'sluice/function'
 export const DEFAULT_FUNCTION_RETRIES = 3
 const MAX_RETRIES = 20
+export const DEFAULT_FUNCTION_TIMEOUT_MS = 5 * 60_000
+const MAX_FUNCTION_TIMEOUT_MS = 24 * 60 * 60_000
 
 /** The triggering event as a handler sees it. */
 export interface FunctionEvent {
@@ -53,6 +55,12 @@ export interface FunctionOptions {
   name?: string
   /** Retries after the first attempt (default 3: four attempts), with exponential backoff and jitter. */
   retries?: number
+  /**
+   * How long one execution may take (a new step, or the handler's own code between steps) before
+   * the attempt fails with code FUNCTION_TIMEOUT and is retried like any failure. Default 5 minutes.
+   * The timed-out code is not stopped (JavaScript cannot be), only no longer waited for.
+   */
+  timeoutMs?: number
 }
 
 export interface FunctionTrigger { event: string }
@@ -65,6 +73,7 @@ export interface SluiceFunction {
   key: string
   name: string
   retries: number
+  timeoutMs: number
   trigger: FunctionTrigger
   /** The environment the function is served in: the client's branch env, or production. */
   env: string
@@ -76,6 +85,8 @@ export function defineFunction(app: { id: string; env?: string }, options: Funct
   if (options.name !== undefined && typeof options.name !== 'string') throw new TypeError('createFunction({ name }): name must be a string')
   const retries = options.retries ?? DEFAULT_FUNCTION_RETRIES
   if (!Number.isInteger(retries) || retries < 0 || retries > MAX_RETRIES) throw new TypeError(`createFunction({ retries }): retries must be an integer from 0 to ${MAX_RETRIES}`)
+  const timeoutMs = options.timeoutMs ?? DEFAULT_FUNCTION_TIMEOUT_MS
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_FUNCTION_TIMEOUT_MS) throw new TypeError(`createFunction({ timeoutMs }): timeoutMs must be an integer from 1 to ${MAX_FUNCTION_TIMEOUT_MS}`)
   if (!trigger || typeof trigger.event !== 'string' || trigger.event === '') throw new TypeError('createFunction(options, { event }): event must be a non-empty event name')
   if (typeof handler !== 'function') throw new TypeError('createFunction(options, trigger, handler): handler must be a function')
   return {
@@ -85,6 +96,7 @@ export function defineFunction(app: { id: string; env?: string }, options: Funct
     key: `${app.id}-${options.id}`,
     name: options.name ?? options.id,
     retries,
+    timeoutMs,
     trigger: { event: trigger.event },
     env: app.env ?? 'production',
     handler,

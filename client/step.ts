@@ -40,9 +40,17 @@ const never = () => new Promise<never>(() => {})
 export function executeFunction(fn: SluiceFunction, input: ExecutionInput): Promise<Execution> {
   const memo = new Map(input.steps.map((s) => [s.id, s.output]))
   const seenIds = new Map<string, number>()
-  let stepInFlight = false
+  let stepInFlight: string | undefined
   let settle!: (execution: Execution) => void
   const done = new Promise<Execution>((resolve) => { settle = resolve })
+  // Whatever settles first wins: a step, the handler, or the deadline.
+  const deadline = setTimeout(() => settle({
+    kind: 'error',
+    stepId: stepInFlight,
+    error: { name: 'TimeoutError', code: 'FUNCTION_TIMEOUT', message: `${stepInFlight ? `step "${stepInFlight}"` : 'the handler'} ran over the function's timeoutMs (${fn.timeoutMs} ms)` },
+    nonRetriable: false,
+  }), fn.timeoutMs)
+  done.then(() => clearTimeout(deadline))
 
   /** A step ID used twice in one run gets a suffix, so both calls keep their own results. */
   function uniqueId(id: string): string {
@@ -57,7 +65,7 @@ export function executeFunction(fn: SluiceFunction, input: ExecutionInput): Prom
     if (memo.has(id)) return Promise.resolve(structuredClone(memo.get(id)))
     // Only one new step per execution: parallel steps are taken one per record, in call order.
     if (stepInFlight) return never()
-    stepInFlight = true
+    stepInFlight = id
     const startedAt = performance.now()
     Promise.resolve()
       .then(body)

@@ -188,4 +188,19 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     await eventually(async () => (consumed.some((r) => r.value.length === 0) ? true : undefined), 30_000)
     t.equal(consumed.at(-1)?.key, 'doc')
   })
+
+  t.test(`${name}: a record with an explicit partition goes there, whatever its key`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const topic = unique()
+    await f.bus.ensureTopics({ [topic]: { partitions: 3 } })
+    await f.bus.publish(topic, ['a', 'b', 'c', 'd', 'e'].map((key) => ({ key, value: Buffer.from(key), partition: 2 })))
+    const byPartition: string[][] = []
+    for (let p = 0; p < 3; p++) {
+      const keys: string[] = []
+      await f.bus.readPartition(topic, p, async (page) => void keys.push(...page.map((r) => r.key)))
+      byPartition.push(keys)
+    }
+    t.same(byPartition, [[], [], ['a', 'b', 'c', 'd', 'e']])
+  })
 }

@@ -71,3 +71,24 @@ t.test('step.sendEvent triggers the second function exactly once although the ru
   t.equal(notified.length, 1)
   t.equal((await runsOf(server.url, `function=test-receiver&event=${sentId}`)).length, 1)
 })
+
+t.test('a step that never settles fails its attempt at the function\'s timeoutMs, with FUNCTION_TIMEOUT, and the run retries', async (t) => {
+  const eventId = await sendEvent(server.url, { name: 'test/hang-step', data: {} })
+  const waiting = await eventually(async () => {
+    const { body } = await getJson(`${server.url}/v1/events/${eventId}/runs`)
+    return body.data[0]?.next_attempt_at ? body.data[0] : undefined
+  })
+  t.match(waiting.error, { name: 'TimeoutError', code: 'FUNCTION_TIMEOUT', message: 'step "wait" ran over the function\'s timeoutMs (300 ms)' })
+  t.same(waiting.steps.map((s: any) => [s.id, s.status]), [['wait', 'retrying']])
+  const [run] = await finishedRuns(server.url, eventId)
+  t.equal(run.status, 'completed')
+  t.equal(run.output, 'answered')
+  t.equal(run.attempts, 2)
+})
+
+t.test('a handler that never settles fails at its timeoutMs; with no retries left the run fails', async (t) => {
+  const eventId = await sendEvent(server.url, { name: 'test/hang-handler', data: {} })
+  const [run] = await finishedRuns(server.url, eventId)
+  t.equal(run.status, 'failed')
+  t.match(run.error, { code: 'FUNCTION_TIMEOUT', message: 'the handler ran over the function\'s timeoutMs (300 ms)' })
+})

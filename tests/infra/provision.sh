@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests run against (DESIGN.md "Tests run against real things"):
-# Debian's clickhouse-server and chromium, a JRE + Maven, and Apache Kafka's jars
-# from Maven Central. Idempotent: when everything is there it only checks and exits.
+# Debian's clickhouse-server and chromium, a JRE + Maven, Apache Kafka's jars from Maven
+# Central, and helm built from the Go module proxy. Idempotent: when everything is there it only checks and exits.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -44,6 +44,25 @@ else
   mvn -q -B -Dstyle.color=never -f "$here/kafka/pom.xml" dependency:copy-dependencies \
     -Dkafka.version="$kafka_version" -DincludeScope=runtime -DoutputDirectory="$kafka_libs"
   touch "$kafka_libs/.complete"
+fi
+
+# helm renders and lints deploy/helm/sluice (tests/deploy/helm.test.ts). No helm package is
+# reachable here, so it is built from the Go module proxy (~4 min the first time, then cached).
+helm_version="v3.22.0"
+helm_dir="$here/.cache/helm-$helm_version"
+if [[ -x "$helm_dir/helm" ]]; then
+  log "helm $helm_version: present in $helm_dir"
+else
+  if ! command -v go >/dev/null 2>&1 && [[ ! -x /usr/local/go/bin/go ]]; then
+    log "apt-get install golang-go"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q --no-install-recommends golang-go
+  fi
+  go_bin="$(command -v go || echo /usr/local/go/bin/go)"
+  log "helm $helm_version: building from the Go module proxy into $helm_dir"
+  mkdir -p "$helm_dir"
+  GOBIN="$helm_dir" GOFLAGS=-mod=mod "$go_bin" install "helm.sh/helm/v3/cmd/helm@$helm_version"
 fi
 
 log "ready"
