@@ -21,6 +21,7 @@ export function presentFunction(f: FunctionDoc) {
     name: f.name,
     trigger: { event: f.trigger.event },
     retries: f.retries,
+    timeout_ms: f.timeoutMs ?? null,
     registered_at: new Date(f.registeredAt).toISOString(),
   }
 }

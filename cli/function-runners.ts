@@ -82,7 +82,7 @@ export function createFunctionRunners(deps: FunctionRunnersDeps, config: Functio
       if (seen.has(id)) throw new SluiceError('CONFIG_INVALID', `function "${fn.key}" is defined twice in environment "${fn.env}"`)
       seen.add(id)
     }
-    await deps.registry.sync(functions.map((f) => ({ env: f.env, key: f.key, appId: f.appId, functionId: f.id, name: f.name, trigger: f.trigger, retries: f.retries })), config.scope)
+    await deps.registry.sync(functions.map((f) => ({ env: f.env, key: f.key, appId: f.appId, functionId: f.id, name: f.name, trigger: f.trigger, retries: f.retries, timeoutMs: f.timeoutMs })), config.scope)
     for (const fn of functions) await deps.topics.ensure(fn)
     await stopAll()
     running = functions.map((fn) => createRunner(

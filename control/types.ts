@@ -73,6 +73,8 @@ export interface FunctionDoc {
   name: string
   trigger: { event: string }
   retries: number
+  /** Absent on registrations from before timeouts existed. */
+  timeoutMs?: number
   registeredAt: number
 }
 

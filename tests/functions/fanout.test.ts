@@ -12,8 +12,8 @@ t.test('the registry lists the functions of the served file, with their triggers
   const { status, body } = await getJson(`${server.url}/v1/functions`)
   t.equal(status, 200)
   const fanA = body.data.find((f: any) => f.id === 'test-fan-a')
-  t.same(fanA, { id: 'test-fan-a', env: 'production', app_id: 'test', function_id: 'fan-a', name: 'fan-a', trigger: { event: 'test/fanout' }, retries: 3, registered_at: fanA.registered_at })
-  t.same(body.data.map((f: any) => f.id).sort(), ['test-fan-a', 'test-fan-b', 'test-memo', 'test-receiver', 'test-reject', 'test-sender', 'test-verify-signature'])
+  t.same(fanA, { id: 'test-fan-a', env: 'production', app_id: 'test', function_id: 'fan-a', name: 'fan-a', trigger: { event: 'test/fanout' }, retries: 3, timeout_ms: 300_000, registered_at: fanA.registered_at })
+  t.same(body.data.map((f: any) => f.id).sort(), ['test-fan-a', 'test-fan-b', 'test-hanging-handler', 'test-hanging-step', 'test-memo', 'test-receiver', 'test-reject', 'test-sender', 'test-verify-signature'])
 })
 
 t.test('one event triggers both functions of its name, each exactly once', async (t) => {
