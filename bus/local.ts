@@ -129,7 +129,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     inFlight.push(slot)
     try {
       await rocks.write(ops)
-      pendingBatch.resolve() // durable; readable below, in order
+      // Durable now; readable (and resolved, so what a publisher awaited is there to read) in order.
       slot.apply = () => {
         for (const [state, p, entry] of written) {
           state.durable[p] = entry.first + entry.count
@@ -139,6 +139,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
           while (state.tailBytes[p] > TAIL_BYTES && tail.length > 1) state.tailBytes[p] -= tail.shift()!.buffer.length
           for (const wake of state.waiters[p].splice(0)) wake()
         }
+        pendingBatch.resolve()
       }
     } catch (err) {
       // Its offsets stay a gap that readers step over.

@@ -23,7 +23,7 @@ ${WEBHOOKS_USAGE}
 Control commands talk to a running server: --url (SLUICE_URL, default http://127.0.0.1:8288), --signing-key (SLUICE_SIGNING_KEY).`
 
 /** The configuration `sluice dev|start|runner <args>` runs with (also what the Helm chart's test checks its Deployments against). */
-export function serverConfig(command: 'dev' | 'start' | 'runner', args: string[], env: NodeJS.ProcessEnv = process.env): Config {
+export function serverConfig(command: 'dev' | 'start' | 'runner', args: string[], env?: NodeJS.ProcessEnv): Config {
   const { values } = parseArgs({ args, options: SERVER_OPTIONS, strict: true })
   const flags: Flags = {
     port: values.port, host: values.host, dataDir: values['data-dir'], signingKey: values['signing-key'], logLevel: values['log-level'],
