@@ -124,10 +124,13 @@ async function envsView() {
   const { data } = await api('GET', '/v1/envs')
   const form = h('form', { id: 'create-env', onsubmit: (e) => guarded(async () => {
     e.preventDefault()
-    await api('POST', '/v1/envs', { name: e.target.name.value, branch: e.target.branch.checked })
+    const rate = e.target.rate.value
+    await api('POST', '/v1/envs', { name: e.target.name.value, branch: e.target.branch.checked, ...(rate && { max_events_per_second: Number(rate) }) })
     route()
-  }) }, h('label', {}, 'Name ', h('input', { type: 'text', name: 'name', required: true })), h('label', {}, h('input', { type: 'checkbox', name: 'branch' }), ' branch environment'), h('button', {}, 'Create environment'))
-  show(h('h1', {}, 'Environments'), form, h('table', { id: 'envs' }, h('tbody', {}, data.map((e) => h('tr', {}, h('td', {}, e.name), h('td', {}, e.kind),
+  }) }, h('label', {}, 'Name ', h('input', { type: 'text', name: 'name', required: true })), h('label', {}, h('input', { type: 'checkbox', name: 'branch' }), ' branch environment'),
+  h('label', {}, 'Rate limit (events/s, optional) ', h('input', { type: 'number', name: 'rate', min: '1' })), h('button', {}, 'Create environment'))
+  const limits = (e) => [e.max_events_per_second ? `${e.max_events_per_second} events/s` : 'no rate limit', e.max_body_bytes ? `bodies ≤ ${e.max_body_bytes} bytes` : ''].filter(Boolean).join(', ')
+  show(h('h1', {}, 'Environments'), form, h('table', { id: 'envs' }, h('tbody', {}, data.map((e) => h('tr', {}, h('td', {}, e.name), h('td', {}, e.kind), h('td', {}, limits(e)),
     h('td', {}, e.archived_at ? 'archived' : e.kind === 'branch' ? h('button', { onclick: () => guarded(async () => { await api('POST', `/v1/envs/${e.name}/archive`); route() }) }, 'Archive') : ''))))))
 }
 

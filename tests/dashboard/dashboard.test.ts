@@ -93,6 +93,12 @@ t.test('a key is created and shown once; environments are listed', async (t) => 
   await page.click('#create-env button')
   await page.waitForSelector('#envs >> text=feature-1')
   t.match(await page.textContent('#envs'), /production.*feature-1.*branch/s)
+  await page.fill('#create-env input[name=name]', 'limited-1')
+  await page.fill('#create-env input[name=rate]', '250')
+  await page.click('#create-env button')
+  await page.waitForSelector('#envs >> text=limited-1')
+  t.match(await page.textContent('#envs tr:has-text("limited-1")'), /250 events\/s/, 'the rate limit set at creation is shown')
+  t.match(await page.textContent('#envs tr:has-text("production")'), /no rate limit/)
   t.same(scriptErrors.get(page), [], 'no script errors on the page')
 })
 
