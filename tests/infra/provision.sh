@@ -19,6 +19,7 @@ command -v chromium >/dev/null 2>&1 || missing_packages+=(chromium)
 dpkg -s fonts-liberation >/dev/null 2>&1 || missing_packages+=(fonts-liberation)
 command -v java >/dev/null 2>&1 || missing_packages+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null 2>&1 || missing_packages+=(maven)
+command -v unzip >/dev/null 2>&1 || missing_packages+=(unzip) # a Go toolchain zip, should helm need one
 
 if ((${#missing_packages[@]} > 0)); then
   if [[ $(id -u) -ne 0 ]]; then
@@ -53,16 +54,26 @@ helm_dir="$here/.cache/helm-$helm_version"
 if [[ -x "$helm_dir/helm" ]]; then
   log "helm $helm_version: present in $helm_dir"
 else
-  if ! command -v go >/dev/null 2>&1 && [[ ! -x /usr/local/go/bin/go ]]; then
-    log "apt-get install golang-go"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -q
-    apt-get install -y -q --no-install-recommends golang-go
+  # helm v3.22 needs Go 1.26 (Debian 12's golang-go is 1.19). A Go ≥ 1.21 on the machine fetches
+  # the toolchain helm asks for by itself (GOTOOLCHAIN=auto); without one, the same toolchain
+  # download is made here, from the Go module proxy.
+  go_bin=""
+  for candidate in "$(command -v go || true)" /usr/local/go/bin/go; do
+    if [[ -x "$candidate" ]] && "$candidate" env GOVERSION | grep -qE '^go1\.(2[1-9]|[3-9][0-9])'; then go_bin="$candidate"; break; fi
+  done
+  if [[ -z "$go_bin" ]]; then
+    go_toolchain="v0.0.1-go1.26.8.linux-amd64"
+    log "Go $go_toolchain: fetching from the Go module proxy"
+    rm -rf "$here/.cache/go-toolchain"
+    mkdir -p "$here/.cache/go-toolchain"
+    curl -fsSL -o "$here/.cache/go-toolchain/go.zip" "https://proxy.golang.org/golang.org/toolchain/@v/$go_toolchain.zip"
+    unzip -q "$here/.cache/go-toolchain/go.zip" -d "$here/.cache/go-toolchain"
+    go_bin="$here/.cache/go-toolchain/golang.org/toolchain@$go_toolchain/bin/go"
+    chmod +x "$go_bin" "$(dirname "$go_bin")"/../pkg/tool/*/* 2>/dev/null || true
   fi
-  go_bin="$(command -v go || echo /usr/local/go/bin/go)"
   log "helm $helm_version: building from the Go module proxy into $helm_dir"
   mkdir -p "$helm_dir"
-  GOBIN="$helm_dir" GOFLAGS=-mod=mod "$go_bin" install "helm.sh/helm/v3/cmd/helm@$helm_version"
+  GOTOOLCHAIN=auto GOBIN="$helm_dir" GOFLAGS=-mod=mod "$go_bin" install "helm.sh/helm/v3/cmd/helm@$helm_version"
 fi
 
 log "ready"
