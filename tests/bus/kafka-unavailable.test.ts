@@ -4,6 +4,7 @@
 // is back, without being recreated.
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
 import pino from 'pino'
 import { createKafkaBus } from '../../bus/kafka.ts'
 import type { Bus, ConsumedRecord } from '../../bus/types.ts'
@@ -46,6 +47,9 @@ t.test('a frozen broker (SIGSTOP): publish rejects LOG_UNAVAILABLE within 1.5 s,
   process.kill(-pid, 'SIGSTOP')
   let frozen = true
   t.teardown(() => { if (frozen) process.kill(-pid, 'SIGCONT') })
+  // Every thread of the broker stopped (state T) before anything is sent: on a loaded machine
+  // the signal can take a moment, and a request answered meanwhile would be a false failure.
+  await eventually(async () => (readdirSync(`/proc/${pid}/task`).every((task) => readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8').split(') ')[1]?.startsWith('T')) ? true : undefined), 5_000, 10)
   // Requests to a frozen broker hang until kafkajs' request timeout (10 s): the publish deadline must win.
   const single = await rejectionTimeMs(t, bus.publish(topic, [rec('frozen-1')]))
   const concurrent = await Promise.all(Array.from({ length: 20 }, (_, i) => rejectionTimeMs(t, bus.publish(topic, [rec(`frozen-many-${i}`)]))))
