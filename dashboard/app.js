@@ -103,7 +103,21 @@ async function webhookView(id) {
   show(h('h1', {}, `Webhook ${w.name}`), h('p', {}, 'URL: ', h('code', { id: 'webhook-url' }, w.url), ` · env ${w.env}`), editor, preview,
     h('h2', {}, `Failed requests (${failed.length})`), failed.length ? replayAll : h('p', { class: 'muted' }, 'None.'),
     h('table', { id: 'failed' }, h('tbody', {}, failed.map((r) => h('tr', {}, h('td', {}, time(r.received_at)), h('td', {}, `${r.error?.code ?? ''}: ${r.error?.message ?? ''}`),
-      h('td', {}, h('button', { onclick: () => guarded(async () => { await api('POST', `/v1/webhooks/${id}/requests/${r.request_id}/replay`); route() }) }, 'Replay')))))))
+      h('td', {}, h('button', { onclick: () => guarded(async () => { await api('POST', `/v1/webhooks/${id}/requests/${r.request_id}/replay`); route() }) }, 'Replay')))))),
+    ...(w.env === 'branch' ? await centralPage(id) : []))
+}
+
+// A branch-group webhook's central page: requests that named no active branch environment.
+// Their events are kept, no function ran; replay once the environment exists.
+async function centralPage(id) {
+  const unrouted = await api('GET', `/v1/webhooks/${id}/requests?status=unrouted&limit=50`).then((r) => r.data)
+  const replayAll = h('button', { id: 'replay-unrouted', onclick: () => guarded(async () => { await api('POST', `/v1/webhooks/${id}/requests/replay`, { status: 'unrouted' }); route() }) }, 'Replay all unrouted')
+  return [h('h2', {}, `Unrouted requests (${unrouted.length})`),
+    h('p', { class: 'muted' }, 'Sent without x-service-env, or naming no active branch environment: stored here, no function ran.'),
+    unrouted.length ? replayAll : h('p', { class: 'muted' }, 'None.'),
+    h('table', { id: 'unrouted' }, h('tbody', {}, unrouted.map((r) => h('tr', {}, h('td', {}, time(r.received_at)),
+      h('td', {}, Object.entries(r.request.headers).find(([k]) => k.toLowerCase() === 'x-service-env')?.[1] ?? r.request.query['x-service-env']?.[0] ?? '(no environment)'),
+      h('td', {}, (r.events ?? []).map((e) => e.name).join(', '))))))]
 }
 
 // Keys: created keys are shown once.

@@ -3,7 +3,7 @@
 import t, { type Test } from 'tap'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium } from '../infra/chromium.ts'
-import { startServer, getJson, eventually, TEST_SIGNING_KEY } from '../helpers/server.ts'
+import { startServer, getJson, postJson, eventually, TEST_SIGNING_KEY } from '../helpers/server.ts'
 
 const server = await startServer()
 t.teardown(() => server.stop())
@@ -68,6 +68,26 @@ t.test('a webhook is created, its transform edited and previewed, then saved', a
   await page.waitForSelector('#save-status .ok')
   const { body } = await getJson(`${server.url}/v1/webhooks`)
   t.match(body.data, [{ name: 'stripe', transform: /stripe\//, deny_events: ['stripe/charge.*'] }])
+  t.same(scriptErrors.get(page), [], 'no script errors on the page')
+})
+
+t.test('a branch-group webhook\'s central page lists unrouted requests and replays them once the environment exists', async (t) => {
+  const { body: created } = await postJson(`${server.url}/v1/webhooks`, { name: 'central', env: 'branch', transform: 'function transform(evt) { return { name: "central/" + evt.type, data: evt } }' })
+  const webhook = created.data
+  t.equal((await postJson(webhook.url, { type: 'ping' }, { 'x-service-env': 'pr-77' })).status, 200)
+  await eventually(async () => ((await getJson(`${server.url}/v1/webhooks/${webhook.id}/requests?status=unrouted`)).body.data.length === 1 ? true : undefined))
+  const page = await open(t, `/webhooks/${webhook.id}`)
+  await page.waitForSelector('#unrouted >> text=pr-77')
+  t.match(await page.textContent('#unrouted'), /pr-77.*central\/ping/s, 'the environment it named and the events it carries')
+  t.equal((await postJson(`${server.url}/v1/envs`, { name: 'pr-77', branch: true })).status, 201)
+  await page.click('#replay-unrouted')
+  await eventually(async () => {
+    await page.reload()
+    await page.waitForSelector('#edit-webhook')
+    return (await page.locator('#unrouted tr').count()) === 0 ? true : undefined
+  })
+  const { body } = await getJson(`${server.url}/v1/events?name=central/ping&env=pr-77`)
+  t.equal(body.data.length, 1, 'delivered to the branch environment on replay')
   t.same(scriptErrors.get(page), [], 'no script errors on the page')
 })
 
