@@ -1,7 +1,7 @@
 // The embedded log: Kafka's contract (topics, partitions, consumer groups with committed
 // offsets, batch reads, commit-after-handler) on RocksDB in one process.
 // Keys: `L<topic>\0<partition>\0<first offset hex16>` record batches, `O<group>\0<topic>\0<partition>`
-// next offset, `T<topic>` topic spec. As in Kafka, records are stored in batches: what every
+// next offset, `T<topic>` topic spec, `Vlog` the format. As in Kafka, records are stored in batches: what every
 // publish of one event-loop tick sends to a partition is one RocksDB value (group commit), so a
 // 500-event request costs one write and one read per partition, not 500. Offsets still count
 // records; a group commits only at batch ends, so reads always start at one.
@@ -31,6 +31,9 @@ export interface LocalBusConfig {
 /** Per partition, the newest record batches stay in memory too, so consumers that keep up never read RocksDB. */
 const TAIL_BYTES = 4 * 1024 * 1024
 const MAX_FLUSHES_IN_FLIGHT = 4
+/** 2: record batches. A data dir without the key is format 1 (one record per value) or new. */
+const LOG_FORMAT = 2
+const FORMAT_KEY = 'Vlog'
 
 interface Written { first: number; count: number; buffer: Buffer }
 interface TopicState { name: string; spec: TopicSpec; heads: number[]; durable: number[]; waiters: Array<Array<() => void>>; tails: Written[][]; tailBytes: number[] }
@@ -64,7 +67,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     return -1
   }
 
+  let upgraded: Promise<void> | undefined
+
   async function ensureTopics(specs: Record<string, TopicSpec>): Promise<void> {
+    await (upgraded ??= upgradeLogFormat())
     for (const [topic, wanted] of Object.entries(specs)) {
       if (topics.has(topic)) continue
       const stored = await rocks.get('T' + topic)
@@ -74,6 +80,23 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       for (let p = 0; p < spec.partitions; p++) heads.push((await lastOffset(topic, p)) + 1)
       topics.set(topic, { name: topic, spec, heads, durable: [...heads], waiters: heads.map(() => []), tails: heads.map(() => []), tailBytes: heads.map(() => 0) })
     }
+  }
+
+  /**
+   * Data dirs written before record batches (format 1) hold one record per value:
+   * [u16 key length][key][f64 timestamp][value]. Each becomes a batch of one, in one atomic
+   * write, so records acknowledged before an upgrade are still delivered after it.
+   */
+  async function upgradeLogFormat(): Promise<void> {
+    if ((await rocks.get(FORMAT_KEY))?.toString() === String(LOG_FORMAT)) return
+    const ops: WriteOp[] = []
+    for await (const { key, value } of rocks.scan({ gte: 'L', lt: 'M' })) {
+      const keyBytes = value.readUInt16BE(0)
+      const record = { key: value.toString('utf8', 2, 2 + keyBytes), timestampMs: value.readDoubleBE(2 + keyBytes), value: value.subarray(10 + keyBytes) }
+      ops.push({ type: 'put', key, value: encodeBatch([record]) })
+    }
+    if (ops.length > 0) log.info({ records: ops.length }, 'local log upgraded to record batches')
+    await rocks.write([...ops, { type: 'put', key: FORMAT_KEY, value: String(LOG_FORMAT) }])
   }
 
   function topicState(topic: string): TopicState {

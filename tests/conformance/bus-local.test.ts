@@ -135,3 +135,33 @@ t.test('local bus: retention deletes only record batches every group has consume
   await eventually(async () => ((await countLogValues(f.rocks, 'kept')) === 0 ? true : undefined), 5_000)
   t.pass('deleted once both groups consumed them')
 })
+
+t.test('local bus: a data dir of the one-record-per-value format is upgraded, and its records are still delivered, in order, once', async (t) => {
+  const dir = await tempDir()
+  t.teardown(() => removeDir(dir))
+  const rocks = await openRocks(join(dir, 'db'))
+  // As the previous release wrote them: [u16 key length][key][f64 timestamp][value] under L<topic>\0<partition>\0<offset hex16>.
+  const oldRecord = (key: string, ts: number, value: string) => {
+    const k = Buffer.from(key)
+    const b = Buffer.alloc(10 + k.length + Buffer.byteLength(value))
+    b.writeUInt16BE(k.length, 0)
+    k.copy(b, 2)
+    b.writeDoubleBE(ts, 2 + k.length)
+    b.write(value, 10 + k.length)
+    return b
+  }
+  await rocks.write([
+    { type: 'put', key: 'Tupgrade', value: JSON.stringify({ partitions: 1 }) },
+    ...['a', 'b', 'c'].map((v, i) => ({ type: 'put' as const, key: `Lupgrade\u00000\u0000${i.toString(16).padStart(16, '0')}`, value: oldRecord(`k-${v}`, 1000 + i, v) })),
+    { type: 'put', key: 'Ogroup\u0000upgrade\u00000', value: '1' }, // this group had consumed 'a'
+  ])
+  const bus = createLocalBus(rocks, log, config)
+  t.teardown(async () => { await bus.close(); await rocks.close() })
+  await bus.ensureTopics({ upgrade: { partitions: 1 } })
+  const seen: string[] = []
+  const sub = await bus.subscribe({ group: 'group', topics: ['upgrade'], handler: async (b) => void seen.push(...b.records.map((r) => `${r.key}=${r.value}@${r.timestampMs}#${r.offset}`)) })
+  t.teardown(() => sub.stop())
+  await bus.publish('upgrade', [{ key: 'k-d', value: 'd', timestampMs: 2000 }])
+  await eventually(async () => (seen.length === 3 ? true : undefined))
+  t.same(seen, ['k-b=b@1001#1', 'k-c=c@1002#2', 'k-d=d@2000#3'], 'old records after the committed offset, then new ones')
+})
