@@ -28,13 +28,9 @@ export function newUlids(count: number, nowMs = Date.now()): string[] {
   } else if (!increment(lastDigits)) {
     throw new Error('ULID overflow: 2^80 IDs in one millisecond')
   }
-  const time = encodeTime(lastTime)
-  const ids = new Array<string>(count)
-  for (let i = 0; i < count; i++) {
-    if (i > 0 && !increment(lastDigits)) throw new Error('ULID overflow: 2^80 IDs in one millisecond')
-    ids[i] = time + encodeDigits(lastDigits)
-  }
-  return ids
+  return consecutive(lastTime, lastDigits, count, () => {
+    throw new Error('ULID overflow: 2^80 IDs in one millisecond')
+  })
 }
 
 export const newUlid = (nowMs?: number): string => newUlids(1, nowMs)[0]
@@ -62,10 +58,15 @@ export function seededUlids(seed: string, count: number): string[] {
     const pair = (entropy[bit >> 3] << 8) | (entropy[(bit >> 3) + 1] ?? 0)
     digits[d] = (pair >> (11 - (bit & 7))) & 31
   }
+  return consecutive(ms, digits, count, () => {}) // wraps past the top, as (entropy + i) mod 2^80
+}
+
+/** `count` IDs at `ms`: the first from `digits`, each next one plus 1 (`digits` ends at the last). */
+function consecutive(ms: number, digits: Uint8Array, count: number, onWrap: () => void): string[] {
   const time = encodeTime(ms)
   const ids = new Array<string>(count)
   for (let i = 0; i < count; i++) {
-    if (i > 0) increment(digits) // wraps past the top, as (entropy + i) mod 2^80
+    if (i > 0 && !increment(digits)) onWrap()
     ids[i] = time + encodeDigits(digits)
   }
   return ids
