@@ -1,37 +1,101 @@
-// bench/ingest: a bare fastify JSON echo vs Sluice's Event API (single events, keep-alive,
-// 64 connections) vs 500-event batches, on loopback. Targets: single ≥ 0.6× echo; batched
-// ≥ 250k events/s. Usage: node --conditions=sluice-source bench/ingest/run.ts [seconds]
+// bench/ingest: a bare fastify JSON echo vs Sluice's Event API (single events, 50- and 500-event
+// batches), on loopback, loaded by wrk (one C thread) so the figures are the server's, not the load
+// generator's. Per case: req/s, events/s, p50/p99, the server's CPU time (utime + stime from
+// /proc/<pid>/stat) per request and per event, idle and peak RSS, and for Sluice the time the whole
+// pipeline (dedup, store sink, router) takes to catch up after the load stops; its CPU is counted too.
+// Usage: node --conditions=sluice-source bench/ingest/run.ts [seconds]
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startChild, load, peakRssMb, report } from '../lib.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { startChild, peakRssMb, report, type Child } from '../lib.ts'
+import { cpuMicros, ensureWrk, round, rssMb, wrk } from '../wrk.ts'
 
 const seconds = Number(process.argv[2] ?? 10)
-const single = JSON.stringify({ name: 'bench/order.created', data: { orderId: 'o-123', amount: 4200, currency: 'EUR', customer: { id: 'c-9', tier: 'gold' } } })
-const batch = JSON.stringify(Array.from({ length: 500 }, (_, i) => ({ name: 'bench/order.created', data: { orderId: `o-${i}`, amount: i, currency: 'EUR' } })))
+const WARM_UP_S = 2
+const event = (i: number) => ({
+  name: 'bench/order.created',
+  data: { orderId: `o-${i}`, amount: 4200 + i, currency: 'EUR', customer: { id: 'c-9', tier: 'gold' } },
+})
+const batchOf = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => event(i)))
+const CASES = [
+  { case: 'single', body: JSON.stringify(event(1)), events: 1, connections: 64 },
+  { case: '50-event batches', body: batchOf(50), events: 50, connections: 32 },
+  { case: '500-event batches', body: batchOf(500), events: 500, connections: 16 },
+]
 
+ensureWrk()
 const rows: Array<Record<string, string | number>> = []
+
 const echo = await startChild(['bench/ingest/echo.ts'])
-await load(`${echo.url}/e/k`, single, 64, 2) // warm-up
-const echoRun = await load(`${echo.url}/e/k`, single, 64, seconds)
-rows.push({ case: 'fastify echo, single', 'req/s': echoRun.requestsPerSec, 'events/s': echoRun.requestsPerSec, 'p50 ms': echoRun.p50Ms, 'p99 ms': echoRun.p99Ms, 'rss MiB': peakRssMb(echo.child.pid!), 'non-2xx': echoRun.non2xx })
+const echoIdle = rssMb(echo.child.pid!)
+await wrk(`${echo.url}/e/k`, CASES[0].body, 64, WARM_UP_S)
+const echoCpu = cpuMicros(echo.child.pid!)
+const echoRun = await wrk(`${echo.url}/e/k`, CASES[0].body, 64, seconds)
+const echoCpuPerReq = (cpuMicros(echo.child.pid!) - echoCpu) / echoRun.requests
+rows.push(row('fastify echo, single', echoRun, 1, echoCpuPerReq, echoIdle, peakRssMb(echo.child.pid!), 0))
 await echo.stop()
 
-const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'))
-// With the malloc setting `npm start` and the image use (scripts/start.sh).
-const sluice = await startChild(['bin/sluice.js', 'dev', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], { SLUICE_LOG_LEVEL: 'info', MALLOC_ARENA_MAX: '2' })
-await load(`${sluice.url}/e/k`, single, 64, 2)
-const singleRun = await load(`${sluice.url}/e/k`, single, 64, seconds)
-rows.push({ case: 'sluice, single', 'req/s': singleRun.requestsPerSec, 'events/s': singleRun.requestsPerSec, 'p50 ms': singleRun.p50Ms, 'p99 ms': singleRun.p99Ms, 'rss MiB': peakRssMb(sluice.child.pid!), 'non-2xx': singleRun.non2xx })
-await load(`${sluice.url}/e/k`, batch, 16, 2) // warm-up: the batch path's code is not optimised yet
-const batchRun = await load(`${sluice.url}/e/k`, batch, 16, seconds)
-rows.push({ case: 'sluice, 500-event batches', 'req/s': batchRun.requestsPerSec, 'events/s': batchRun.requestsPerSec * 500, 'p50 ms': batchRun.p50Ms, 'p99 ms': batchRun.p99Ms, 'rss MiB': peakRssMb(sluice.child.pid!), 'non-2xx': batchRun.non2xx })
-await sluice.stop()
-await rm(dataDir, { recursive: true, force: true })
+const results: Record<string, { requestsPerSec: number; eventsPerSec: number; cpuPerReqUs: number; cpuPerEventUs: number; peakRssMb: number }> = {}
+for (const c of CASES) {
+  // A fresh server per case, so each peak RSS is that case's own.
+  const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'))
+  const sluice = await startChild(['bin/sluice.js', 'dev', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
+    SLUICE_LOG_LEVEL: 'warn',
+    MALLOC_ARENA_MAX: '2', // as `npm start` and the image run it (scripts/start.sh)
+  })
+  const pid = sluice.child.pid!
+  await sleep(500)
+  const idle = rssMb(pid)
+  await wrk(`${sluice.url}/e/k`, c.body, c.connections, WARM_UP_S)
+  await drained(sluice)
+  const cpuBefore = cpuMicros(pid)
+  const run = await wrk(`${sluice.url}/e/k`, c.body, c.connections, seconds)
+  const drainMs = await drained(sluice)
+  const cpuPerReq = (cpuMicros(pid) - cpuBefore) / run.requests
+  const peak = peakRssMb(pid)
+  rows.push(row(`sluice, ${c.case}`, run, c.events, cpuPerReq, idle, peak, drainMs))
+  results[c.case] = {
+    requestsPerSec: run.requestsPerSec,
+    eventsPerSec: run.requestsPerSec * c.events,
+    cpuPerReqUs: round(cpuPerReq),
+    cpuPerEventUs: round(cpuPerReq / c.events, 2),
+    peakRssMb: peak,
+  }
+  await sluice.stop()
+  await rm(dataDir, { recursive: true, force: true })
+}
 
 report('ingest', rows, {
   seconds,
-  singleVsEcho: Number((singleRun.requestsPerSec / echoRun.requestsPerSec).toFixed(2)),
-  batchedEventsPerSec: batchRun.requestsPerSec * 500,
-  targets: { singleVsEcho: 0.6, batchedEventsPerSec: 250_000 },
+  loadGenerator: 'wrk -t1',
+  singleVsEcho: round(results.single.requestsPerSec / echoRun.requestsPerSec, 2),
+  singleCpuVsEcho: round(results.single.cpuPerReqUs / echoCpuPerReq, 2),
+  batched500: results['500-event batches'],
+  targets: { singleVsEcho: 0.6, singleCpuVsEcho: 1.6, batchedEventsPerSec: 250_000, batchedCpuPerEventUs: 4, peakRssMb: 512 },
 })
+
+function row(name: string, run: Awaited<ReturnType<typeof wrk>>, events: number, cpuPerReq: number, idle: number, peak: number, drainMs: number) {
+  return {
+    case: name,
+    'req/s': run.requestsPerSec,
+    'events/s': run.requestsPerSec * events,
+    'p50 ms': run.p50Ms,
+    'p99 ms': run.p99Ms,
+    'cpu µs/req': round(cpuPerReq),
+    'cpu µs/event': round(cpuPerReq / events, 2),
+    'idle MiB': idle,
+    'peak MiB': peak,
+    'drain ms': drainMs,
+    errors: run.non2xx + run.socketErrors,
+  }
+}
+
+/** Sends a marker event and waits until it is stored: the pipeline topics keep order, so all before it is too. */
+async function drained(server: Child): Promise<number> {
+  const started = Date.now()
+  const answer = await fetch(`${server.url}/e/k`, { method: 'POST', body: JSON.stringify(event(0)) })
+  const { ids } = (await answer.json()) as { ids: string[] }
+  while ((await fetch(`${server.url}/v1/events/${ids[0]}`)).status !== 200) await sleep(20)
+  return Date.now() - started
+}
