@@ -103,7 +103,8 @@ export interface Running { url: string; routes: string[]; stop(): Promise<void> 
 
 /** Starts the stages, then HTTP; stops HTTP, the stages in reverse, then `closeAdapters`. */
 export async function run(config: Config, log: Logger, parts: { stages: Stage[]; http: RoutePlugin[] }, upFields: object, closeAdapters: () => Promise<void>): Promise<Running> {
-  const http = createHttpServer({ host: config.host, port: config.port, trustProxy: config.trustProxy.length ? config.trustProxy : false }, log, parts.http)
+  const trustProxy = config.trustProxy.length ? config.trustProxy : false
+  const http = createHttpServer({ host: config.host, port: config.port, trustProxy, eventLimits: config }, log, parts.http)
   for (const stage of parts.stages) await stage.start()
   const url = await http.start()
   log.info({ url, ...upFields }, 'sluice is up')

@@ -15,11 +15,19 @@ import { createRocksRunnerState } from '../runner/rocksdb.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Running } from './compose.ts'
 import type { Config } from './config.ts'
+import type { RoutePlugin } from '../api/http.ts'
 
 export type { Running }
 
-/** `functions`: served besides those of `config.functionsFile` (startRunner passes them in code). */
-export async function startEmbedded(config: Config, log: Logger, options: { functions?: SluiceFunction[] } = {}): Promise<Running> {
+/**
+ * `functions`: served besides those of `config.functionsFile` (startRunner passes them in code).
+ * `httpPlugins`: registered before the routes (tests check every response against its schema).
+ */
+export async function startEmbedded(
+  config: Config,
+  log: Logger,
+  options: { functions?: SluiceFunction[]; httpPlugins?: RoutePlugin[] } = {},
+): Promise<Running> {
   await mkdir(config.dataDir, { recursive: true })
   const rocks = await openRocks(join(config.dataDir, 'db'))
   const bus = createLocalBus(rocks, log.child({ component: 'bus' }), { maxBatchRecords: 1000, retentionCheckMs: 30_000, lingerMs: 2 })
@@ -45,7 +53,8 @@ export async function startEmbedded(config: Config, log: Logger, options: { func
   }
   // This process is the only one serving functions: the registry is exactly what it serves.
   const parts = compose(adapters, config, log, { roles: new Set(ROLES), functions: options.functions ?? [], functionScope: { kind: 'all' } })
-  return run(config, log, parts, { dataDir: config.dataDir, mode: config.mode }, async () => {
+  const http = [...(options.httpPlugins ?? []), ...parts.http]
+  return run(config, log, { ...parts, http }, { dataDir: config.dataDir, mode: config.mode }, async () => {
     await bus.close()
     for (const store of [adapters.events, adapters.runs, adapters.requests, adapters.control]) await store.close()
     await rocks.close()
