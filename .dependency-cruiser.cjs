@@ -22,9 +22,19 @@ module.exports = {
       to: { path: PROJECT, pathNot: '^(client|core)/' },
     },
     {
+      name: 'no-unresolvable',
+      severity: 'error',
+      comment:
+        'An import the checker cannot resolve is one it cannot check. The one exception is sluice/server: ' +
+        "the package's own public entry point (package.json exports), through which client/runner.ts " +
+        'starts a server without a path into cli/.',
+      from: {},
+      to: { couldNotResolve: true, pathNot: '^sluice/server$' },
+    },
+    {
       name: 'stages-meet-through-interfaces',
       severity: 'error',
-      comment: 'A stage imports another stage only through core/ or that stage\'s declared interface (*types.ts).',
+      comment: "A stage imports another stage only through core/ or that stage's declared interface (*types.ts).",
       from: { path: `^(${STAGES})/` },
       to: { path: `^(${STAGES})/`, pathNot: ['^$1/', '(^|/|-)types\\.ts$'] },
     },

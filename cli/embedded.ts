@@ -30,7 +30,11 @@ export async function startEmbedded(
 ): Promise<Running> {
   await mkdir(config.dataDir, { recursive: true })
   const rocks = await openRocks(join(config.dataDir, 'db'))
-  const bus = createLocalBus(rocks, log.child({ component: 'bus' }), { maxBatchRecords: 1000, retentionCheckMs: 30_000, lingerMs: 2 })
+  const bus = createLocalBus(rocks, log.child({ component: 'bus' }), {
+    maxBatchRecords: config.localLogBatchRecords,
+    retentionCheckMs: config.localLogRetentionCheckMs,
+    lingerMs: config.localLogLingerMs,
+  })
   const topics = topicNames(config.topicPrefix)
   // One process: partitions of the event pipeline's topics would buy no parallelism, and each
   // costs a consumer loop per stage (single-event ingest ran 0.55× as fast with 4). `raw` and the
@@ -46,7 +50,8 @@ export async function startEmbedded(
     events: createRocksEventStore(rocks),
     runs: createRocksRunStore(rocks),
     requests: createRocksRequestStore(rocks),
-    codecs: { event: jsonCodec(), stored: jsonCodec(), raw: jsonCodec(), run: jsonCodec() },
+    // The RocksDB event store keeps JSON: stored events keep their text from the bus (core/json-text.ts).
+    codecs: { event: jsonCodec(), stored: jsonCodec({ keepText: true }), raw: jsonCodec(), run: jsonCodec() },
     // One RocksDB holds every partition's state, so one store (and one state per function) serves them all.
     openDedupStore: async () => dedupStore,
     openRunnerState: async (scope: string) => createRocksRunnerState(rocks, scope),
