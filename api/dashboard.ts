@@ -13,13 +13,18 @@ const FILES: Record<string, string> = {
 }
 
 const OpenApiDocument = Type.Object(
-  { openapi: Type.Literal('3.1.0'), info: Type.Object({}, { additionalProperties: true }), paths: Type.Object({}, { additionalProperties: true }) },
+  {
+    openapi: Type.Literal('3.1.0'),
+    info: Type.Object({}, { additionalProperties: true }),
+    paths: Type.Object({}, { additionalProperties: true }),
+  },
   { additionalProperties: true, description: 'An OpenAPI 3.1 document' },
 )
 
 export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   const contents = new Map<string, Buffer>()
-  for (const name of Object.keys(FILES)) contents.set(name, await readFile(new URL(`../dashboard/${name}`, import.meta.url)))
+  for (const name of Object.keys(FILES))
+    contents.set(name, await readFile(new URL(`../dashboard/${name}`, import.meta.url)))
   app.get('/', async (_request, reply) => reply.redirect('/dashboard/'))
   app.get<{ Params: { file?: string } }>('/dashboard/:file', async (request, reply) => {
     const name = request.params.file || 'index.html'

@@ -43,7 +43,11 @@ export interface ApiConfig {
 
 const NameParams = Type.Object({ name: Type.String({ description: 'Environment name' }) })
 const CreateEnv = Type.Object(
-  { name: EnvName, branch: Type.Optional(Type.Boolean({ description: 'A branch environment (one of a group)' })), ...EnvLimits },
+  {
+    name: EnvName,
+    branch: Type.Optional(Type.Boolean({ description: 'A branch environment (one of a group)' })),
+    ...EnvLimits,
+  },
   { additionalProperties: false, examples: [{ name: 'staging', max_events_per_second: 500 }] },
 )
 const PatchEnv = Type.Object(EnvLimits, { additionalProperties: false, examples: [{ max_body_bytes: 1048576 }] })
@@ -54,13 +58,24 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
     routes: async (app: FastifyInstance) => {
       app.addHook('onRequest', signingKeyGuard(config.devMode, config.signingKey))
       const tags = ['Environments']
-      app.get('/v1/envs', { schema: { tags, summary: 'Environments', response: { 200: List(Env), ...errors(401) } } }, async () => ({
-        data: deps.envs.list().map(presentEnv),
-        metadata: {},
-      }))
+      app.get(
+        '/v1/envs',
+        { schema: { tags, summary: 'Environments', response: { 200: List(Env), ...errors(401) } } },
+        async () => ({
+          data: deps.envs.list().map(presentEnv),
+          metadata: {},
+        }),
+      )
       app.post<{ Body: Static<typeof CreateEnv> }>(
         '/v1/envs',
-        { schema: { tags, summary: 'Create an environment', body: CreateEnv, response: { 201: One(Env), ...errors(400, 401, 409) } } },
+        {
+          schema: {
+            tags,
+            summary: 'Create an environment',
+            body: CreateEnv,
+            response: { 201: One(Env), ...errors(400, 401, 409) },
+          },
+        },
         async (request, reply) => {
           const b = request.body
           const doc = await deps.envs.create({
@@ -107,7 +122,13 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
       const keyTags = ['Event keys']
       app.get(
         '/v1/keys',
-        { schema: { tags: keyTags, summary: 'Event keys (never the key itself)', response: { 200: List(Key), ...errors(401) } } },
+        {
+          schema: {
+            tags: keyTags,
+            summary: 'Event keys (never the key itself)',
+            response: { 200: List(Key), ...errors(401) },
+          },
+        },
         async () => ({ data: deps.keys.list().map(presentKey), metadata: {} }),
       )
       app.post<{ Body: Static<typeof CreateKey> }>(
@@ -152,7 +173,8 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
         },
         async (request) => {
           const event = isUlid(request.params.id) ? await deps.events.getEvent(request.params.id) : null
-          if (!event) throw new SluiceError('NOT_FOUND', `event "${request.params.id}" does not exist (or is not stored yet)`)
+          if (!event)
+            throw new SluiceError('NOT_FOUND', `event "${request.params.id}" does not exist (or is not stored yet)`)
           return { data: presentEvent(event) }
         },
       )

@@ -31,7 +31,9 @@ function eventApiSchema(url: string, limits: EventLimits) {
       : 'Event API without a key (Dev Server only)',
     tags: ['Event API'],
     security: [],
-    ...(keyed && { params: Type.Object({ key: Type.String({ description: 'An event key (sk_…) or a webhook ID (wh_…)' }) }) }),
+    ...(keyed && {
+      params: Type.Object({ key: Type.String({ description: 'An event key (sk_…) or a webhook ID (wh_…)' }) }),
+    }),
     headers: EVENT_API_HEADERS,
     body: eventBodySchema(limits),
     response: { 200: Accepted, ...errors(400, 401, 403, 404, 413, 429, 500, 503) },
@@ -41,7 +43,9 @@ function eventApiSchema(url: string, limits: EventLimits) {
 const PUBLIC = new Set(['/v1/openapi.json'])
 
 export function swaggerOptions(limits: EventLimits): SwaggerOptions {
-  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string
+  }
   return {
     openapi: {
       openapi: '3.1.0',

@@ -64,7 +64,8 @@ export function runsRoutes(deps: { runs: RunStore }) {
         },
       },
       async (request) => {
-        if (!isUlid(request.params.id)) throw new SluiceError('NOT_FOUND', `event "${request.params.id}" does not exist`)
+        if (!isUlid(request.params.id))
+          throw new SluiceError('NOT_FOUND', `event "${request.params.id}" does not exist`)
         const page = await deps.runs.queryRuns({ eventId: request.params.id, limit: 1000 })
         return { data: page.runs.map(presentRun), metadata: {} }
       },
@@ -92,5 +93,12 @@ export function presentRun(r: RunDoc) {
 }
 
 function presentStep(s: StepDoc) {
-  return { id: s.id, status: s.status, output: s.output ?? null, error: s.error ?? null, attempts: s.attempts, ended_at: iso(s.endedAt) }
+  return {
+    id: s.id,
+    status: s.status,
+    output: s.output ?? null,
+    error: s.error ?? null,
+    attempts: s.attempts,
+    ended_at: iso(s.endedAt),
+  }
 }

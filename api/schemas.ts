@@ -2,7 +2,7 @@
 // responses through them (fast-json-stringify: a field not declared here never leaves), and
 // @fastify/swagger builds /v1/openapi.json from them.
 import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox'
-import { errorCatalogue } from '../core/errors.ts'
+import { HTTP_ERROR_CODES } from '../core/errors.ts'
 import { REQUEST_STATUSES } from '../store/requests-types.ts'
 import { RUN_STATUSES } from '../store/runs-types.ts'
 
@@ -16,7 +16,10 @@ const Json = (description: string) => Type.Unknown({ description })
 export const ErrorBody = Type.Object(
   {
     status: Type.Integer({ description: 'The HTTP status, repeated' }),
-    code: Type.Union(Object.keys(errorCatalogue).map((c) => Type.Literal(c)), { description: 'See docs/errors.md' }),
+    code: Type.Union(
+      HTTP_ERROR_CODES.map((c) => Type.Literal(c)),
+      { description: 'See docs/errors.md' },
+    ),
     error: Type.String({ description: 'What is wrong, naming the field' }),
   },
   {
@@ -41,7 +44,8 @@ export const Page = <T extends TSchema>(item: T) =>
     }),
   })
 
-const Ulid = (what: string) => Type.String({ description: `${what} (a ULID)`, examples: ['01JD4ZQ3V5M8X2K7T9R6B1N0CE'] })
+const Ulid = (what: string) =>
+  Type.String({ description: `${what} (a ULID)`, examples: ['01JD4ZQ3V5M8X2K7T9R6B1N0CE'] })
 export const IdParams = (what: string) => Type.Object({ id: Type.String({ description: what }) })
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Page size' })),
@@ -56,7 +60,10 @@ export const EnvName = Type.String({
 })
 const MaxBodyBytes = Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, description: 'Event API body limit' })
 const MaxEventsPerSecond = Type.Integer({ minimum: 1, description: 'Event API rate limit per ingest node' })
-export const EnvLimits = { max_body_bytes: Type.Optional(MaxBodyBytes), max_events_per_second: Type.Optional(MaxEventsPerSecond) }
+export const EnvLimits = {
+  max_body_bytes: Type.Optional(MaxBodyBytes),
+  max_events_per_second: Type.Optional(MaxEventsPerSecond),
+}
 export const Env = Type.Object({
   name: Type.String(),
   kind: Literals(['standard', 'branch']),
@@ -72,7 +79,10 @@ export const Key = Type.Object({
   created_at: Nullable(Time('Creation time')),
   revoked_at: Nullable(Time('Revocation time')),
 })
-export const CreatedKey = Type.Object({ ...Key.properties, key: Type.String({ description: 'Shown once, never again' }) })
+export const CreatedKey = Type.Object({
+  ...Key.properties,
+  key: Type.String({ description: 'Shown once, never again' }),
+})
 
 // Events.
 export const StoredEvent = Type.Object({

@@ -27,9 +27,12 @@ export function validationError(errors: ErrorObject[], context: string | undefin
   const part = PART[context ?? ''] ?? context ?? 'request'
   const segments = deepest.instancePath.split('/').slice(1).map(unescapePointer)
   const path = [part, ...segments].join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]')
-  const consts = here.filter((e) => e.keyword === 'const').map((e) => (e.params as { allowedValue: unknown }).allowedValue)
+  const consts = here
+    .filter((e) => e.keyword === 'const')
+    .map((e) => (e.params as { allowedValue: unknown }).allowedValue)
   const types = here.filter((e) => e.keyword === 'type').map((e) => (e.params as { type: string }).type)
-  if (consts.length > 1 || (consts.length === 1 && types.length === 0)) return invalid(`${path}: must be one of ${consts.join(', ')}`)
+  if (consts.length > 1 || (consts.length === 1 && types.length === 0))
+    return invalid(`${path}: must be one of ${consts.join(', ')}`)
   if (types.length > 0 && types.length === here.length) return invalid(`${path}: must be ${types.join(' or ')}`)
   const first = here[0] ?? deepest
   const p = first.params as Record<string, unknown>

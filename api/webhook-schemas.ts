@@ -7,7 +7,9 @@ import { REQUEST_STATUSES } from '../store/requests-types.ts'
 import { Literals, Nullable, PageQuery, Time } from './schemas.ts'
 
 const List = (description: string) =>
-  Type.Optional(Nullable(Type.Array(Type.String(), { maxItems: MAX_LIST_ENTRIES, description: `${description}; null: none` })))
+  Type.Optional(
+    Nullable(Type.Array(Type.String(), { maxItems: MAX_LIST_ENTRIES, description: `${description}; null: none` })),
+  )
 const TransformSource = Type.String({
   description: `Source of function transform(evt, headers, queryParams, raw), at most ${MAX_TRANSFORM_BYTES} bytes; null: the default`,
 })

@@ -53,7 +53,10 @@ function webhookInput(body: Static<typeof PatchWebhook>): WebhookInput {
 function previewInput(body: Static<typeof PreviewBody>): PreviewInput {
   const { payload, raw, headers = {}, query = {}, transform } = body
   if (payload !== undefined && raw !== undefined) {
-    throw new SluiceError('REQUEST_INVALID', 'body.payload: give either payload (JSON) or raw (the body as a string), not both')
+    throw new SluiceError(
+      'REQUEST_INVALID',
+      'body.payload: give either payload (JSON) or raw (the body as a string), not both',
+    )
   }
   const queryArrays = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]))
   const text = raw ?? (payload === undefined ? '' : JSON.stringify(payload))
@@ -70,7 +73,14 @@ export function webhookRoutes(deps: WebhookApiDeps) {
   return async (app: FastifyInstance) => {
     app.get<{ Querystring: Static<typeof EnvQuery> }>(
       '/v1/webhooks',
-      { schema: { tags, summary: 'Webhooks', querystring: EnvQuery, response: { 200: List(Webhook), ...errors(400, 401) } } },
+      {
+        schema: {
+          tags,
+          summary: 'Webhooks',
+          querystring: EnvQuery,
+          response: { 200: List(Webhook), ...errors(400, 401) },
+        },
+      },
       async (request) => {
         const env = request.query.env || undefined
         return { data: deps.webhooks.list({ env }).map((w) => presentWebhook(w, baseUrl(request))), metadata: {} }
@@ -94,7 +104,14 @@ export function webhookRoutes(deps: WebhookApiDeps) {
     )
     app.get<Params>(
       '/v1/webhooks/:id',
-      { schema: { tags, summary: 'One webhook', params: WebhookParams, response: { 200: One(Webhook), ...errors(401, 404) } } },
+      {
+        schema: {
+          tags,
+          summary: 'One webhook',
+          params: WebhookParams,
+          response: { 200: One(Webhook), ...errors(401, 404) },
+        },
+      },
       async (request) => ({ data: presentWebhook(deps.webhooks.mustGet(request.params.id), baseUrl(request)) }),
     )
     app.patch<Params & Body<typeof PatchWebhook>>(
@@ -188,7 +205,10 @@ export function webhookRoutes(deps: WebhookApiDeps) {
         const { rid } = request.params
         const record = isUlid(rid) ? await deps.requests.get(webhook.id, rid) : null
         if (!record) {
-          throw new SluiceError('NOT_FOUND', `request "${rid}" of webhook "${webhook.id}" does not exist (or is not processed yet)`)
+          throw new SluiceError(
+            'NOT_FOUND',
+            `request "${rid}" of webhook "${webhook.id}" does not exist (or is not processed yet)`,
+          )
         }
         return { data: presentRequest(record) }
       },
@@ -205,7 +225,8 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       },
       async (request, reply) => {
         const webhook = deps.webhooks.mustGet(request.params.id)
-        if (!isUlid(request.params.rid)) throw new SluiceError('NOT_FOUND', `request "${request.params.rid}" does not exist`)
+        if (!isUlid(request.params.rid))
+          throw new SluiceError('NOT_FOUND', `request "${request.params.rid}" does not exist`)
         const replayed = await deps.replay.one(webhook.id, request.params.rid)
         reply.code(202)
         return { data: { request_id: replayed.requestId, attempt: replayed.attempt } }

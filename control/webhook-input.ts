@@ -25,7 +25,8 @@ export function checkName(value: string | undefined): string {
  */
 export function checkTransform(value: string | null | undefined): string | undefined {
   if (value === null || value === undefined || value === '') return undefined
-  if (Buffer.byteLength(value) > MAX_TRANSFORM_BYTES) throw invalid(`transform: longer than ${MAX_TRANSFORM_BYTES} bytes`)
+  if (Buffer.byteLength(value) > MAX_TRANSFORM_BYTES)
+    throw invalid(`transform: longer than ${MAX_TRANSFORM_BYTES} bytes`)
   try {
     new Script(value, { filename: 'transform.js' })
   } catch (err) {

@@ -17,10 +17,18 @@ export function eventSchema(limits: Pick<EventLimits, 'maxNameLength' | 'maxIdLe
       }),
       data: Type.Record(Type.String(), Type.Unknown(), { description: 'Any JSON object', examples: [{ plan: 'pro' }] }),
       id: Type.Optional(
-        Type.String({ minLength: 1, maxLength: limits.maxIdLength, description: 'Dedup key: a repeat within the window is dropped' }),
+        Type.String({
+          minLength: 1,
+          maxLength: limits.maxIdLength,
+          description: 'Dedup key: a repeat within the window is dropped',
+        }),
       ),
       ts: Type.Optional(
-        Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Milliseconds since the epoch; default: receive time' }),
+        Type.Integer({
+          minimum: 0,
+          maximum: Number.MAX_SAFE_INTEGER,
+          description: 'Milliseconds since the epoch; default: receive time',
+        }),
       ),
     },
     { additionalProperties: false },

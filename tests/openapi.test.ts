@@ -19,7 +19,10 @@ t.test('every served API route is documented, and every documented route is serv
   const isApi = (r: string) => / \/(v1|e)(\/|$)/.test(r) && !r.startsWith('OPTIONS ')
   const served = server.routes.filter(isApi).map((r) => r.replace(/:(\w+)/g, '{$1}'))
   t.same(operations.map((o) => o.route).sort(), [...new Set(served)].sort())
-  t.ok(operations.some((o) => o.route === 'POST /e/{key}'), 'the Event API is documented')
+  t.ok(
+    operations.some((o) => o.route === 'POST /e/{key}'),
+    'the Event API is documented',
+  )
 })
 
 // Actions named by their URL alone.
@@ -28,7 +31,11 @@ const BODYLESS = new Set(['POST /v1/envs/{name}/archive', 'POST /v1/webhooks/{id
 t.test('every operation declares its parameters, body and responses, with no untyped object', async (t) => {
   for (const { route, path, method, op } of operations) {
     const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])
-    t.same(op.parameters?.filter((p) => p.in === 'path').map((p) => p.name) ?? [], pathParams, `${route}: path parameters`)
+    t.same(
+      op.parameters?.filter((p) => p.in === 'path').map((p) => p.name) ?? [],
+      pathParams,
+      `${route}: path parameters`,
+    )
     if ((method === 'post' || method === 'patch') && !BODYLESS.has(route)) {
       t.ok(op.requestBody?.content?.['application/json']?.schema, `${route}: a request body schema`)
     }
@@ -37,12 +44,17 @@ t.test('every operation declares its parameters, body and responses, with no unt
     t.equal(ok.length, 1, `${route}: one success response`)
     t.ok(op.responses[ok[0]].content?.['application/json']?.schema, `${route}: a success schema`)
     for (const s of statuses.filter((s) => !s.startsWith('2'))) {
-      t.same(Object.keys(op.responses[s].content['application/json'].schema.properties), ['status', 'code', 'error'], `${route} ${s}`)
+      t.same(
+        Object.keys(op.responses[s].content['application/json'].schema.properties),
+        ['status', 'code', 'error'],
+        `${route} ${s}`,
+      )
     }
     if (route !== 'GET /v1/openapi.json') {
       t.same(untypedObjects(op.responses[ok[0]].content['application/json'].schema, 'response'), [], `${route}: typed`)
     }
-    if (op.requestBody) t.same(untypedObjects(op.requestBody.content['application/json'].schema, 'body'), [], `${route}: typed body`)
+    if (op.requestBody)
+      t.same(untypedObjects(op.requestBody.content['application/json'].schema, 'body'), [], `${route}: typed body`)
   }
 })
 
@@ -69,11 +81,13 @@ t.test('the reference page is served from the package, without a CDN', async (t)
 function untypedObjects(schema: Schema, at: string): string[] {
   if (!schema || typeof schema !== 'object') return []
   const found: string[] = []
-  if (schema.type === 'object' && !schema.properties && !schema.patternProperties && !schema.additionalProperties) found.push(at)
+  if (schema.type === 'object' && !schema.properties && !schema.patternProperties && !schema.additionalProperties)
+    found.push(at)
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'examples') continue
-    if (Array.isArray(value)) value.forEach((v, i) => found.push(...untypedObjects(v, `${at}.${key}[${i}]`)))
-    else if (typeof value === 'object') found.push(...untypedObjects(value, `${at}.${key}`))
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) found.push(...untypedObjects(v, `${at}.${key}[${i}]`))
+    } else if (typeof value === 'object') found.push(...untypedObjects(value, `${at}.${key}`))
   }
   return found
 }

@@ -8,7 +8,8 @@ t.teardown(() => server.stop())
 
 async function call(method: string, path: string, body?: unknown) {
   const init: RequestInit = { method }
-  if (body !== undefined) Object.assign(init, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  if (body !== undefined)
+    Object.assign(init, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
   const response = await fetch(server.url + path, init)
   return { status: response.status, body: await response.json() }
 }
@@ -29,7 +30,12 @@ const CASES: Record<string, [string, string, unknown, string]> = {
     'query.status: must be one of delivered, failed, unrouted',
   ],
   'POST /v1/envs': ['POST', '/v1/envs', { name: 5 }, 'body.name: must be string'],
-  'PATCH /v1/envs/{name}': ['PATCH', '/v1/envs/staging', { max_body_bytes: '2048' }, 'body.max_body_bytes: must be integer'],
+  'PATCH /v1/envs/{name}': [
+    'PATCH',
+    '/v1/envs/staging',
+    { max_body_bytes: '2048' },
+    'body.max_body_bytes: must be integer',
+  ],
   'POST /v1/keys': ['POST', '/v1/keys', {}, 'body.env: required'],
   'POST /v1/webhooks': ['POST', '/v1/webhooks', { name: 'x', disabled: 'yes' }, 'body.disabled: must be boolean'],
   'PATCH /v1/webhooks/{id}': [
@@ -74,11 +80,17 @@ t.test('a body of the wrong type, or with an unknown field, is refused and chang
   const envs = (await call('GET', '/v1/envs')).body
   t.same((await call('POST', '/v1/envs', [{ name: 'a' }])).body.error, 'body: must be object')
   t.same((await call('POST', '/v1/envs', { name: 'qa', colour: 'blue' })).body.error, 'body.colour: unknown field')
-  t.same((await call('PATCH', '/v1/envs/staging', { max_body_bytes: 10 })).body.error, 'body.max_body_bytes: must be >= 1024')
+  t.same(
+    (await call('PATCH', '/v1/envs/staging', { max_body_bytes: 10 })).body.error,
+    'body.max_body_bytes: must be >= 1024',
+  )
   t.same((await call('GET', '/v1/envs')).body, envs, 'no environment created or changed')
   const webhooks = (await call('GET', '/v1/webhooks')).body
   const verification = { preset: 'github', secret: 'whsec_0123456789', extra: 1 }
-  t.same((await call('POST', '/v1/webhooks', { name: 'y', verification })).body.error, 'body.verification.extra: unknown field')
+  t.same(
+    (await call('POST', '/v1/webhooks', { name: 'y', verification })).body.error,
+    'body.verification.extra: unknown field',
+  )
   t.same((await call('GET', '/v1/webhooks')).body, webhooks, 'no webhook created')
 })
 

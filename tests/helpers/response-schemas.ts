@@ -29,8 +29,8 @@ export function responseSchemaCheck() {
         violations.push(`${route}: no response schema declared for this status`)
         return payload
       }
-      let validate = compiled.get(schema)
-      if (!validate) compiled.set(schema, (validate = ajv.compile(schema)))
+      const validate = compiled.get(schema) ?? ajv.compile(schema)
+      compiled.set(schema, validate)
       if (!validate(JSON.parse(String(payload)))) violations.push(`${route}: ${ajv.errorsText(validate.errors)}`)
       return payload
     })
