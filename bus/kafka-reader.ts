@@ -25,7 +25,7 @@ export async function readKafkaPartition(
   partition: number,
   onRecords: (records: ConsumedRecord[]) => Promise<void>,
 ): Promise<void> {
-  let offsets
+  let offsets: Awaited<ReturnType<Admin['fetchTopicOffsets']>>[number] | undefined
   try {
     // A partition just created may not be led by its broker yet (NOT_LEADER_FOR_PARTITION): retried.
     const all = await withRetry(() => admin.fetchTopicOffsets(topic), { policy: OFFSETS_RETRY, shouldRetry: (err) => (err as { retriable?: boolean }).retriable === true })

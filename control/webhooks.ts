@@ -110,13 +110,17 @@ export function createWebhooks(control: ControlStore, envs: Envs) {
     },
     mustGet,
     ipRules(doc: WebhookDoc): IpRules {
-      let rules = ipCache.get(doc)
-      if (!rules) ipCache.set(doc, (rules = ipRules(doc.allowIps, doc.denyIps)))
+      const cached = ipCache.get(doc)
+      if (cached) return cached
+      const rules = ipRules(doc.allowIps, doc.denyIps)
+      ipCache.set(doc, rules)
       return rules
     },
     nameRules(doc: WebhookDoc): NameRules {
-      let rules = nameCache.get(doc)
-      if (!rules) nameCache.set(doc, (rules = nameRules(doc.allowEvents, doc.denyEvents)))
+      const cached = nameCache.get(doc)
+      if (cached) return cached
+      const rules = nameRules(doc.allowEvents, doc.denyEvents)
+      nameCache.set(doc, rules)
       return rules
     },
   }

@@ -1,6 +1,11 @@
 // A bad query or body on any REST route is `400 REQUEST_INVALID` naming the field, and changes
 // nothing. The table must cover every documented route that takes a query or a body.
+import type { FastifyInstance } from 'fastify'
+import pino from 'pino'
 import t from 'tap'
+import { createHttpServer } from '../api/http.ts'
+import { One } from '../api/schemas.ts'
+import { Webhook } from '../api/webhook-schemas.ts'
 import { getJson, startServer } from './helpers/server.ts'
 
 const server = await startServer()
@@ -97,4 +102,23 @@ t.test('a body of the wrong type, or with an unknown field, is refused and chang
 t.test('an optional body may be left out', async (t) => {
   const replayed = await call('POST', `/v1/webhooks/${hook.id}/requests/replay`)
   t.same(replayed, { status: 202, body: { data: { status: 'failed', replayed: 0 } } })
+})
+
+t.test('a field the response schema does not declare never leaves, even if a handler returns it', async (t) => {
+  const leaky = {
+    ...(await call('GET', `/v1/webhooks/${hook.id}`)).body.data,
+    verification: { preset: 'github', header: null, secret: 'whsec_must_not_leave' },
+    internalNote: 'must not leave either',
+  }
+  const limits = { maxEvents: 10, maxJsonDepth: 8, maxNameLength: 64, maxIdLength: 64 }
+  const config = { host: '127.0.0.1', port: 0, trustProxy: false as const, eventLimits: limits }
+  const routes = async (app: FastifyInstance) => {
+    app.get('/v1/leaky', { schema: { response: { 200: One(Webhook) } } }, async () => ({ data: leaky }))
+  }
+  const { app } = createHttpServer(config, pino({ level: 'silent' }), [routes])
+  t.teardown(() => app.close())
+  const response = await app.inject({ method: 'GET', url: '/v1/leaky' })
+  t.equal(response.statusCode, 200)
+  t.notMatch(response.body, /whsec_must_not_leave|internalNote/)
+  t.same(response.json().data.verification, { preset: 'github', header: null })
 })

@@ -30,7 +30,7 @@ export function responseSchemaCheck() {
         return payload
       }
       const validate = compiled.get(schema) ?? ajv.compile(schema)
-      compiled.set(schema, validate)
+      if (!compiled.has(schema)) compiled.set(schema, validate)
       if (!validate(JSON.parse(String(payload)))) violations.push(`${route}: ${ajv.errorsText(validate.errors)}`)
       return payload
     })
