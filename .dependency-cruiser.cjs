@@ -32,6 +32,13 @@ module.exports = {
       to: { couldNotResolve: true, pathNot: '^sluice/server$' },
     },
     {
+      name: 'core-is-the-bottom',
+      severity: 'error',
+      comment: 'core/ is what every part shares: at run time it imports nothing of the app (types only).',
+      from: { path: '^core/' },
+      to: { path: PROJECT, pathNot: '^core/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'stages-meet-through-interfaces',
       severity: 'error',
       comment: "A stage imports another stage only through core/ or that stage's declared interface (*types.ts).",
