@@ -1,14 +1,23 @@
 // REST: the function registry. `GET /v1/functions?env=`.
+import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { FunctionDoc } from '../control/types.ts'
-import { queryString } from './query.ts'
+import { EnvQuery, errors, FunctionSchema, List } from './schemas.ts'
 
 export function functionsRoutes(deps: { list(env?: string): FunctionDoc[] }) {
   return async (app: FastifyInstance) => {
-    app.get('/v1/functions', async (request) => {
-      const env = queryString(request.query as Record<string, unknown>, 'env')
-      return { data: deps.list(env).map(presentFunction), metadata: {} }
-    })
+    app.get<{ Querystring: Static<typeof EnvQuery> }>(
+      '/v1/functions',
+      {
+        schema: {
+          tags: ['Functions'],
+          summary: 'Registered functions',
+          querystring: EnvQuery,
+          response: { 200: List(FunctionSchema), ...errors(400, 401) },
+        },
+      },
+      async (request) => ({ data: deps.list(request.query.env || undefined).map(presentFunction), metadata: {} }),
+    )
   }
 }
 

@@ -1,10 +1,15 @@
 // The HTTP server that ingest and the REST API register on. Errors leave as
 // `{status, code, error}` with the same number in the HTTP status.
+import swagger from '@fastify/swagger'
+import type { ErrorObject } from 'ajv'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { SluiceError, errorCode, type ErrorCode } from '../core/errors.ts'
+import type { EventLimits } from '../core/event.ts'
+import { swaggerOptions } from './openapi.ts'
+import { validationError, validatorCompiler } from './validation.ts'
 
-export interface HttpConfig { host: string; port: number; trustProxy: string[] | false }
+export interface HttpConfig { host: string; port: number; trustProxy: string[] | false; eventLimits: EventLimits }
 
 export type RoutePlugin = (app: FastifyInstance) => Promise<void>
 
@@ -16,6 +21,9 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     trustProxy: config.trustProxy === false ? false : config.trustProxy,
     forceCloseConnections: true,
   })
+  app.setValidatorCompiler(validatorCompiler)
+  // Before the routes: it collects them as they are added.
+  app.register(swagger, swaggerOptions(config.eventLimits))
   app.setErrorHandler((err, request, reply) => {
     const sluice = toSluiceError(err)
     if (sluice.statusCode >= 500) request.log.error({ err }, 'request failed')
@@ -51,6 +59,8 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
 // fastify's own errors (body too large, bad content) mapped onto the catalogue.
 function toSluiceError(err: unknown): SluiceError {
   if (err instanceof SluiceError) return err
+  const validation = err as { validation?: ErrorObject[]; validationContext?: string }
+  if (Array.isArray(validation.validation)) return validationError(validation.validation, validation.validationContext)
   const code = errorCode(err)
   if (code) return new SluiceError(code, (err as Error).message)
   const e = err as { statusCode?: number; code?: string; message?: string; validation?: unknown }

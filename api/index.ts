@@ -1,68 +1,209 @@
 // The REST API (`/v1`, Bearer signing key, open in dev): snake_case JSON in {data, metadata}.
+// Every route declares its schemas (api/schemas.ts): fastify validates the request against them
+// and serializes the response through them, and /v1/openapi.json is generated from them.
+import type { Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { SluiceError } from '../core/errors.ts'
-import { isUlid } from '../core/ids.ts'
 import type { Envs } from '../control/envs.ts'
 import type { Keys } from '../control/keys.ts'
+import { SluiceError } from '../core/errors.ts'
+import { isUlid } from '../core/ids.ts'
 import type { EventStore } from '../store/types.ts'
 import { signingKeyGuard } from './auth.ts'
 import { presentEnv, presentEvent, presentKey } from './present.ts'
-import { queryInt, queryString } from './query.ts'
+import { pageCursor, queryTime } from './query.ts'
+import {
+  CreatedKey,
+  Env,
+  EnvLimits,
+  EnvName,
+  EventsQuery,
+  errors,
+  IdParams,
+  Key,
+  List,
+  One,
+  Page,
+  StoredEvent,
+} from './schemas.ts'
+import { absentBodyIsEmpty } from './validation.ts'
 
-export interface ApiDeps { keys: Keys; envs: Envs; events: EventStore; log: Logger; extraRoutes?: Array<(app: FastifyInstance) => Promise<void>> }
-export interface ApiConfig { devMode: boolean; signingKey?: string }
+export interface ApiDeps {
+  keys: Keys
+  envs: Envs
+  events: EventStore
+  log: Logger
+  extraRoutes?: Array<(app: FastifyInstance) => Promise<void>>
+}
+export interface ApiConfig {
+  devMode: boolean
+  signingKey?: string
+}
 
-type Q = Record<string, unknown>
+const NameParams = Type.Object({ name: Type.String({ description: 'Environment name' }) })
+const CreateEnv = Type.Object(
+  {
+    name: EnvName,
+    branch: Type.Optional(Type.Boolean({ description: 'A branch environment (one of a group)' })),
+    ...EnvLimits,
+  },
+  { additionalProperties: false, examples: [{ name: 'staging', max_events_per_second: 500 }] },
+)
+const PatchEnv = Type.Object(EnvLimits, { additionalProperties: false, examples: [{ max_body_bytes: 1048576 }] })
+const CreateKey = Type.Object({ env: Type.String({ examples: ['production'] }) }, { additionalProperties: false })
 
 export function createApi(deps: ApiDeps, config: ApiConfig) {
   return {
     routes: async (app: FastifyInstance) => {
       app.addHook('onRequest', signingKeyGuard(config.devMode, config.signingKey))
-      const body = (request: { body: unknown }): Q => (request.body && typeof request.body === 'object' ? (request.body as Q) : {})
+      const tags = ['Environments']
+      app.get(
+        '/v1/envs',
+        { schema: { tags, summary: 'Environments', response: { 200: List(Env), ...errors(401) } } },
+        async () => ({
+          data: deps.envs.list().map(presentEnv),
+          metadata: {},
+        }),
+      )
+      app.post<{ Body: Static<typeof CreateEnv> }>(
+        '/v1/envs',
+        {
+          schema: {
+            tags,
+            summary: 'Create an environment',
+            body: CreateEnv,
+            response: { 201: One(Env), ...errors(400, 401, 409) },
+          },
+        },
+        async (request, reply) => {
+          const b = request.body
+          const doc = await deps.envs.create({
+            name: b.name,
+            branch: b.branch,
+            maxBodyBytes: b.max_body_bytes,
+            maxEventsPerSecond: b.max_events_per_second,
+          })
+          reply.code(201)
+          return { data: presentEnv(doc) }
+        },
+      )
+      app.patch<{ Params: Static<typeof NameParams>; Body: Static<typeof PatchEnv> }>(
+        '/v1/envs/:name',
+        {
+          preValidation: absentBodyIsEmpty,
+          schema: {
+            tags,
+            summary: 'Change the limits of an environment',
+            params: NameParams,
+            body: PatchEnv,
+            response: { 200: One(Env), ...errors(400, 401, 404) },
+          },
+        },
+        async (request) => {
+          const b = request.body
+          const limits = { maxBodyBytes: b.max_body_bytes, maxEventsPerSecond: b.max_events_per_second }
+          return { data: presentEnv(await deps.envs.update(request.params.name, limits)) }
+        },
+      )
+      app.post<{ Params: Static<typeof NameParams> }>(
+        '/v1/envs/:name/archive',
+        {
+          schema: {
+            tags,
+            summary: 'Archive a branch environment',
+            params: NameParams,
+            response: { 200: One(Env), ...errors(400, 401, 404) },
+          },
+        },
+        async (request) => ({ data: presentEnv(await deps.envs.archive(request.params.name)) }),
+      )
 
-      app.get('/v1/envs', async () => ({ data: deps.envs.list().map(presentEnv), metadata: {} }))
-      app.post('/v1/envs', async (request, reply) => {
-        const b = body(request)
-        reply.code(201)
-        return { data: presentEnv(await deps.envs.create({ name: b.name, branch: b.branch, maxBodyBytes: b.max_body_bytes, maxEventsPerSecond: b.max_events_per_second })) }
-      })
-      app.patch<{ Params: { name: string } }>('/v1/envs/:name', async (request) => {
-        const b = body(request)
-        return { data: presentEnv(await deps.envs.update(request.params.name, { maxBodyBytes: b.max_body_bytes, maxEventsPerSecond: b.max_events_per_second })) }
-      })
-      app.post<{ Params: { name: string } }>('/v1/envs/:name/archive', async (request) => ({ data: presentEnv(await deps.envs.archive(request.params.name)) }))
+      const keyTags = ['Event keys']
+      app.get(
+        '/v1/keys',
+        {
+          schema: {
+            tags: keyTags,
+            summary: 'Event keys (never the key itself)',
+            response: { 200: List(Key), ...errors(401) },
+          },
+        },
+        async () => ({ data: deps.keys.list().map(presentKey), metadata: {} }),
+      )
+      app.post<{ Body: Static<typeof CreateKey> }>(
+        '/v1/keys',
+        {
+          schema: {
+            tags: keyTags,
+            summary: 'Create an event key; the response is the only time the key is shown',
+            body: CreateKey,
+            response: { 201: One(CreatedKey), ...errors(400, 401, 404) },
+          },
+        },
+        async (request, reply) => {
+          const { doc, key } = await deps.keys.create({ env: request.body.env })
+          reply.code(201)
+          return { data: { ...presentKey(doc), key } }
+        },
+      )
+      app.delete<{ Params: { id: string } }>(
+        '/v1/keys/:id',
+        {
+          schema: {
+            tags: keyTags,
+            summary: 'Revoke an event key',
+            params: IdParams('Key ID'),
+            response: { 200: One(Key), ...errors(401, 404) },
+          },
+        },
+        async (request) => ({ data: presentKey(await deps.keys.revoke(request.params.id)) }),
+      )
 
-      app.get('/v1/keys', async () => ({ data: deps.keys.list().map(presentKey), metadata: {} }))
-      app.post('/v1/keys', async (request, reply) => {
-        const { doc, key } = await deps.keys.create({ env: body(request).env })
-        reply.code(201)
-        return { data: { ...presentKey(doc), key } }
-      })
-      app.delete<{ Params: { id: string } }>('/v1/keys/:id', async (request) => ({ data: presentKey(await deps.keys.revoke(request.params.id)) }))
-
-      app.get<{ Params: { id: string } }>('/v1/events/:id', async (request) => {
-        const event = isUlid(request.params.id) ? await deps.events.getEvent(request.params.id) : null
-        if (!event) throw new SluiceError('NOT_FOUND', `event "${request.params.id}" does not exist (or is not stored yet)`)
-        return { data: presentEvent(event) }
-      })
-      app.get('/v1/events', async (request) => {
-        const q = request.query as Q
-        const limit = queryInt(q, 'limit', { min: 1, max: 1000 }) ?? 50
-        const cursor = queryString(q, 'cursor')
-        if (cursor !== undefined && !isUlid(cursor)) throw new SluiceError('REQUEST_INVALID', 'cursor: not a cursor returned by this API')
-        const page = await deps.events.queryEvents({
-          id: queryString(q, 'id'),
-          name: queryString(q, 'name'),
-          env: queryString(q, 'env'),
-          receivedAfter: queryInt(q, 'received_after', { min: 0 }),
-          receivedBefore: queryInt(q, 'received_before', { min: 0 }),
-          includeDuplicates: queryString(q, 'include_duplicates') === 'true',
-          limit,
-          cursor,
-        })
-        return { data: page.events.map(presentEvent), metadata: { cursor: page.nextCursor, limit } }
-      })
+      const eventTags = ['Events']
+      app.get<{ Params: { id: string } }>(
+        '/v1/events/:id',
+        {
+          schema: {
+            tags: eventTags,
+            summary: 'One stored event by internal ID (a duplicate carries duplicate_of)',
+            params: IdParams('Internal ID'),
+            response: { 200: One(StoredEvent), ...errors(401, 404) },
+          },
+        },
+        async (request) => {
+          const event = isUlid(request.params.id) ? await deps.events.getEvent(request.params.id) : null
+          if (!event)
+            throw new SluiceError('NOT_FOUND', `event "${request.params.id}" does not exist (or is not stored yet)`)
+          return { data: presentEvent(event) }
+        },
+      )
+      app.get<{ Querystring: Static<typeof EventsQuery> }>(
+        '/v1/events',
+        {
+          schema: {
+            tags: eventTags,
+            summary: 'Stored events, newest first',
+            querystring: EventsQuery,
+            response: { 200: Page(StoredEvent), ...errors(400, 401) },
+          },
+        },
+        async (request) => {
+          const q = request.query
+          const limit = q.limit ?? 50
+          const page = await deps.events.queryEvents({
+            id: q.id,
+            name: q.name,
+            env: q.env,
+            receivedAfter: queryTime('received_after', q.received_after),
+            receivedBefore: queryTime('received_before', q.received_before),
+            includeDuplicates: q.include_duplicates === true,
+            limit,
+            cursor: pageCursor(q.cursor),
+          })
+          return { data: page.events.map(presentEvent), metadata: { cursor: page.nextCursor, limit } }
+        },
+      )
       for (const extra of deps.extraRoutes ?? []) await extra(app)
     },
     async start() {},

@@ -1,20 +1,20 @@
+// Query parameters whose rules a schema cannot state; the schemas (api/schemas.ts) check the rest.
 import { SluiceError } from '../core/errors.ts'
+import { isUlid } from '../core/ids.ts'
 
-export function queryString(q: Record<string, unknown>, field: string): string | undefined {
-  const value = q[field]
-  if (value === undefined || value === '') return undefined
-  if (typeof value !== 'string') throw new SluiceError('REQUEST_INVALID', `${field}: give it once`)
+/** A time filter: milliseconds, or an ISO 8601 time (converted to milliseconds). */
+export function queryTime(field: string, text: string | undefined): number | undefined {
+  if (text === undefined || text === '') return undefined
+  const value = /^\d+$/.test(text) ? Number(text) : Date.parse(text)
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new SluiceError('REQUEST_INVALID', `query.${field}: must be an integer (milliseconds) or an ISO 8601 time`)
+  }
   return value
 }
 
-/** Integers; times may also be ISO 8601 strings (converted to milliseconds). */
-export function queryInt(q: Record<string, unknown>, field: string, range: { min?: number; max?: number } = {}): number | undefined {
-  const text = queryString(q, field)
-  if (text === undefined) return undefined
-  const value = /^\d+$/.test(text) ? Number(text) : field.startsWith('received_') ? Date.parse(text) : NaN
-  if (!Number.isSafeInteger(value) || (range.min !== undefined && value < range.min) || (range.max !== undefined && value > range.max)) {
-    const bounds = range.max !== undefined ? ` from ${range.min} to ${range.max}` : ''
-    throw new SluiceError('REQUEST_INVALID', `${field}: must be an integer${bounds}${field.startsWith('received_') ? ' (milliseconds) or an ISO 8601 time' : ''}`)
-  }
-  return value
+/** A page cursor is the ID of the last item of the previous page. */
+export function pageCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined || cursor === '') return undefined
+  if (!isUlid(cursor)) throw new SluiceError('REQUEST_INVALID', 'query.cursor: not a cursor returned by this API')
+  return cursor
 }

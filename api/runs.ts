@@ -1,42 +1,75 @@
 // REST: function runs. `GET /v1/runs?function=&status=&env=&limit=&cursor=`, `GET /v1/runs/<run id>`,
 // `GET /v1/events/<internal id>/runs`.
+import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { SluiceError } from '../core/errors.ts'
 import { isUlid } from '../core/ids.ts'
-import { RUN_STATUSES, type RunDoc, type RunStatus, type RunStore, type StepDoc } from '../store/runs-types.ts'
-import { queryInt, queryString } from './query.ts'
+import type { RunDoc, RunStore, StepDoc } from '../store/runs-types.ts'
+import { pageCursor } from './query.ts'
+import { errors, IdParams, List, One, Page, Run, RunsQuery } from './schemas.ts'
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString())
+const tags = ['Runs']
 
 export function runsRoutes(deps: { runs: RunStore }) {
   return async (app: FastifyInstance) => {
-    app.get('/v1/runs', async (request) => {
-      const q = request.query as Record<string, unknown>
-      const status = queryString(q, 'status')
-      if (status !== undefined && !RUN_STATUSES.includes(status as RunStatus)) throw new SluiceError('REQUEST_INVALID', `status: must be one of ${RUN_STATUSES.join(', ')}`)
-      const limit = queryInt(q, 'limit', { min: 1, max: 1000 }) ?? 50
-      const cursor = queryString(q, 'cursor')
-      if (cursor !== undefined && !isUlid(cursor)) throw new SluiceError('REQUEST_INVALID', 'cursor: not a cursor returned by this API')
-      const page = await deps.runs.queryRuns({
-        functionId: queryString(q, 'function'),
-        status: status as RunStatus | undefined,
-        eventId: queryString(q, 'event'),
-        env: queryString(q, 'env'),
-        limit,
-        cursor,
-      })
-      return { data: page.runs.map(presentRun), metadata: { cursor: page.nextCursor, limit } }
-    })
-    app.get<{ Params: { id: string } }>('/v1/runs/:id', async (request) => {
-      const run = isUlid(request.params.id) ? await deps.runs.getRun(request.params.id) : null
-      if (!run) throw new SluiceError('NOT_FOUND', `run "${request.params.id}" does not exist (or is not stored yet)`)
-      return { data: presentRun(run) }
-    })
-    app.get<{ Params: { id: string } }>('/v1/events/:id/runs', async (request) => {
-      if (!isUlid(request.params.id)) throw new SluiceError('NOT_FOUND', `event "${request.params.id}" does not exist`)
-      const page = await deps.runs.queryRuns({ eventId: request.params.id, limit: 1000 })
-      return { data: page.runs.map(presentRun), metadata: {} }
-    })
+    app.get<{ Querystring: Static<typeof RunsQuery> }>(
+      '/v1/runs',
+      {
+        schema: {
+          tags,
+          summary: 'Function runs, newest first',
+          querystring: RunsQuery,
+          response: { 200: Page(Run), ...errors(400, 401) },
+        },
+      },
+      async (request) => {
+        const q = request.query
+        const limit = q.limit ?? 50
+        const page = await deps.runs.queryRuns({
+          functionId: q.function || undefined,
+          status: q.status,
+          eventId: q.event || undefined,
+          env: q.env || undefined,
+          limit,
+          cursor: pageCursor(q.cursor),
+        })
+        return { data: page.runs.map(presentRun), metadata: { cursor: page.nextCursor, limit } }
+      },
+    )
+    app.get<{ Params: { id: string } }>(
+      '/v1/runs/:id',
+      {
+        schema: {
+          tags,
+          summary: 'One run with its steps',
+          params: IdParams('Run ID'),
+          response: { 200: One(Run), ...errors(401, 404) },
+        },
+      },
+      async (request) => {
+        const run = isUlid(request.params.id) ? await deps.runs.getRun(request.params.id) : null
+        if (!run) throw new SluiceError('NOT_FOUND', `run "${request.params.id}" does not exist (or is not stored yet)`)
+        return { data: presentRun(run) }
+      },
+    )
+    app.get<{ Params: { id: string } }>(
+      '/v1/events/:id/runs',
+      {
+        schema: {
+          tags,
+          summary: 'Function runs of an event',
+          params: IdParams('Internal ID of the event'),
+          response: { 200: List(Run), ...errors(401, 404) },
+        },
+      },
+      async (request) => {
+        if (!isUlid(request.params.id))
+          throw new SluiceError('NOT_FOUND', `event "${request.params.id}" does not exist`)
+        const page = await deps.runs.queryRuns({ eventId: request.params.id, limit: 1000 })
+        return { data: page.runs.map(presentRun), metadata: {} }
+      },
+    )
   }
 }
 
@@ -60,5 +93,12 @@ export function presentRun(r: RunDoc) {
 }
 
 function presentStep(s: StepDoc) {
-  return { id: s.id, status: s.status, output: s.output ?? null, error: s.error ?? null, attempts: s.attempts, ended_at: iso(s.endedAt) }
+  return {
+    id: s.id,
+    status: s.status,
+    output: s.output ?? null,
+    error: s.error ?? null,
+    attempts: s.attempts,
+    ended_at: iso(s.endedAt),
+  }
 }

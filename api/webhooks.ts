@@ -1,141 +1,256 @@
 // `/v1/webhooks`: management, preview, the request list (dead letters: ?status=failed) and
 // replay. Registered through createApi's extraRoutes, behind the same signing-key guard.
+import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { WebhookInput, Webhooks } from '../control/webhooks.ts'
 import { SluiceError } from '../core/errors.ts'
 import { isUlid } from '../core/ids.ts'
-import type { WebhookInput, Webhooks } from '../control/webhooks.ts'
-import { MAX_TRANSFORM_BYTES } from '../control/webhook-input.ts'
-import { REQUEST_STATUSES, type RequestStatus, type WebhookRequestStore } from '../store/requests-types.ts'
+import type { WebhookRequestStore } from '../store/requests-types.ts'
 import type { Preview, PreviewInput } from '../transformer/preview.ts'
 import type { Replay } from '../transformer/replay.ts'
 import { presentRequest, presentWebhook } from './present-webhook.ts'
-import { queryInt, queryString } from './query.ts'
+import { pageCursor } from './query.ts'
+import { EnvQuery, errors, IdParams, List, One, Page } from './schemas.ts'
+import { absentBodyIsEmpty } from './validation.ts'
+import {
+  CreateWebhook,
+  PatchWebhook,
+  PreviewBody,
+  PreviewResult,
+  Replayed,
+  ReplayAllBody,
+  ReplayedAll,
+  RequestParams,
+  RequestsQuery,
+  Webhook,
+  WebhookRequest,
+} from './webhook-schemas.ts'
 
-export interface WebhookApiDeps { webhooks: Webhooks; requests: WebhookRequestStore; replay: Replay; preview: Preview }
+export interface WebhookApiDeps {
+  webhooks: Webhooks
+  requests: WebhookRequestStore
+  replay: Replay
+  preview: Preview
+}
 
-type Q = Record<string, unknown>
 type Params = { Params: { id: string } }
+type Body<T extends { static: unknown }> = { Body: T['static'] }
 
-// REST field → WebhookInput field.
-const FIELDS: Record<string, keyof WebhookInput> = {
-  name: 'name', env: 'env', transform: 'transform', allow_ips: 'allowIps', deny_ips: 'denyIps',
-  allow_events: 'allowEvents', deny_events: 'denyEvents', verification: 'verification', disabled: 'disabled',
-}
-
-const invalid = (message: string) => new SluiceError('REQUEST_INVALID', message)
-
-function objectBody(request: { body: unknown }): Q {
-  const b = request.body
-  if (b === undefined || b === null) return {}
-  if (typeof b !== 'object' || Array.isArray(b)) throw invalid('body: must be a JSON object')
-  return b as Q
-}
-
-function webhookInput(body: Q): WebhookInput {
-  const input: WebhookInput = {}
-  for (const [field, value] of Object.entries(body)) {
-    const target = FIELDS[field]
-    if (!target) throw invalid(`${field}: unknown field (allowed: ${Object.keys(FIELDS).join(', ')})`)
-    input[target] = value
+function webhookInput(body: Static<typeof PatchWebhook>): WebhookInput {
+  return {
+    name: body.name,
+    env: body.env,
+    transform: body.transform,
+    allowIps: body.allow_ips,
+    denyIps: body.deny_ips,
+    allowEvents: body.allow_events,
+    denyEvents: body.deny_events,
+    verification: body.verification,
+    disabled: body.disabled,
   }
-  return input
 }
 
-function status(value: unknown, allowed: readonly RequestStatus[], field: string): RequestStatus {
-  if (typeof value !== 'string' || !allowed.includes(value as RequestStatus)) throw invalid(`${field}: must be one of ${allowed.join(', ')}`)
-  return value as RequestStatus
-}
-
-function previewInput(body: Q): PreviewInput {
-  const { payload, raw, headers = {}, query = {}, transform, ...rest } = body
-  const unknown = Object.keys(rest)[0]
-  if (unknown !== undefined) throw invalid(`${unknown}: unknown field (allowed: payload, raw, headers, query, transform)`)
-  if (payload !== undefined && raw !== undefined) throw invalid('payload: give either payload (JSON) or raw (the body as a string), not both')
-  if (raw !== undefined && typeof raw !== 'string') throw invalid('raw: must be the request body as a string')
-  if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string')) {
-    throw invalid('headers: must be an object of header name → string')
+function previewInput(body: Static<typeof PreviewBody>): PreviewInput {
+  const { payload, raw, headers = {}, query = {}, transform } = body
+  if (payload !== undefined && raw !== undefined) {
+    throw new SluiceError(
+      'REQUEST_INVALID',
+      'body.payload: give either payload (JSON) or raw (the body as a string), not both',
+    )
   }
-  if (typeof query !== 'object' || query === null || Array.isArray(query)) throw invalid('query: must be an object of name → string or array of strings')
-  const queryArrays: Record<string, string[]> = {}
-  for (const [k, v] of Object.entries(query)) {
-    const values = Array.isArray(v) ? v : [v]
-    if (values.some((x) => typeof x !== 'string')) throw invalid(`query.${k}: must be a string or an array of strings`)
-    queryArrays[k] = values as string[]
-  }
-  if (transform !== undefined && transform !== null && typeof transform !== 'string') throw invalid('transform: must be the source of a transform, or null for the default')
-  // Compile errors are the preview's answer (TRANSFORM_COMPILE), but the size limit is the same as on save.
-  if (typeof transform === 'string' && Buffer.byteLength(transform) > MAX_TRANSFORM_BYTES) throw invalid(`transform: longer than ${MAX_TRANSFORM_BYTES} bytes`)
-  const text = typeof raw === 'string' ? raw : payload === undefined ? '' : JSON.stringify(payload)
-  return { text, headers: headers as Record<string, string>, query: queryArrays, ...(transform !== undefined && { transform: transform as string | null }) }
+  const queryArrays = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]))
+  const text = raw ?? (payload === undefined ? '' : JSON.stringify(payload))
+  return { text, headers, query: queryArrays, ...(transform !== undefined && { transform }) }
 }
 
 /** The URL senders use: as this request reached the server (X-Forwarded-Host/Proto only from a trusted proxy). */
 const baseUrl = (request: FastifyRequest) => `${request.protocol}://${request.host}`
 
+const WebhookParams = IdParams('Webhook ID (wh_…)')
+const tags = ['Webhooks']
+
 export function webhookRoutes(deps: WebhookApiDeps) {
   return async (app: FastifyInstance) => {
-    app.get('/v1/webhooks', async (request) => {
-      const env = queryString(request.query as Q, 'env')
-      return { data: deps.webhooks.list({ env }).map((w) => presentWebhook(w, baseUrl(request))), metadata: {} }
-    })
-    app.post('/v1/webhooks', async (request, reply) => {
-      const doc = await deps.webhooks.create(webhookInput(objectBody(request)))
-      reply.code(201)
-      return { data: presentWebhook(doc, baseUrl(request)) }
-    })
-    app.get<Params>('/v1/webhooks/:id', async (request) => ({ data: presentWebhook(deps.webhooks.mustGet(request.params.id), baseUrl(request)) }))
-    app.patch<Params>('/v1/webhooks/:id', async (request) => ({
-      data: presentWebhook(await deps.webhooks.update(request.params.id, webhookInput(objectBody(request))), baseUrl(request)),
-    }))
-    app.delete<Params>('/v1/webhooks/:id', async (request) => {
-      const doc = await deps.webhooks.remove(request.params.id)
-      await deps.requests.removeWebhook(doc.id)
-      return { data: presentWebhook(doc, baseUrl(request)) }
-    })
+    app.get<{ Querystring: Static<typeof EnvQuery> }>(
+      '/v1/webhooks',
+      {
+        schema: {
+          tags,
+          summary: 'Webhooks',
+          querystring: EnvQuery,
+          response: { 200: List(Webhook), ...errors(400, 401) },
+        },
+      },
+      async (request) => {
+        const env = request.query.env || undefined
+        return { data: deps.webhooks.list({ env }).map((w) => presentWebhook(w, baseUrl(request))), metadata: {} }
+      },
+    )
+    app.post<Body<typeof CreateWebhook>>(
+      '/v1/webhooks',
+      {
+        schema: {
+          tags,
+          summary: 'Create a webhook (its URL is POST /e/<id>)',
+          body: CreateWebhook,
+          response: { 201: One(Webhook), ...errors(400, 401, 404) },
+        },
+      },
+      async (request, reply) => {
+        const doc = await deps.webhooks.create(webhookInput(request.body))
+        reply.code(201)
+        return { data: presentWebhook(doc, baseUrl(request)) }
+      },
+    )
+    app.get<Params>(
+      '/v1/webhooks/:id',
+      {
+        schema: {
+          tags,
+          summary: 'One webhook',
+          params: WebhookParams,
+          response: { 200: One(Webhook), ...errors(401, 404) },
+        },
+      },
+      async (request) => ({ data: presentWebhook(deps.webhooks.mustGet(request.params.id), baseUrl(request)) }),
+    )
+    app.patch<Params & Body<typeof PatchWebhook>>(
+      '/v1/webhooks/:id',
+      {
+        preValidation: absentBodyIsEmpty,
+        schema: {
+          tags,
+          summary: 'Change name, transform, lists, verification, disabled (null removes transform or verification)',
+          params: WebhookParams,
+          body: PatchWebhook,
+          response: { 200: One(Webhook), ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const doc = await deps.webhooks.update(request.params.id, webhookInput(request.body))
+        return { data: presentWebhook(doc, baseUrl(request)) }
+      },
+    )
+    app.delete<Params>(
+      '/v1/webhooks/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Delete a webhook and its requests',
+          params: WebhookParams,
+          response: { 200: One(Webhook), ...errors(401, 404) },
+        },
+      },
+      async (request) => {
+        const doc = await deps.webhooks.remove(request.params.id)
+        await deps.requests.removeWebhook(doc.id)
+        return { data: presentWebhook(doc, baseUrl(request)) }
+      },
+    )
 
-    app.post<Params>('/v1/webhooks/:id/preview', async (request) => {
-      const webhook = deps.webhooks.mustGet(request.params.id)
-      const result = await deps.preview(webhook, previewInput(objectBody(request)))
-      return { data: result.kind === 'ok' ? { ok: true, events: result.events, error: null } : { ok: false, events: [], error: result.error } }
-    })
+    app.post<Params & Body<typeof PreviewBody>>(
+      '/v1/webhooks/:id/preview',
+      {
+        preValidation: absentBodyIsEmpty,
+        schema: {
+          tags,
+          summary: 'Run a transform on a sample request without storing anything',
+          params: WebhookParams,
+          body: PreviewBody,
+          response: { 200: One(PreviewResult), ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const webhook = deps.webhooks.mustGet(request.params.id)
+        const result = await deps.preview(webhook, previewInput(request.body))
+        const data =
+          result.kind === 'ok'
+            ? { ok: true, events: result.events, error: null }
+            : { ok: false, events: [], error: result.error }
+        return { data }
+      },
+    )
 
-    app.get<Params>('/v1/webhooks/:id/requests', async (request) => {
-      const webhook = deps.webhooks.mustGet(request.params.id)
-      const q = request.query as Q
-      const statusText = queryString(q, 'status')
-      const limit = queryInt(q, 'limit', { min: 1, max: 1000 }) ?? 50
-      const cursor = queryString(q, 'cursor')
-      if (cursor !== undefined && !isUlid(cursor)) throw invalid('cursor: not a cursor returned by this API')
-      const page = await deps.requests.list({
-        webhookId: webhook.id,
-        ...(statusText !== undefined && { status: status(statusText, REQUEST_STATUSES, 'status') }),
-        limit,
-        cursor,
-      })
-      return { data: page.requests.map(presentRequest), metadata: { cursor: page.nextCursor, limit } }
-    })
-    app.get<{ Params: { id: string; rid: string } }>('/v1/webhooks/:id/requests/:rid', async (request) => {
-      const webhook = deps.webhooks.mustGet(request.params.id)
-      const record = isUlid(request.params.rid) ? await deps.requests.get(webhook.id, request.params.rid) : null
-      if (!record) throw new SluiceError('NOT_FOUND', `request "${request.params.rid}" of webhook "${webhook.id}" does not exist (or is not processed yet)`)
-      return { data: presentRequest(record) }
-    })
-    app.post<{ Params: { id: string; rid: string } }>('/v1/webhooks/:id/requests/:rid/replay', async (request, reply) => {
-      const webhook = deps.webhooks.mustGet(request.params.id)
-      if (!isUlid(request.params.rid)) throw new SluiceError('NOT_FOUND', `request "${request.params.rid}" does not exist`)
-      const replayed = await deps.replay.one(webhook.id, request.params.rid)
-      reply.code(202)
-      return { data: { request_id: replayed.requestId, attempt: replayed.attempt } }
-    })
-    app.post<Params>('/v1/webhooks/:id/requests/replay', async (request, reply) => {
-      const webhook = deps.webhooks.mustGet(request.params.id)
-      const body = objectBody(request)
-      const unknown = Object.keys(body).find((k) => k !== 'status')
-      if (unknown !== undefined) throw invalid(`${unknown}: unknown field (allowed: status)`)
-      const which = body.status === undefined ? 'failed' : status(body.status, ['failed', 'unrouted'], 'status')
-      const replayed = await deps.replay.all(webhook.id, which)
-      reply.code(202)
-      return { data: { status: which, replayed } }
-    })
+    app.get<Params & { Querystring: Static<typeof RequestsQuery> }>(
+      '/v1/webhooks/:id/requests',
+      {
+        schema: {
+          tags,
+          summary: 'Requests of a webhook, newest first (status=failed: the dead-letter list)',
+          params: WebhookParams,
+          querystring: RequestsQuery,
+          response: { 200: Page(WebhookRequest), ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const webhook = deps.webhooks.mustGet(request.params.id)
+        const { status, cursor } = request.query
+        const limit = request.query.limit ?? 50
+        const page = await deps.requests.list({ webhookId: webhook.id, status, limit, cursor: pageCursor(cursor) })
+        return { data: page.requests.map(presentRequest), metadata: { cursor: page.nextCursor, limit } }
+      },
+    )
+    app.get<{ Params: Static<typeof RequestParams> }>(
+      '/v1/webhooks/:id/requests/:rid',
+      {
+        schema: {
+          tags,
+          summary: 'One request with its raw body and outcome',
+          params: RequestParams,
+          response: { 200: One(WebhookRequest), ...errors(401, 404) },
+        },
+      },
+      async (request) => {
+        const webhook = deps.webhooks.mustGet(request.params.id)
+        const { rid } = request.params
+        const record = isUlid(rid) ? await deps.requests.get(webhook.id, rid) : null
+        if (!record) {
+          throw new SluiceError(
+            'NOT_FOUND',
+            `request "${rid}" of webhook "${webhook.id}" does not exist (or is not processed yet)`,
+          )
+        }
+        return { data: presentRequest(record) }
+      },
+    )
+    app.post<{ Params: Static<typeof RequestParams> }>(
+      '/v1/webhooks/:id/requests/:rid/replay',
+      {
+        schema: {
+          tags,
+          summary: 'Replay one request through the current transform',
+          params: RequestParams,
+          response: { 202: One(Replayed), ...errors(401, 404) },
+        },
+      },
+      async (request, reply) => {
+        const webhook = deps.webhooks.mustGet(request.params.id)
+        if (!isUlid(request.params.rid))
+          throw new SluiceError('NOT_FOUND', `request "${request.params.rid}" does not exist`)
+        const replayed = await deps.replay.one(webhook.id, request.params.rid)
+        reply.code(202)
+        return { data: { request_id: replayed.requestId, attempt: replayed.attempt } }
+      },
+    )
+    app.post<Params & Body<typeof ReplayAllBody>>(
+      '/v1/webhooks/:id/requests/replay',
+      {
+        preValidation: absentBodyIsEmpty,
+        schema: {
+          tags,
+          summary: 'Replay every failed (or unrouted) request',
+          params: WebhookParams,
+          body: ReplayAllBody,
+          response: { 202: One(ReplayedAll), ...errors(400, 401, 404) },
+        },
+      },
+      async (request, reply) => {
+        const webhook = deps.webhooks.mustGet(request.params.id)
+        const which = request.body.status ?? 'failed'
+        const replayed = await deps.replay.all(webhook.id, which)
+        reply.code(202)
+        return { data: { status: which, replayed } }
+      },
+    )
   }
 }

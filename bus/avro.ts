@@ -92,7 +92,6 @@ export async function avroCodec<T>(
   }
 
   return {
-    format: 'avro',
     encode(value) {
       const body = type.toBuffer(toAvro(value))
       if (schemaId === undefined) return Buffer.concat([header, body])

@@ -1,16 +1,22 @@
 // Record codecs. JSON is the default; the Kafka adapter may swap in Avro (bus/avro.ts).
+import { keepJsonText } from '../core/json-text.ts'
+
 export interface Codec<T, Encoded extends Buffer | string = Buffer | string> {
   /** A string goes on the bus as its UTF-8 bytes (no intermediate Buffer). */
   encode(value: T): Encoded
   decode(buffer: Buffer): T
-  /** JSON text is what the embedded stores keep, so a record in this format can be stored as it is. */
-  readonly format: 'json' | 'avro'
 }
 
-export function jsonCodec<T>(): Codec<T, string> {
+/** `keepText`: remember each record's JSON text for a consumer that stores it as is (core/json-text.ts). */
+export function jsonCodec<T>(options: { keepText?: boolean } = {}): Codec<T, string> {
   return {
-    format: 'json',
     encode: (value) => JSON.stringify(value),
-    decode: (buffer) => JSON.parse(buffer.toString('utf8')) as T,
+    decode: options.keepText
+      ? (buffer) => {
+          const value = JSON.parse(buffer.toString('utf8')) as T
+          keepJsonText(value, buffer)
+          return value
+        }
+      : (buffer) => JSON.parse(buffer.toString('utf8')) as T,
   }
 }

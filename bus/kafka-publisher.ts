@@ -94,7 +94,8 @@ export function createKafkaPublisher(kafka: Kafka, config: KafkaPublisherConfig,
     const batch = collecting
     collecting = null
     sending = batch
-    const current = producer ?? (producer = newProducer())
+    producer ??= newProducer()
+    const current = producer
     try {
       const connected = await current
       if (batch.settled) return // expired while connecting: send nothing
@@ -134,7 +135,8 @@ export function createKafkaPublisher(kafka: Kafka, config: KafkaPublisherConfig,
       return collecting.promise
     },
     async connect() {
-      const current = producer ?? (producer = newProducer())
+      producer ??= newProducer()
+      const current = producer
       try {
         await current
       } catch (err) {

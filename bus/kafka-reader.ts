@@ -11,11 +11,11 @@
 import { randomUUID } from 'node:crypto'
 import { AssignerProtocol, type Admin, type Kafka, type PartitionAssigner } from 'kafkajs'
 import { SluiceError } from '../core/errors.ts'
-import { withRetry, type RetryPolicy } from '../core/retry.ts'
+import { retryPolicies, withRetry } from '../core/retry.ts'
 import type { ConsumedRecord } from './types.ts'
 import { toConsumedRecord } from './kafka-subscriber.ts'
 
-const OFFSETS_RETRY: RetryPolicy = { retries: 8, initialDelayMs: 50, maxDelayMs: 1000, factor: 2, jitter: 0.2 }
+const OFFSETS_RETRY = retryPolicies.kafkaOffsets
 
 export async function readKafkaPartition(
   kafka: Kafka,
@@ -25,7 +25,7 @@ export async function readKafkaPartition(
   partition: number,
   onRecords: (records: ConsumedRecord[]) => Promise<void>,
 ): Promise<void> {
-  let offsets
+  let offsets: Awaited<ReturnType<Admin['fetchTopicOffsets']>>[number] | undefined
   try {
     // A partition just created may not be led by its broker yet (NOT_LEADER_FOR_PARTITION): retried.
     const all = await withRetry(() => admin.fetchTopicOffsets(topic), { policy: OFFSETS_RETRY, shouldRetry: (err) => (err as { retriable?: boolean }).retriable === true })

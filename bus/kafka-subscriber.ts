@@ -14,7 +14,7 @@
 // since another member may have owned the partitions meanwhile.
 import type { Logger } from 'pino'
 import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs'
-import { withRetry, type RetryPolicy } from '../core/retry.ts'
+import { retryPolicies, withRetry } from '../core/retry.ts'
 import { SluiceError } from '../core/errors.ts'
 import type { ConsumedRecord, SubscribeOptions, Subscription, TopicPartitions } from './types.ts'
 
@@ -26,8 +26,8 @@ export interface KafkaSubscriberConfig {
 
 interface Owned { key: string; topic: string; partition: number; abort: AbortController; inFlight: Promise<void> }
 
-const HANDLER_RETRY: RetryPolicy = { retries: Infinity, initialDelayMs: 100, maxDelayMs: 5_000, factor: 2, jitter: 0.2 }
-const ASSIGN_RETRY: RetryPolicy = { retries: Infinity, initialDelayMs: 200, maxDelayMs: 10_000, factor: 2, jitter: 0.2 }
+const HANDLER_RETRY = retryPolicies.stageHandler
+const ASSIGN_RETRY = retryPolicies.kafkaAssign
 const tpKey = (topic: string, partition: number) => `${topic}\0${partition}`
 
 export function toConsumedRecord(message: KafkaMessage): ConsumedRecord {

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino'
 import { Kafka, logLevel, type Admin, type ITopicConfig, type logCreator } from 'kafkajs'
 import { SluiceError } from '../core/errors.ts'
-import { withRetry } from '../core/retry.ts'
+import { retryPolicies, withRetry } from '../core/retry.ts'
 import type { Bus, Subscription, TopicSpec } from './types.ts'
 import { createKafkaPublisher } from './kafka-publisher.ts'
 import { subscribeKafka } from './kafka-subscriber.ts'
@@ -66,7 +66,7 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
       // the topic yet and fails; leaders are awaited below instead. Another node creating the same
       // topic at once is fine: kafkajs treats "already exists" as done.
       if (missing.length > 0) await admin.createTopics({ waitForLeaders: false, topics: missing.map(([topic, spec]) => topicConfig(topic, spec)) })
-      await withRetry(() => checkLeaders(admin, wanted, log), { policy: { retries: 40, initialDelayMs: 50, maxDelayMs: 500, factor: 1.5, jitter: 0.1 } })
+      await withRetry(() => checkLeaders(admin, wanted, log), { policy: retryPolicies.kafkaLeaders })
     } catch (err) {
       throw new SluiceError('LOG_UNAVAILABLE', `could not create Kafka topics ${wanted.map(([t]) => t).join(', ')}`, { cause: err })
     }

@@ -8,7 +8,7 @@
 import type { Logger } from 'pino'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { SluiceError } from '../core/errors.ts'
-import { withRetry, sleep } from '../core/retry.ts'
+import { retryPolicies, sleep, withRetry } from '../core/retry.ts'
 import type { Batch, Bus, BusRecord, ConsumedRecord, SubscribeOptions, Subscription, TopicPartitions, TopicSpec } from './types.ts'
 import { partitionOf } from './partition.ts'
 
@@ -218,7 +218,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
         if (records.length > 0) {
           const batch: Batch = { topic, partition, records }
           const handled = await withRetry(() => options.handler(batch), {
-            policy: { retries: Infinity, initialDelayMs: 100, maxDelayMs: 5_000, factor: 2, jitter: 0.2 },
+            policy: retryPolicies.stageHandler,
             signal: abort.signal,
             onRetry: (err, attempt) => log.error({ err, group: options.group, topic, partition, attempt }, 'handler failed; redelivering batch'),
           }).then(() => true, () => false)

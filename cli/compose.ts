@@ -61,14 +61,23 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   const incoming = createOutput(bus, topics.incoming, codecs.event, (e) => `${e.env}\0${e.id}`)
   const functions = createFunctionParts(
     { bus, control: adapters.control, envs, topics, incoming, runStore: adapters.runs, runCodec: codecs.run, eventCodec: codecs.event, openRunnerState: adapters.openRunnerState, log },
-    { partitions: config.partitions, eventLimits: config, functionsFile: config.functionsFile, watch: config.watch, functions: options.functions, scope: options.functionScope },
+    {
+      partitions: config.partitions,
+      eventLimits: config,
+      functionsFile: config.functionsFile,
+      watch: config.watch,
+      functions: options.functions,
+      scope: options.functionScope,
+      batchRecords: { runner: config.runnerBatchRecords, runSink: config.runSinkBatchRecords, router: config.routerBatchRecords },
+      markRetentionMs: config.functionMarkRetentionMs,
+    },
   )
   const webhooks = createWebhookParts({ bus, control: adapters.control, envs, topics, incoming, requests: adapters.requests, rawCodec: codecs.raw, log }, config)
   // Stopped last (stages stop in reverse): the sandbox outlives the transformer and the api.
   const stages: Stage[] = [{ start: async () => {}, stop: () => webhooks.close() }]
   const http: RoutePlugin[] = []
   if (roles.has('sink')) {
-    stages.push(createStoreSink({ bus, codec: codecs.stored, store: adapters.events }, { group: 'store-sink', topics: [topics.events, topics.duplicates], maxBatchRecords: 5000 }))
+    stages.push(createStoreSink({ bus, codec: codecs.stored, store: adapters.events }, { group: 'store-sink', topics: [topics.events, topics.duplicates], maxBatchRecords: config.storeBatchRecords }))
     stages.push(functions.runSink)
   }
   if (roles.has('dedup')) {
@@ -83,7 +92,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
         openStore: adapters.openDedupStore,
         log: log.child({ stage: 'dedup' }),
       },
-      { inputTopic: topics.incoming, group: 'dedup', expireIntervalMs: 60_000 },
+      { inputTopic: topics.incoming, group: 'dedup', expireIntervalMs: config.dedupExpireIntervalMs },
     ))
   }
   if (roles.has('transformer')) stages.push(webhooks.transformer)
@@ -103,7 +112,8 @@ export interface Running { url: string; routes: string[]; stop(): Promise<void> 
 
 /** Starts the stages, then HTTP; stops HTTP, the stages in reverse, then `closeAdapters`. */
 export async function run(config: Config, log: Logger, parts: { stages: Stage[]; http: RoutePlugin[] }, upFields: object, closeAdapters: () => Promise<void>): Promise<Running> {
-  const http = createHttpServer({ host: config.host, port: config.port, trustProxy: config.trustProxy.length ? config.trustProxy : false }, log, parts.http)
+  const trustProxy = config.trustProxy.length ? config.trustProxy : false
+  const http = createHttpServer({ host: config.host, port: config.port, trustProxy, eventLimits: config }, log, parts.http)
   for (const stage of parts.stages) await stage.start()
   const url = await http.start()
   log.info({ url, ...upFields }, 'sluice is up')

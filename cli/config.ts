@@ -37,6 +37,18 @@ export const ConfigSchema = Type.Object({
   transformIsolateMemoryMb: Int(8, 4096),
   transformMaxOutputBytes: Int(1024),
   transformIsolates: Int(1, 256),
+  // Tunables of the stages (cli/compose.ts, cli/embedded.ts, cli/parts-functions.ts): batch sizes trade
+  // latency for throughput; the defaults are what the benchmarks under bench/ were run with.
+  storeBatchRecords: Int(1, 100_000),
+  transformerBatchRecords: Int(1, 100_000),
+  runSinkBatchRecords: Int(1, 100_000),
+  routerBatchRecords: Int(1, 100_000),
+  runnerBatchRecords: Int(1, 100_000),
+  dedupExpireIntervalMs: Int(1000),
+  functionMarkRetentionMs: Int(60_000),
+  localLogBatchRecords: Int(1, 100_000),
+  localLogLingerMs: Int(0, 1000),
+  localLogRetentionCheckMs: Int(1000),
 })
 
 export type Config = Readonly<Static<typeof ConfigSchema>>
@@ -70,6 +82,16 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   transformIsolateMemoryMb: ['SLUICE_TRANSFORM_ISOLATE_MEMORY_MB', Number],
   transformMaxOutputBytes: ['SLUICE_TRANSFORM_MAX_OUTPUT_BYTES', Number],
   transformIsolates: ['SLUICE_TRANSFORM_ISOLATES', Number],
+  storeBatchRecords: ['SLUICE_STORE_BATCH_RECORDS', Number],
+  transformerBatchRecords: ['SLUICE_TRANSFORMER_BATCH_RECORDS', Number],
+  runSinkBatchRecords: ['SLUICE_RUN_SINK_BATCH_RECORDS', Number],
+  routerBatchRecords: ['SLUICE_ROUTER_BATCH_RECORDS', Number],
+  runnerBatchRecords: ['SLUICE_RUNNER_BATCH_RECORDS', Number],
+  dedupExpireIntervalMs: ['SLUICE_DEDUP_EXPIRE_INTERVAL_MS', Number],
+  functionMarkRetentionMs: ['SLUICE_FUNCTION_MARK_RETENTION_MS', Number],
+  localLogBatchRecords: ['SLUICE_LOCAL_LOG_BATCH_RECORDS', Number],
+  localLogLingerMs: ['SLUICE_LOCAL_LOG_LINGER_MS', Number],
+  localLogRetentionCheckMs: ['SLUICE_LOCAL_LOG_RETENTION_CHECK_MS', Number],
 }
 
 const DEFAULTS = {
@@ -77,6 +99,16 @@ const DEFAULTS = {
   maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxEventsPerSecond: 0, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
   partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], clickhouseDatabase: 'sluice', watch: false,
   transformCpuTimeMs: 100, transformWallTimeMs: 1000, transformIsolateMemoryMb: 32, transformMaxOutputBytes: 1024 * 1024, transformIsolates: 2,
+  storeBatchRecords: 5000,
+  transformerBatchRecords: 256,
+  runSinkBatchRecords: 2000,
+  routerBatchRecords: 1000,
+  runnerBatchRecords: 200,
+  dedupExpireIntervalMs: 60_000,
+  functionMarkRetentionMs: 7 * 24 * 60 * 60_000,
+  localLogBatchRecords: 1000,
+  localLogLingerMs: 2,
+  localLogRetentionCheckMs: 30_000,
 }
 
 export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {

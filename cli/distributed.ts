@@ -16,7 +16,6 @@ import { createTopicControlStore } from '../control/topic.ts'
 import { createClickHouseStores } from '../store/clickhouse.ts'
 import { openChangelogDedupStore } from '../dedup/changelog.ts'
 import { openChangelogRunnerState } from '../runner/changelog.ts'
-import { MARK_RETENTION_MS } from './parts-functions.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Role, type Running } from './compose.ts'
 import type { Config } from './config.ts'
@@ -55,7 +54,7 @@ export async function startDistributed(config: Config, log: Logger, options: { f
     openRunnerState: async (scope, partition) => {
       // Kept beside the function's topic, with its partition count; marks age out of it as they expire.
       const topic = functionStateTopic(topics, scope)
-      await bus.ensureTopics({ [topic]: { partitions: config.partitions, compacted: true, retentionMs: MARK_RETENTION_MS + 24 * 60 * 60_000 } })
+      await bus.ensureTopics({ [topic]: { partitions: config.partitions, compacted: true, retentionMs: config.functionMarkRetentionMs + 24 * 60 * 60_000 } })
       return openChangelogRunnerState({ rocks, bus, topic, scope, partition, log })
     },
   }

@@ -15,14 +15,26 @@ import { createRocksRunnerState } from '../runner/rocksdb.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Running } from './compose.ts'
 import type { Config } from './config.ts'
+import type { RoutePlugin } from '../api/http.ts'
 
 export type { Running }
 
-/** `functions`: served besides those of `config.functionsFile` (startRunner passes them in code). */
-export async function startEmbedded(config: Config, log: Logger, options: { functions?: SluiceFunction[] } = {}): Promise<Running> {
+/**
+ * `functions`: served besides those of `config.functionsFile` (startRunner passes them in code).
+ * `httpPlugins`: registered before the routes (tests check every response against its schema).
+ */
+export async function startEmbedded(
+  config: Config,
+  log: Logger,
+  options: { functions?: SluiceFunction[]; httpPlugins?: RoutePlugin[] } = {},
+): Promise<Running> {
   await mkdir(config.dataDir, { recursive: true })
   const rocks = await openRocks(join(config.dataDir, 'db'))
-  const bus = createLocalBus(rocks, log.child({ component: 'bus' }), { maxBatchRecords: 1000, retentionCheckMs: 30_000, lingerMs: 2 })
+  const bus = createLocalBus(rocks, log.child({ component: 'bus' }), {
+    maxBatchRecords: config.localLogBatchRecords,
+    retentionCheckMs: config.localLogRetentionCheckMs,
+    lingerMs: config.localLogLingerMs,
+  })
   const topics = topicNames(config.topicPrefix)
   // One process: partitions of the event pipeline's topics would buy no parallelism, and each
   // costs a consumer loop per stage (single-event ingest ran 0.55× as fast with 4). `raw` and the
@@ -38,14 +50,16 @@ export async function startEmbedded(config: Config, log: Logger, options: { func
     events: createRocksEventStore(rocks),
     runs: createRocksRunStore(rocks),
     requests: createRocksRequestStore(rocks),
-    codecs: { event: jsonCodec(), stored: jsonCodec(), raw: jsonCodec(), run: jsonCodec() },
+    // The RocksDB event store keeps JSON: stored events keep their text from the bus (core/json-text.ts).
+    codecs: { event: jsonCodec(), stored: jsonCodec({ keepText: true }), raw: jsonCodec(), run: jsonCodec() },
     // One RocksDB holds every partition's state, so one store (and one state per function) serves them all.
     openDedupStore: async () => dedupStore,
     openRunnerState: async (scope: string) => createRocksRunnerState(rocks, scope),
   }
   // This process is the only one serving functions: the registry is exactly what it serves.
   const parts = compose(adapters, config, log, { roles: new Set(ROLES), functions: options.functions ?? [], functionScope: { kind: 'all' } })
-  return run(config, log, parts, { dataDir: config.dataDir, mode: config.mode }, async () => {
+  const http = [...(options.httpPlugins ?? []), ...parts.http]
+  return run(config, log, { ...parts, http }, { dataDir: config.dataDir, mode: config.mode }, async () => {
     await bus.close()
     for (const store of [adapters.events, adapters.runs, adapters.requests, adapters.control]) await store.close()
     await rocks.close()

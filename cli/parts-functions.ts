@@ -45,9 +45,9 @@ export interface FunctionPartsConfig {
   functions?: SluiceFunction[]
   /** Which registered functions the served set replaces: all of them in embedded mode. */
   scope: SyncScope
+  batchRecords: { runner: number; runSink: number; router: number }
+  markRetentionMs: number
 }
-
-export const MARK_RETENTION_MS = 7 * 24 * 60 * 60_000
 
 export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPartsConfig) {
   const { bus, log } = deps
@@ -64,7 +64,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
       openState: (fn, partition) => deps.openRunnerState(functionTopics.scopeOf(fn), partition),
       log: log.child({ stage: 'runner' }),
     },
-    { scope: config.scope, eventLimits: config.eventLimits, maxBatchRecords: 200, markRetentionMs: MARK_RETENTION_MS },
+    { scope: config.scope, eventLimits: config.eventLimits, maxBatchRecords: config.batchRecords.runner, markRetentionMs: config.markRetentionMs },
   )
   let watcher: { close(): void } | undefined
 
@@ -93,7 +93,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
   }
 
   return {
-    runSink: createRunSink({ bus, codec: runCodec, store: runStore }, { group: 'run-sink', inputTopic: deps.topics.runs, maxBatchRecords: 2000 }),
+    runSink: createRunSink({ bus, codec: runCodec, store: runStore }, { group: 'run-sink', inputTopic: deps.topics.runs, maxBatchRecords: config.batchRecords.runSink }),
     /** Registers the served functions and runs them; starts before the router. */
     runners: serving,
     router: createRouter(
@@ -104,7 +104,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
           outputs: { runs, functionRuns: (fn) => functionTopics.output(fn) },
           log: log.child({ stage: 'router' }),
         },
-        { inputTopic: deps.topics.events, group: 'router', maxBatchRecords: 1000 },
+        { inputTopic: deps.topics.events, group: 'router', maxBatchRecords: config.batchRecords.router },
       ),
     routes: [runsRoutes({ runs: runStore }), functionsRoutes(registry)],
   }

@@ -18,7 +18,9 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
     if (!isSluiceFunction(fn)) throw new TypeError(`startRunner({ functions }): functions[${i}] is not made by client.createFunction`)
     if (fn.appId !== options.client.id) throw new TypeError(`startRunner({ functions }): functions[${i}] belongs to app "${fn.appId}", not to the client's app "${options.client.id}"`)
   })
-  // Loaded on demand: a producer that only sends events never loads the server.
-  const { startRunnerProcess } = await import('../cli/runner.ts')
+  // The server is the app, not this library: it is reached through the package's public entry
+  // point `sluice/server` (package.json exports), as a user's code would, never by a path into
+  // cli/. Loaded on demand: a producer that only sends events never loads the server.
+  const { startRunnerProcess } = await import('sluice/server')
   return startRunnerProcess(functions, options.flags ?? {}, options.mode ?? 'start')
 }

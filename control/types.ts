@@ -29,7 +29,8 @@ export interface KeyDoc {
   revokedAt?: number
 }
 
-export type VerificationPreset = 'stripe' | 'github' | 'slack' | 'shopify' | 'hmac-sha256'
+export const VERIFICATION_PRESETS = ['stripe', 'github', 'slack', 'shopify', 'hmac-sha256'] as const
+export type VerificationPreset = (typeof VERIFICATION_PRESETS)[number]
 
 /** Built-in signature check on the raw body, before the transform runs. */
 export interface WebhookVerification {

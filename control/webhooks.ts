@@ -3,26 +3,27 @@
 // so ingest finds a webhook and checks its IP rules without a round trip.
 import { randomBytes } from 'node:crypto'
 import { SluiceError } from '../core/errors.ts'
-import { BRANCH_GROUP, type ControlStore, type WebhookDoc } from './types.ts'
+import { BRANCH_GROUP, type ControlStore, type WebhookDoc, type WebhookVerification } from './types.ts'
 import type { Envs } from './envs.ts'
 import { ipRules, nameRules, type IpRules, type NameRules } from './webhook-lists.ts'
-import { checkBoolean, checkCidrs, checkName, checkPatterns, checkTransform, checkVerification } from './webhook-input.ts'
+import { checkCidrs, checkName, checkPatterns, checkTransform, checkVerification } from './webhook-input.ts'
 
 export const WEBHOOK_ID_PREFIX = 'wh_'
 
 /** The webhook side of `/e/<id>`: event keys start `sk_`, so the prefix alone decides. */
 export const isWebhookId = (id: string) => id.startsWith(WEBHOOK_ID_PREFIX)
 
+/** Settings as the REST schema admits them (api/webhook-schemas.ts); null removes an optional one. */
 export interface WebhookInput {
-  name?: unknown
-  env?: unknown
-  transform?: unknown
-  allowIps?: unknown
-  denyIps?: unknown
-  allowEvents?: unknown
-  denyEvents?: unknown
-  verification?: unknown
-  disabled?: unknown
+  name?: string
+  env?: string
+  transform?: string | null
+  allowIps?: string[] | null
+  denyIps?: string[] | null
+  allowEvents?: string[] | null
+  denyEvents?: string[] | null
+  verification?: WebhookVerification | null
+  disabled?: boolean
 }
 
 export function createWebhooks(control: ControlStore, envs: Envs) {
@@ -40,9 +41,8 @@ export function createWebhooks(control: ControlStore, envs: Envs) {
     return doc
   }
 
-  function checkEnv(value: unknown): string {
+  function checkEnv(value: string | undefined): string {
     if (value === undefined) return 'production'
-    if (typeof value !== 'string') throw new SluiceError('REQUEST_INVALID', `env: must be an environment name or "${BRANCH_GROUP}"`)
     if (value === BRANCH_GROUP) return value
     const env = envs.get(value)
     if (!env) throw new SluiceError('ENV_NOT_FOUND', `env: environment "${value}" does not exist`)
@@ -70,7 +70,7 @@ export function createWebhooks(control: ControlStore, envs: Envs) {
         allowEvents: checkPatterns('allow_events', input.allowEvents),
         denyEvents: checkPatterns('deny_events', input.denyEvents),
         ...(verification && { verification }),
-        disabled: checkBoolean('disabled', input.disabled) ?? false,
+        disabled: input.disabled ?? false,
         createdAt: now,
         updatedAt: now,
       }
@@ -99,7 +99,7 @@ export function createWebhooks(control: ControlStore, envs: Envs) {
         if (verification === undefined) delete next.verification
         else next.verification = verification
       }
-      if (patch.disabled !== undefined) next.disabled = checkBoolean('disabled', patch.disabled)!
+      if (patch.disabled !== undefined) next.disabled = patch.disabled
       await control.put('webhook', id, next)
       return next
     },
@@ -110,13 +110,17 @@ export function createWebhooks(control: ControlStore, envs: Envs) {
     },
     mustGet,
     ipRules(doc: WebhookDoc): IpRules {
-      let rules = ipCache.get(doc)
-      if (!rules) ipCache.set(doc, (rules = ipRules(doc.allowIps, doc.denyIps)))
+      const cached = ipCache.get(doc)
+      if (cached) return cached
+      const rules = ipRules(doc.allowIps, doc.denyIps)
+      ipCache.set(doc, rules)
       return rules
     },
     nameRules(doc: WebhookDoc): NameRules {
-      let rules = nameCache.get(doc)
-      if (!rules) nameCache.set(doc, (rules = nameRules(doc.allowEvents, doc.denyEvents)))
+      const cached = nameCache.get(doc)
+      if (cached) return cached
+      const rules = nameRules(doc.allowEvents, doc.denyEvents)
+      nameCache.set(doc, rules)
       return rules
     },
   }

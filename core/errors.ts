@@ -1,6 +1,7 @@
 // The one error catalogue. HTTP bodies carry `code`; docs/errors.md lists every code
-// with how to solve it, and tests/errors.test.ts keeps the two in step.
-export interface ErrorSpec { statusCode: number; retriable: boolean; message: string }
+// with how to solve it, and tests/errors.test.ts keeps the two in step. A code without a
+// `statusCode` is never an HTTP answer: it is recorded on a run or raised by the client library.
+export interface ErrorSpec { statusCode?: number; retriable: boolean; message: string }
 
 export const errorCatalogue = {
   EVENT_INVALID: { statusCode: 400, retriable: false, message: 'An event in the request is not valid' },
@@ -33,9 +34,33 @@ export const errorCatalogue = {
   TRANSFORM_TIMEOUT: { statusCode: 422, retriable: false, message: 'The webhook transform ran over its time limit' },
   TRANSFORM_MEMORY: { statusCode: 422, retriable: false, message: 'The webhook transform ran over its memory limit' },
   TRANSFORM_OUTPUT_TOO_LARGE: { statusCode: 422, retriable: false, message: 'The webhook transform returned more than the output limit' },
+  // Recorded on function runs (GET /v1/runs): raised in the user's process by the client library.
+  FUNCTION_TIMEOUT: { retriable: true, message: "An attempt of the function ran over the function's timeoutMs" },
+  NON_RETRIABLE: { retriable: false, message: 'The function threw NonRetriableError: the run fails without retries' },
+  // The client library's code for an error answer that carries no Sluice code (a proxy's error page).
+  UNKNOWN: { retriable: false, message: 'An error answer without a Sluice code; its HTTP status decides a retry' },
 } as const satisfies Record<string, ErrorSpec>
 
-export type ErrorCode = keyof typeof errorCatalogue
+type Catalogue = typeof errorCatalogue
+/** Every code of the catalogue. */
+export type CatalogueCode = keyof Catalogue
+/** The codes Sluice answers HTTP requests with (a SluiceError's). */
+export type ErrorCode = { [K in CatalogueCode]: Catalogue[K] extends { statusCode: number } ? K : never }[CatalogueCode]
+
+export const HTTP_ERROR_CODES = (Object.keys(errorCatalogue) as CatalogueCode[]).filter(
+  (code): code is ErrorCode => 'statusCode' in errorCatalogue[code],
+)
+
+/** The sandbox's outcomes (transformer/sandbox-types.ts), listed once. */
+export const SANDBOX_ERROR_CODES = [
+  'TRANSFORM_COMPILE',
+  'TRANSFORM_NOT_A_FUNCTION',
+  'TRANSFORM_THREW',
+  'TRANSFORM_TIMEOUT',
+  'TRANSFORM_MEMORY',
+  'TRANSFORM_OUTPUT_TOO_LARGE',
+] as const satisfies readonly ErrorCode[]
+export type SandboxErrorCode = (typeof SANDBOX_ERROR_CODES)[number]
 
 export class SluiceError extends Error {
   readonly code: ErrorCode
@@ -56,5 +81,5 @@ export class SluiceError extends Error {
 /** Classify by code, never by instanceof: errors cross sandbox and process boundaries. */
 export function errorCode(err: unknown): ErrorCode | undefined {
   const code = (err as { code?: unknown } | null)?.code
-  return typeof code === 'string' && code in errorCatalogue ? (code as ErrorCode) : undefined
+  return typeof code === 'string' && (HTTP_ERROR_CODES as string[]).includes(code) ? (code as ErrorCode) : undefined
 }

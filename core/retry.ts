@@ -8,7 +8,26 @@ export interface RetryPolicy {
   jitter: number
 }
 
-export const defaultRetryPolicy: RetryPolicy = Object.freeze({ retries: 5, initialDelayMs: 100, maxDelayMs: 10_000, factor: 2, jitter: 0.2 })
+const policy = (retries: number, initialDelayMs: number, maxDelayMs: number, factor = 2, jitter = 0.2): RetryPolicy =>
+  Object.freeze({ retries, initialDelayMs, maxDelayMs, factor, jitter })
+
+/** Every retry policy, by name: what each retries and why its numbers, in one place. */
+export const retryPolicies = Object.freeze({
+  /** `withRetry`'s default, and the client's `send` (which a caller may override). */
+  default: policy(5, 100, 10_000),
+  /** A stage's batch handler failing (a store down): retried until it succeeds or the stage stops; the records wait. */
+  stageHandler: policy(Infinity, 100, 5_000),
+  /** Rejoining a consumer group after a rebalance failed (bus/kafka-subscriber.ts). */
+  kafkaAssign: policy(Infinity, 200, 10_000),
+  /** Reading a topic's offsets (bus/kafka-reader.ts): a restarting broker answers within about a second. */
+  kafkaOffsets: policy(8, 50, 1_000),
+  /** Waiting for partition leaders after topics are created (bus/kafka.ts): elections take up to ~20 s. */
+  kafkaLeaders: policy(40, 50, 500, 1.5, 0.1),
+  /** Between attempts of a function's run; the number of retries is each function's own (runner/). */
+  functionBackoff: policy(0, 1_000, 5 * 60_000),
+} satisfies Record<string, RetryPolicy>)
+
+export const defaultRetryPolicy: RetryPolicy = retryPolicies.default
 
 export function backoffDelayMs(policy: RetryPolicy, attempt: number, random = Math.random): number {
   const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.factor ** attempt)

@@ -10,7 +10,7 @@ import type { Envs } from '../control/envs.ts'
 import { BRANCH_GROUP } from '../control/types.ts'
 import { isWebhookId, type Webhooks } from '../control/webhooks.ts'
 import { normalizeIp } from '../control/webhook-lists.ts'
-import { canonicalHeaders, queryArrays } from '../transformer/canonical.ts'
+import { canonicalHeaders, queryArrays } from '../core/canonical.ts'
 import type { WebhookIngest } from './index.ts'
 
 export interface WebhookIngestDeps { webhooks: Webhooks; envs: Envs; outputs: { raw: Output<RawWebhookRequest> } }

@@ -9,7 +9,7 @@ import type { Codec } from '../bus/codec.ts'
 import type { EventRecord } from '../core/event.ts'
 import type { FunctionDoc } from '../control/types.ts'
 import type { RunDoc } from '../store/runs-types.ts'
-import { firstRecord, snapshotOf, type RunRecord } from '../runner/records.ts'
+import { firstRecord, snapshotOf, type RunRecord } from '../core/run-record.ts'
 
 export interface RouterDeps {
   bus: Bus

@@ -12,7 +12,7 @@ import type { Logger } from 'pino'
 import type { Bus, BusRecord } from '../bus/types.ts'
 import type { Rocks } from '../core/rocks.ts'
 import { ulidTime } from '../core/ids.ts'
-import type { RunRecord } from './records.ts'
+import type { RunRecord } from '../core/run-record.ts'
 import { createRocksRunnerState } from './rocksdb.ts'
 import type { RunnerState } from './state.ts'
 

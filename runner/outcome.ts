@@ -1,8 +1,8 @@
 // What one execution of a run record leads to. Pure: the runner publishes what this decides.
-import { backoffDelayMs, type RetryPolicy } from '../core/retry.ts'
+import { backoffDelayMs, retryPolicies, type RetryPolicy } from '../core/retry.ts'
 import type { Execution } from '../client/step.ts'
 import type { RunDoc } from '../store/runs-types.ts'
-import { snapshotOf, type RunRecord } from './records.ts'
+import { snapshotOf, type RunRecord } from '../core/run-record.ts'
 
 export type Outcome =
   /** A step completed: its checkpoint is the next record of the run. */
@@ -13,7 +13,7 @@ export type Outcome =
   | { kind: 'failed'; run: RunDoc }
 
 /** Backoff between attempts; `retries` comes from each function. */
-export const FUNCTION_BACKOFF: Omit<RetryPolicy, 'retries'> = Object.freeze({ initialDelayMs: 1_000, maxDelayMs: 5 * 60_000, factor: 2, jitter: 0.2 })
+export const FUNCTION_BACKOFF: Omit<RetryPolicy, 'retries'> = retryPolicies.functionBackoff
 
 export function decide(record: RunRecord, execution: Execution, policy: RetryPolicy, startedAt: number, nowMs: number): Outcome {
   const { failing: _lastError, dueAt: _dueAt, ...settled } = { ...record, startedAt: record.startedAt ?? startedAt }

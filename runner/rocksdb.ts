@@ -3,7 +3,7 @@
 //   `S<scope>\0<dueAt hex12>\0<runId>\0<seq>` → parked RunRecord JSON   (sorted by due time)
 import type { Rocks } from '../core/rocks.ts'
 import { seededUlids } from '../core/ids.ts'
-import type { RunRecord } from './records.ts'
+import type { RunRecord } from '../core/run-record.ts'
 import type { RunnerState } from './state.ts'
 
 export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState {

@@ -1,4 +1,4 @@
-import type { RunRecord } from './records.ts'
+import type { RunRecord } from '../core/run-record.ts'
 
 export interface ProcessedMark { runId: string; seq: number }
 

@@ -10,5 +10,5 @@ export interface StoreSinkDeps { bus: Bus; codec: Codec<StoredEvent>; store: Eve
 export interface StoreSinkConfig { group: string; topics: string[]; maxBatchRecords: number }
 
 export function createStoreSink(deps: StoreSinkDeps, config: StoreSinkConfig) {
-  return createConsumerStage(deps.bus, deps.codec, config, (events, records) => deps.store.insertEvents(events, deps.codec.format === 'json' ? records.map((r) => r.value) : undefined))
+  return createConsumerStage(deps.bus, deps.codec, config, (events) => deps.store.insertEvents(events))
 }

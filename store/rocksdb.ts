@@ -2,6 +2,7 @@
 // `I<dedup id>\0<internalId>` → '' (lookup by the caller's id).
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import type { StoredEvent } from '../core/event.ts'
+import { jsonTextOf } from '../core/json-text.ts'
 import type { EventPage, EventQuery, EventStore } from './types.ts'
 
 export function createRocksEventStore(rocks: Rocks): EventStore {
@@ -32,10 +33,10 @@ export function createRocksEventStore(rocks: Rocks): EventStore {
   }
 
   return {
-    async insertEvents(events, json) {
+    async insertEvents(events) {
       const ops: WriteOp[] = []
-      for (const [i, event] of events.entries()) {
-        ops.push({ type: 'put', key: 'E' + event.internalId, value: json?.[i] ?? JSON.stringify(event) })
+      for (const event of events) {
+        ops.push({ type: 'put', key: 'E' + event.internalId, value: jsonTextOf(event) ?? JSON.stringify(event) })
         ops.push({ type: 'put', key: `I${event.id}\0${event.internalId}`, value: '' })
       }
       await rocks.write(ops)

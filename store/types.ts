@@ -18,8 +18,7 @@ export interface EventPage { events: StoredEvent[]; nextCursor: string | null }
 /** Accepted and deduplicated events. Newest first = descending internal ID (ULIDs sort by time). */
 export interface EventStore {
   /** Idempotent by internal ID: inserting the same event twice stores it once. */
-  /** `json`, when the caller has it: each event's JSON text, which a store that keeps JSON need not make again. */
-  insertEvents(events: StoredEvent[], json?: Buffer[]): Promise<void>
+  insertEvents(events: StoredEvent[]): Promise<void>
   getEvent(internalId: string): Promise<StoredEvent | null>
   queryEvents(query: EventQuery): Promise<EventPage>
   close(): Promise<void>

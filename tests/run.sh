@@ -6,7 +6,9 @@ cd "$(dirname "$0")/.."
 echo "node $(node --version)"
 bash tests/infra/provision.sh
 npx tsc --noEmit
-npx madge --circular --extensions ts --ts-config tsconfig.json core bus ingest dedup transformer router runner store control api client cli
+# Formatter and linter (biome.jsonc), then the dependency rules, cycles included (.dependency-cruiser.cjs).
+npm run --silent lint
+npm run --silent depcruise
 node tests/infra/up.ts
 trap 'node tests/infra/down.ts' EXIT
 log="$(mktemp)"

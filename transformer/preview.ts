@@ -3,7 +3,7 @@
 // tried too; it is cached under its content hash, apart from the saved versions.
 import { createHash } from 'node:crypto'
 import type { WebhookDoc } from '../control/types.ts'
-import { canonicalHeaders } from './canonical.ts'
+import { canonicalHeaders } from '../core/canonical.ts'
 import { runPipeline, type PipelineDeps, type PipelineLimits, type PipelineResult } from './pipeline.ts'
 
 export interface PreviewInput {

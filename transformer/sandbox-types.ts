@@ -1,12 +1,13 @@
 // The Sandbox interface: runs a webhook's user-written transform on one request. Expected
 // outcomes (a transform that throws, loops, or allocates too much) are values, not exceptions;
 // `run` rejects only on infrastructure failure (e.g. after `close`).
+import type { SandboxErrorCode } from '../core/errors.ts'
 
 export interface TransformInput { body: unknown; headers: Record<string, string>; query: Record<string, string[]>; raw: string }
 
 export type TransformResult =
   | { kind: 'ok'; value: unknown } // whatever transform returned (JSON-cloned); validation happens elsewhere
-  | { kind: 'error'; code: 'TRANSFORM_COMPILE' | 'TRANSFORM_THREW' | 'TRANSFORM_TIMEOUT' | 'TRANSFORM_MEMORY' | 'TRANSFORM_OUTPUT_TOO_LARGE' | 'TRANSFORM_NOT_A_FUNCTION'; message: string }
+  | { kind: 'error'; code: SandboxErrorCode; message: string }
 
 export type TransformErrorCode = Extract<TransformResult, { kind: 'error' }>['code']
 

@@ -18,6 +18,7 @@
 //   disposes the isolate (rebuilt on the next batch, transforms compiled again) and the calls
 //   it killed run again, alone, on a fresh one: a call that dies there too is a MEMORY error.
 import ivm from 'isolated-vm'
+import { SANDBOX_ERROR_CODES } from '../core/errors.ts'
 import type { Sandbox, SandboxLimits, TransformErrorCode, TransformInput, TransformResult } from './sandbox-types.ts'
 
 export interface SandboxOptions { isolates?: number; cacheEntries?: number }
@@ -29,7 +30,7 @@ const MAX_BATCH_INPUT_CHARS = 256 * 1024
 const CONTEXT_KB = 160
 const CACHE_HEAP_SHARE = 0.25
 const COLLECT_MS = 50 // for reading a stopped batch's finished calls, before they are given up
-const CODES = new Set<string>(['TRANSFORM_COMPILE', 'TRANSFORM_THREW', 'TRANSFORM_TIMEOUT', 'TRANSFORM_MEMORY', 'TRANSFORM_OUTPUT_TOO_LARGE', 'TRANSFORM_NOT_A_FUNCTION'])
+const CODES = new Set<string>(SANDBOX_ERROR_CODES)
 
 // Runs in each context before the user's source, so it holds the real JSON, Date.now and eval
 // even if that source replaces them. Fragments per call: [1, value] ok ([1] for undefined),

@@ -100,7 +100,7 @@ t.test('413 over 512 KiB; an environment can raise its own limit', async (t) => 
   t.equal(patched.status, 200)
   t.equal((await postJson(url, big)).status, 200, 'accepted under the raised limit')
   const bad = await fetch(`${server.url}/v1/envs/production`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ max_body_bytes: 'lots' }) })
-  t.same(await bad.json(), { status: 400, code: 'REQUEST_INVALID', error: 'max_body_bytes: must be an integer from 1024 to 67108864' })
+  t.same(await bad.json(), { status: 400, code: 'REQUEST_INVALID', error: 'body.max_body_bytes: must be integer' })
 })
 
 t.test('x-service-event-id-seed makes IDs deterministic; an invalid seed is a 400', async (t) => {

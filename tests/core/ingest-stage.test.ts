@@ -30,7 +30,7 @@ const keys = createKeys(await createRocksControlStore(rocks), envs)
 const output = new SwitchableOutput()
 const log = pino({ level: 'silent' })
 const ingest = createIngest({ keys, envs, outputs: { incoming: output }, log }, { devMode: true, maxBodyBytes: 512 * 1024, maxEventsPerSecond: 0, maxBodyCeilingBytes: 1 << 20, maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512 })
-const { app } = createHttpServer({ host: '127.0.0.1', port: 0, trustProxy: false }, log, [ingest.routes])
+const { app } = createHttpServer({ host: '127.0.0.1', port: 0, trustProxy: false, eventLimits: { maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512 } }, log, [ingest.routes])
 t.teardown(() => app.close())
 
 t.test('503 LOG_UNAVAILABLE when the log rejects the records; 200 again once it takes them', async (t) => {

@@ -24,7 +24,7 @@ t.test('production always exists; other environments are created by name', async
   t.equal(created.status, 201)
   t.match(created.body.data, { name: 'staging', kind: 'standard', archived_at: null })
   t.equal((await rest('POST', '/v1/envs', { name: 'staging' })).body.code, 'CONFLICT')
-  t.same((await rest('POST', '/v1/envs', { name: 'Bad Name!' })).body.error, 'name: must be 1-64 characters of a-z, 0-9, ".", "_", "-", starting with a letter or digit')
+  t.same((await rest('POST', '/v1/envs', { name: 'Bad Name!' })).body.error, 'body.name: must be 1-64 characters of a-z, 0-9, ".", "_", "-", starting with a letter or digit')
   t.equal((await rest('POST', '/v1/envs', { name: 'branch' })).status, 400, '"branch" is the group name')
 })
 

@@ -39,9 +39,9 @@ t.test('filters by id, name, env and receive time', async (t) => {
 })
 
 t.test('bad parameters are a 400 naming the parameter; unknown IDs a 404', async (t) => {
-  t.same((await getJson(`${server.url}/v1/events?limit=0`)).body, { status: 400, code: 'REQUEST_INVALID', error: 'limit: must be an integer from 1 to 1000' })
-  t.equal((await getJson(`${server.url}/v1/events?received_after=yesterday`)).body.error, 'received_after: must be an integer (milliseconds) or an ISO 8601 time')
-  t.equal((await getJson(`${server.url}/v1/events?cursor=abc`)).body.error, 'cursor: not a cursor returned by this API')
+  t.same((await getJson(`${server.url}/v1/events?limit=0`)).body, { status: 400, code: 'REQUEST_INVALID', error: 'query.limit: must be >= 1' })
+  t.equal((await getJson(`${server.url}/v1/events?received_after=yesterday`)).body.error, 'query.received_after: must be an integer (milliseconds) or an ISO 8601 time')
+  t.equal((await getJson(`${server.url}/v1/events?cursor=abc`)).body.error, 'query.cursor: not a cursor returned by this API')
   const missing = await getJson(`${server.url}/v1/events/01ARZ3NDEKTSV4RRFFQ69G5FAV`)
   t.equal(missing.status, 404)
   t.equal(missing.body.code, 'NOT_FOUND')

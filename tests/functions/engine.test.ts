@@ -5,7 +5,7 @@ import { executeFunction, type ExecutionInput } from '../../client/step.ts'
 import { defineFunction, type FunctionHandler } from '../../client/function.ts'
 import { NonRetriableError } from '../../client/errors.ts'
 import { decide, FUNCTION_BACKOFF } from '../../runner/outcome.ts'
-import { firstRecord, runIdFor, sentEventIds, type RunRecord } from '../../runner/records.ts'
+import { firstRecord, runIdFor, sentEventIds, type RunRecord } from '../../core/run-record.ts'
 import { newUlid } from '../../core/ids.ts'
 import type { EventRecord } from '../../core/event.ts'
 

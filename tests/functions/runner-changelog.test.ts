@@ -11,7 +11,7 @@ import type { Bus } from '../../bus/types.ts'
 import { openRocks } from '../../core/rocks.ts'
 import { newUlids } from '../../core/ids.ts'
 import { openChangelogRunnerState } from '../../runner/changelog.ts'
-import type { RunRecord } from '../../runner/records.ts'
+import type { RunRecord } from '../../core/run-record.ts'
 import { testServices } from '../infra/services.ts'
 import { removeDir, tempDir } from '../helpers/server.ts'
 

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig, type Flags } from '../../cli/config.ts'
 import { createLogger } from '../../cli/log.ts'
 import { startEmbedded, type Running } from '../../cli/embedded.ts'
+import { responseSchemaCheck } from './response-schemas.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -16,12 +17,15 @@ export async function tempDir(prefix = 'sluice-test-'): Promise<string> {
 
 export interface TestServer extends Running { dataDir: string }
 
-/** An embedded server on 127.0.0.1 and a free port; `t.teardown(server.stop)`. */
+/**
+ * An embedded server on 127.0.0.1 and a free port; `t.teardown(server.stop)`. Its REST responses
+ * are checked against their declared schemas (tests/helpers/response-schemas.ts).
+ */
 export async function startServer(options: { mode?: 'dev' | 'start'; dataDir?: string; flags?: Flags; env?: NodeJS.ProcessEnv } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await tempDir())
   const mode = options.mode ?? 'dev'
   const config = loadConfig(mode, { port: '0', host: '127.0.0.1', dataDir, logLevel: 'warn', ...(mode === 'start' && { signingKey: TEST_SIGNING_KEY }), ...options.flags }, options.env ?? {})
-  const running = await startEmbedded(config, createLogger(config.logLevel))
+  const running = await startEmbedded(config, createLogger(config.logLevel), { httpPlugins: [responseSchemaCheck()] })
   return { ...running, dataDir }
 }
 

@@ -1,6 +1,6 @@
 // Header names and query values reach a transform in one shape whatever the sender wrote.
 import t from 'tap'
-import { canonicalHeaders, queryArrays } from '../../transformer/canonical.ts'
+import { canonicalHeaders, queryArrays } from '../../core/canonical.ts'
 
 t.test('header names: first letter and each letter after a dash upper case, the rest lower case', async (t) => {
   t.same(canonicalHeaders({ 'x-github-event': 'push', 'X-GITHUB-DELIVERY': 'abc', 'content-type': 'application/json', 'x-shopify-api-version': '2024-04' }), {

@@ -125,5 +125,5 @@ t.test('replay of an unknown request is 404', async (t) => {
   t.same([missing.status, missing.body.code], [404, 'NOT_FOUND'])
   const badStatus = await getJson(`${server.url}/v1/webhooks/${hook.id}/requests?status=lost`)
   t.equal(badStatus.status, 400)
-  t.match(badStatus.body.error, /^status: must be one of delivered, failed, unrouted/)
+  t.match(badStatus.body.error, /^query\.status: must be one of delivered, failed, unrouted/)
 })

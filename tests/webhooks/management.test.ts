@@ -43,14 +43,14 @@ t.test('a webhook belongs to a non-branch environment or to the branch group, ne
 t.test('bad input is a 400 that names the field, and creates nothing', async (t) => {
   const before = (await getJson(`${server.url}/v1/webhooks`)).body.data.length
   const cases: Array<[Record<string, unknown>, RegExp]> = [
-    [{}, /^name: /],
+    [{}, /^body\.name: required/],
     [{ name: 'x', allow_ips: ['10.0.0.0/33'] }, /^allow_ips\[0\]: "10\.0\.0\.0\/33": the prefix length must be 0 to 32/],
     [{ name: 'x', deny_ips: ['not-an-ip'] }, /^deny_ips\[0\]: /],
     [{ name: 'x', allow_events: [''] }, /^allow_events\[0\]: /],
     [{ name: 'x', transform: 'function transform(evt) { return {' }, /^transform: SyntaxError/],
-    [{ name: 'x', verification: { preset: 'paypal', secret: 'whsec_0123456789' } }, /^verification\.preset: must be one of stripe, github, slack, shopify, hmac-sha256/],
-    [{ name: 'x', verification: { preset: 'github', secret: 'short' } }, /^verification\.secret: /],
-    [{ name: 'x', colour: 'blue' }, /^colour: unknown field/],
+    [{ name: 'x', verification: { preset: 'paypal', secret: 'whsec_0123456789' } }, /^body\.verification\.preset: must be one of stripe, github, slack, shopify, hmac-sha256/],
+    [{ name: 'x', verification: { preset: 'github', secret: 'short' } }, /^body\.verification\.secret: /],
+    [{ name: 'x', colour: 'blue' }, /^body\.colour: unknown field/],
   ]
   for (const [body, message] of cases) {
     const response = await postJson(`${server.url}/v1/webhooks`, body)

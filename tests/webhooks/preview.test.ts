@@ -47,9 +47,9 @@ t.test('an unsaved transform can be tried, or null for the default; the saved on
 t.test('bad preview input is a 400 naming the field', async (t) => {
   const both = await preview({ payload: {}, raw: '{}' })
   t.equal(both.status, 400)
-  t.match(both.body.error, /^payload: /)
+  t.match(both.body.error, /^body\.payload: /)
   const headers = await preview({ payload: {}, headers: { a: 1 } })
-  t.match(headers.body.error, /^headers: /)
+  t.match(headers.body.error, /^body\.headers\.a: must be string/)
   const unknownHook = await postJson(`${server.url}/v1/webhooks/wh_nope/preview`, { payload: {} })
   t.equal(unknownHook.status, 404)
 })

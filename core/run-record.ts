@@ -1,9 +1,10 @@
 // A run as it travels on its function's topic: every record carries the whole memoised state
 // (completed steps and their JSON results), so any runner instance can continue the run from
-// the record alone. See ARCHITECTURE.md.
+// the record alone. See runner/ARCHITECTURE.md. Shared by the router (which writes a run's first
+// record) and the runner (which continues it), so it lives here rather than in either stage.
 import { createHash } from 'node:crypto'
-import { seededUlids, ulidTime } from '../core/ids.ts'
-import type { EventRecord } from '../core/event.ts'
+import { seededUlids, ulidTime } from './ids.ts'
+import type { EventRecord } from './event.ts'
 import type { RunDoc, RunError, RunStatus, StepDoc } from '../store/runs-types.ts'
 
 export interface CompletedStep { id: string; output: unknown; attempts: number; endedAt: number }

@@ -1,0 +1,174 @@
+// The REST API's shapes, declared once: fastify validates requests against them, serializes
+// responses through them (fast-json-stringify: a field not declared here never leaves), and
+// @fastify/swagger builds /v1/openapi.json from them.
+import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox'
+import { HTTP_ERROR_CODES } from '../core/errors.ts'
+import { REQUEST_STATUSES } from '../store/requests-types.ts'
+import { RUN_STATUSES } from '../store/runs-types.ts'
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+/** An enum as TypeBox declares one: a union of literals (`Static` is the union of the values). */
+export const Literals = <T extends string>(values: readonly T[]) =>
+  Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<TLiteral<T>[]>
+export const Time = (description: string) => Type.String({ description: `${description} (ISO 8601)` })
+const Json = (description: string) => Type.Unknown({ description })
+
+export const ErrorBody = Type.Object(
+  {
+    status: Type.Integer({ description: 'The HTTP status, repeated' }),
+    code: Type.Union(
+      HTTP_ERROR_CODES.map((c) => Type.Literal(c)),
+      { description: 'See docs/errors.md' },
+    ),
+    error: Type.String({ description: 'What is wrong, naming the field' }),
+  },
+  {
+    description: 'An error (codes: docs/errors.md)',
+    examples: [{ status: 400, code: 'REQUEST_INVALID', error: 'body.name: must be string' }],
+  },
+)
+
+/** The error responses a route can give, each with the shared error body. */
+export function errors(...statuses: number[]): Record<number, typeof ErrorBody> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorBody]))
+}
+
+export const One = <T extends TSchema>(data: T) => Type.Object({ data })
+export const List = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), metadata: Type.Object({}) })
+export const Page = <T extends TSchema>(item: T) =>
+  Type.Object({
+    data: Type.Array(item),
+    metadata: Type.Object({
+      cursor: Nullable(Type.String({ description: 'Pass as ?cursor= for the next page; null on the last page' })),
+      limit: Type.Integer(),
+    }),
+  })
+
+const Ulid = (what: string) =>
+  Type.String({ description: `${what} (a ULID)`, examples: ['01JD4ZQ3V5M8X2K7T9R6B1N0CE'] })
+export const IdParams = (what: string) => Type.Object({ id: Type.String({ description: what }) })
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Page size' })),
+  cursor: Type.Optional(Type.String({ description: 'metadata.cursor of the previous page' })),
+}
+
+// Environments and keys.
+export const EnvName = Type.String({
+  pattern: '^[a-z0-9][a-z0-9._-]{0,63}$',
+  description: '1-64 characters of a-z, 0-9, ".", "_", "-", starting with a letter or digit',
+  examples: ['staging'],
+})
+const MaxBodyBytes = Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, description: 'Event API body limit' })
+const MaxEventsPerSecond = Type.Integer({ minimum: 1, description: 'Event API rate limit per ingest node' })
+export const EnvLimits = {
+  max_body_bytes: Type.Optional(MaxBodyBytes),
+  max_events_per_second: Type.Optional(MaxEventsPerSecond),
+}
+export const Env = Type.Object({
+  name: Type.String(),
+  kind: Literals(['standard', 'branch']),
+  created_at: Nullable(Time('Creation time')),
+  archived_at: Nullable(Time('Archive time of a branch environment')),
+  max_body_bytes: Nullable(Type.Integer()),
+  max_events_per_second: Nullable(Type.Integer()),
+})
+export const Key = Type.Object({
+  id: Type.String(),
+  env: Type.String(),
+  prefix: Type.String({ description: 'The first characters of the key, to recognise it' }),
+  created_at: Nullable(Time('Creation time')),
+  revoked_at: Nullable(Time('Revocation time')),
+})
+export const CreatedKey = Type.Object({
+  ...Key.properties,
+  key: Type.String({ description: 'Shown once, never again' }),
+})
+
+// Events.
+export const StoredEvent = Type.Object({
+  internal_id: Ulid('Internal ID'),
+  id: Type.String({ description: "The dedup key: the caller's id, or the internal ID" }),
+  name: Type.String(),
+  data: Type.Record(Type.String(), Type.Unknown()),
+  ts: Type.Integer({ description: 'Event time, milliseconds' }),
+  env: Type.String(),
+  received_at: Type.Integer({ description: 'Receive time, milliseconds' }),
+  source: Type.Object(
+    {
+      kind: Literals(['api', 'webhook', 'function']),
+      key_id: Type.Optional(Type.String()),
+      webhook_id: Type.Optional(Type.String()),
+      request_id: Type.Optional(Type.String()),
+      function_id: Type.Optional(Type.String()),
+      run_id: Type.Optional(Type.String()),
+      step_id: Type.Optional(Type.String()),
+    },
+    { description: 'Where the event came from' },
+  ),
+  deduplicated: Type.Optional(Type.Literal(true)),
+  duplicate_of: Type.Optional(Ulid('Internal ID of the event this one duplicates')),
+})
+/** Times are milliseconds, or ISO 8601 strings. */
+const TimeQuery = (description: string) => Type.Optional(Type.String({ description: `${description}: ms or ISO 8601` }))
+export const EventsQuery = Type.Object({
+  id: Type.Optional(Type.String({ description: 'Dedup key' })),
+  name: Type.Optional(Type.String()),
+  env: Type.Optional(Type.String()),
+  received_after: TimeQuery('Received after'),
+  received_before: TimeQuery('Received before'),
+  include_duplicates: Type.Optional(Type.Boolean({ description: 'Also list events dropped by dedup' })),
+  ...PageQuery,
+})
+
+// Functions and runs.
+export const FunctionSchema = Type.Object({
+  id: Type.String({ description: '<app id>-<function id>' }),
+  env: Type.String(),
+  app_id: Type.String(),
+  function_id: Type.String(),
+  name: Type.String(),
+  trigger: Type.Object({ event: Type.String() }),
+  retries: Type.Integer(),
+  timeout_ms: Nullable(Type.Integer()),
+  registered_at: Time('Registration time'),
+})
+const RunError = Type.Object({
+  name: Type.String(),
+  message: Type.String(),
+  code: Type.Optional(Type.String()),
+  stack: Type.Optional(Type.String()),
+})
+const Step = Type.Object({
+  id: Type.String(),
+  status: Literals(['completed', 'retrying', 'failed']),
+  output: Json("The step's JSON result, or null"),
+  error: Nullable(RunError),
+  attempts: Type.Integer(),
+  ended_at: Nullable(Time('End time')),
+})
+export const Run = Type.Object({
+  run_id: Ulid('Run ID'),
+  function_id: Type.String(),
+  env: Type.String(),
+  event_id: Ulid('Internal ID of the triggering event'),
+  event_name: Type.String(),
+  status: Literals(RUN_STATUSES),
+  attempts: Type.Integer(),
+  steps: Type.Array(Step),
+  output: Json("The function's JSON result, or null"),
+  error: Nullable(RunError),
+  next_attempt_at: Nullable(Time('Next retry')),
+  queued_at: Nullable(Time('Queue time')),
+  started_at: Nullable(Time('Start time')),
+  ended_at: Nullable(Time('End time')),
+})
+export const RunsQuery = Type.Object({
+  function: Type.Optional(Type.String({ description: '<app id>-<function id>' })),
+  status: Type.Optional(Literals(RUN_STATUSES)),
+  event: Type.Optional(Type.String({ description: 'Internal ID of the triggering event' })),
+  env: Type.Optional(Type.String()),
+  ...PageQuery,
+})
+export const EnvQuery = Type.Object({ env: Type.Optional(Type.String()) })
+
+export const RequestStatusSchema = Literals(REQUEST_STATUSES)
