@@ -29,6 +29,9 @@ export const ConfigSchema = Type.Object({
   kafkaBrokers: Type.Array(Type.String({ minLength: 1 })),
   clickhouseUrl: Type.Optional(Type.String({ minLength: 1 })),
   clickhouseDatabase: Type.String({ pattern: '^[a-zA-Z_][a-zA-Z0-9_]*$' }),
+  /** Bounds on every store read (REST listings included): over them, QUERY_TOO_COSTLY. No 0: never unbounded. */
+  clickhouseQueryTimeoutSeconds: Int(1, 3600),
+  clickhouseMaxRowsToRead: Int(1),
   schemaRegistryUrl: Type.Optional(Type.String({ minLength: 1 })),
   functionsFile: Type.Optional(Type.String({ minLength: 1 })),
   watch: Type.Boolean(),
@@ -62,6 +65,8 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   kafkaBrokers: ['SLUICE_KAFKA_BROKERS', list],
   clickhouseUrl: ['SLUICE_CLICKHOUSE_URL', String],
   clickhouseDatabase: ['SLUICE_CLICKHOUSE_DATABASE', String],
+  clickhouseQueryTimeoutSeconds: ['SLUICE_CLICKHOUSE_QUERY_TIMEOUT_SECONDS', Number],
+  clickhouseMaxRowsToRead: ['SLUICE_CLICKHOUSE_MAX_ROWS_TO_READ', Number],
   schemaRegistryUrl: ['SLUICE_SCHEMA_REGISTRY_URL', String],
   functionsFile: ['SLUICE_FUNCTIONS', String],
   watch: ['SLUICE_WATCH', (v) => v === 'true' || v === '1'],
@@ -76,6 +81,7 @@ const DEFAULTS = {
   roles: ['all'], host: '127.0.0.1', port: 8288, dataDir: '.sluice', logLevel: 'info', trustProxy: [],
   maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxEventsPerSecond: 0, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
   partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], clickhouseDatabase: 'sluice', watch: false,
+  clickhouseQueryTimeoutSeconds: 10, clickhouseMaxRowsToRead: 100_000_000,
   transformCpuTimeMs: 100, transformWallTimeMs: 1000, transformIsolateMemoryMb: 32, transformMaxOutputBytes: 1024 * 1024, transformIsolates: 2,
 }
 
