@@ -41,8 +41,8 @@ for (const { server, url } of clickHouseServers()) {
     }
   })
 
-  // 18.16 applies max_rows_to_read to none of the store's reads: its FINAL path and its IN
-  // subqueries skip the check (docs/clickhouse.md, "Versions"); there the time limit below is the bound.
+  // 18.16 applies max_rows_to_read to none of the store's reads: it skips the check for a query
+  // under FINAL, IN subqueries included (docs/clickhouse.md, "Versions"); the time limit bounds them.
   if (server === 'current') {
     t.test(`ClickHouse ${version}: a read over more rows than the limit fails with QUERY_TOO_COSTLY`, async (t) => {
       const db = await openTestDatabase('sluice_limits', url, { limits: { queryTimeoutSeconds: 10, maxRowsToRead: 100 } })
