@@ -41,7 +41,10 @@ export async function startDistributed(config: Config, log: Logger, options: { f
   const clickhouse = config.clickhouseUrl ? await createClickHouseStores({
     url: config.clickhouseUrl,
     database: config.clickhouseDatabase,
-    limits: { queryTimeoutSeconds: config.clickhouseQueryTimeoutSeconds, maxRowsToRead: config.clickhouseMaxRowsToRead },
+    limits: {
+      queryTimeoutSeconds: config.clickhouseQueryTimeoutSeconds,
+      maxRowsToRead: config.clickhouseMaxRowsToRead,
+    },
   }, log.child({ component: 'clickhouse' })) : undefined
   await mkdir(config.dataDir, { recursive: true })
   const rocks = await openRocks(join(config.dataDir, 'db'))

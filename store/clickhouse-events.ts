@@ -88,7 +88,8 @@ export function createClickHouseEventStore(deps: ClickHouseEventStoreDeps): Even
         // Every column of a stored event is fixed by its internal ID, so filtering under FINAL
         // cannot pick a stale copy even where a condition runs as PREWHERE (see runs).
         const where = whereClause(conditions)
-        return `SELECT ${COLUMNS} FROM ${tables.events} FINAL ${where} ORDER BY internal_id DESC LIMIT ${v.int(q.limit + 1)}`
+        const tail = `ORDER BY internal_id DESC LIMIT ${v.int(q.limit + 1)}`
+        return `SELECT ${COLUMNS} FROM ${tables.events} FINAL ${where} ${tail}`
       })
       if (events.length <= q.limit) return { events, nextCursor: null }
       const page = events.slice(0, q.limit)

@@ -58,7 +58,8 @@ export function createSelect(client: ClickHouseClient, server: ServerInfo, limit
     const values = sqlValues(server.queryParams)
     const query = build(values)
     try {
-      const result = await client.query({ query, query_params: values.params, format: 'JSONEachRow', clickhouse_settings })
+      const params = values.params
+      const result = await client.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings })
       return await result.json<Row>()
     } catch (err) {
       throw overLimit(err, limits) ?? err

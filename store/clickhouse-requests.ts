@@ -85,7 +85,8 @@ export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): 
         `webhook_id NOT IN (SELECT webhook_id FROM ${tables.removedWebhooks} WHERE webhook_id = ${webhook})`,
         ...fixed,
       ])
-      return `SELECT ${COLUMNS} FROM (SELECT ${COLUMNS} FROM ${tables.requests} FINAL ${inner}) ${whereClause(current)} ${tail}`
+      const newest = `SELECT ${COLUMNS} FROM ${tables.requests} FINAL ${inner}`
+      return `SELECT ${COLUMNS} FROM (${newest}) ${whereClause(current)} ${tail}`
     })
     return rows.map(rowToRecord)
   }

@@ -52,7 +52,8 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
   const limits = config.limits ?? DEFAULT_QUERY_LIMITS
   // The client's own timeout (30 s by default) must not cut a read short of the server's
   // limit, or a slow read would end as a bare socket error instead of QUERY_TOO_COSTLY.
-  const client = createClient({ url: config.url, request_timeout: Math.max(30_000, (limits.queryTimeoutSeconds + 5) * 1000) })
+  const requestTimeoutMs = Math.max(30_000, (limits.queryTimeoutSeconds + 5) * 1000)
+  const client = createClient({ url: config.url, request_timeout: requestTimeoutMs })
   let server
   try {
     server = await serverInfo(client)
@@ -61,7 +62,8 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
     await client.close()
     throw err
   }
-  log.info({ database: config.database, version: server.version, queryParams: server.queryParams }, 'clickhouse schema ready')
+  const { version, queryParams } = server
+  log.info({ database: config.database, version, queryParams }, 'clickhouse schema ready')
   const select = createSelect(client, server, limits)
 
   // Group commit per table (clickhouse-batcher.ts): bench/clickhouse/insert.ts measured
@@ -75,8 +77,14 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
   }
 
   return {
-    events: createClickHouseEventStore({ select, tables, write: writer<EventRow>(tables.events, (r) => r.internal_id, () => 0) }),
-    runs: createClickHouseRunStore({ select, tables, write: writer<RunRow>(tables.runs, (r) => r.run_id, (r) => Number(r.version)) }),
+    events: createClickHouseEventStore({
+      select, tables,
+      write: writer<EventRow>(tables.events, (r) => r.internal_id, () => 0),
+    }),
+    runs: createClickHouseRunStore({
+      select, tables,
+      write: writer<RunRow>(tables.runs, (r) => r.run_id, (r) => Number(r.version)),
+    }),
     requests: createClickHouseRequestStore({
       client, select, tables, log,
       write: writer<RequestRow>(tables.requests, (r) => `${r.webhook_id}\0${r.request_id}`, (r) => r.attempt),

@@ -42,7 +42,8 @@ export async function openTestDatabase(
 export async function serverVersion(url: string): Promise<string> {
   const client = createClient({ url })
   try {
-    const [{ version }] = await (await client.query({ query: 'SELECT version() AS version', format: 'JSONEachRow' })).json<{ version: string }>()
+    const result = await client.query({ query: 'SELECT version() AS version', format: 'JSONEachRow' })
+    const [{ version }] = await result.json<{ version: string }>()
     return version
   } finally {
     await client.close()

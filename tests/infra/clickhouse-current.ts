@@ -48,9 +48,11 @@ chdb.query(
 )
 `;
 
-export async function startCurrentClickHouse(options: StartCurrentClickHouseOptions = {}): Promise<CurrentClickHouseServer> {
+export async function startCurrentClickHouse(
+  options: StartCurrentClickHouseOptions = {},
+): Promise<CurrentClickHouseServer> {
   if (!existsSync(venvPython)) {
-    throw new Error(`ClickHouse ${CHDB_CORE_VERSION} (chdb-core) not found: run \`bash tests/infra/provision.sh\` first`);
+    throw new Error(`ClickHouse ${CHDB_CORE_VERSION} (chdb-core) not found: run \`bash tests/infra/provision.sh\``);
   }
   const dir = await mkdtemp(join(tmpdir(), 'sluice-clickhouse-current-'));
   const httpPort = await freePort();

@@ -17,7 +17,11 @@ import {
 type Found = { address: string[] | string; pids: number[]; dir: string | null; startedByUs: boolean };
 
 /** What identifies each service's process, so a recycled pid is never killed. */
-const COMMAND_MARK: Record<Service, string> = { kafka: 'kafka.Kafka', clickhouse: 'clickhouse', clickhouseCurrent: CURRENT_COMMAND_MARK };
+const COMMAND_MARK: Record<Service, string> = {
+  kafka: 'kafka.Kafka',
+  clickhouse: 'clickhouse',
+  clickhouseCurrent: CURRENT_COMMAND_MARK,
+};
 
 const log = (message: string) => console.log(`infra: ${message}`);
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
@@ -38,7 +42,11 @@ export async function upServices(): Promise<ServicesFile> {
     clickhouseCurrentUrl: current.address as string,
     pids: { kafka: kafka.pids, clickhouse: clickhouse.pids, clickhouseCurrent: current.pids },
     dirs: { kafka: kafka.dir, clickhouse: clickhouse.dir, clickhouseCurrent: current.dir },
-    startedByUs: { kafka: kafka.startedByUs, clickhouse: clickhouse.startedByUs, clickhouseCurrent: current.startedByUs },
+    startedByUs: {
+      kafka: kafka.startedByUs,
+      clickhouse: clickhouse.startedByUs,
+      clickhouseCurrent: current.startedByUs,
+    },
   };
   await mkdir(dirname(servicesFile), { recursive: true });
   await writeFile(servicesFile, JSON.stringify(record, null, 2) + '\n');
@@ -53,7 +61,8 @@ export async function downServices(): Promise<void> {
     log('nothing recorded; nothing to stop');
     return;
   }
-  await Promise.all([stopRecorded(record, 'kafka'), stopRecorded(record, 'clickhouse'), stopRecorded(record, 'clickhouseCurrent')]);
+  const services: Service[] = ['kafka', 'clickhouse', 'clickhouseCurrent'];
+  await Promise.all(services.map((service) => stopRecorded(record, service)));
   await rm(servicesFile, { force: true });
 }
 

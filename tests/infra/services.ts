@@ -81,7 +81,8 @@ export function clickHouseServers(): ClickHouseServerUnderTest[] {
   const current = clickhouseCurrentUrlFromEnv() ?? readServicesFile()?.clickhouseCurrentUrl;
   if (current === undefined) {
     throw new Error(
-      'ClickHouse 26.9 is not running: start it with `node tests/infra/up.ts` (after `bash tests/infra/provision.sh`), ' +
+      'ClickHouse 26.9 is not running: start it with `node tests/infra/up.ts` ' +
+        '(after `bash tests/infra/provision.sh`), ' +
         'or point at your own current release with SLUICE_TEST_CLICKHOUSE_CURRENT_URL=http://host:port.',
     );
   }

@@ -14,26 +14,33 @@ import { clickHouseServers } from '../infra/services.ts'
 
 function event(name: string): StoredEvent {
   const internalId = newUlid()
-  return { internalId, id: internalId, name, data: { n: 1 }, ts: Date.now(), env: 'production', receivedAt: Date.now(), source: { kind: 'api' } }
+  const now = Date.now()
+  return {
+    internalId, id: internalId, name, data: { n: 1 }, ts: now, env: 'production', receivedAt: now, source: { kind: 'api' },
+  }
 }
+
+const tight = { limits: { queryTimeoutSeconds: 10, maxRowsToRead: 100 } }
+const roomier = { limits: { queryTimeoutSeconds: 10, maxRowsToRead: 10_000 } }
 
 for (const { server, url } of clickHouseServers()) {
   const version = await serverVersion(url)
 
-  t.test(`ClickHouse ${version}: detected once at start, query parameters only where the server has them`, async (t) => {
+  t.test(`ClickHouse ${version}: detected at start, query parameters only where the server has them`, async (t) => {
     const client = createClient({ url })
     t.teardown(() => client.close())
     t.same(await serverInfo(client), { version, queryParams: server === 'current' })
   })
 
-  t.test(`ClickHouse ${version}: every hostile string comes back unchanged, as a literal and, where taken, as a parameter`, async (t) => {
+  t.test(`ClickHouse ${version}: hostile strings come back unchanged, as literals and as parameters`, async (t) => {
     const client = createClient({ url })
     t.teardown(() => client.close())
     const paths = server === 'current' ? [false, true] : [false]
     for (const queryParams of paths) {
       const select = createSelect(client, { version, queryParams }, DEFAULT_QUERY_LIMITS)
       for (const value of HOSTILE_STRINGS) {
-        const rows = await select<{ v: string; n: string | number }>((v) => `SELECT ${v.string(value)} AS v, length(v) AS n`)
+        type Row = { v: string; n: string | number }
+        const rows = await select<Row>((v) => `SELECT ${v.string(value)} AS v, length(v) AS n`)
         const label = `${queryParams ? 'parameter' : 'literal'} ${JSON.stringify(value)}`
         t.equal(rows[0]?.v, value, label)
         t.equal(Number(rows[0]?.n), Buffer.byteLength(value), `${label}: byte length`)
@@ -45,7 +52,7 @@ for (const { server, url } of clickHouseServers()) {
   // under FINAL, IN subqueries included (docs/clickhouse.md, "Versions"); the time limit bounds them.
   if (server === 'current') {
     t.test(`ClickHouse ${version}: a read over more rows than the limit fails with QUERY_TOO_COSTLY`, async (t) => {
-      const db = await openTestDatabase('sluice_limits', url, { limits: { queryTimeoutSeconds: 10, maxRowsToRead: 100 } })
+      const db = await openTestDatabase('sluice_limits', url, tight)
       t.teardown(() => db.close())
       const events = Array.from({ length: 300 }, () => event(`limits/${newUlid()}`))
       await db.stores.events.insertEvents(events)
@@ -56,17 +63,20 @@ for (const { server, url } of clickHouseServers()) {
         message: /more than 100 rows \(clickhouseMaxRowsToRead\)/,
       }, 'the unfiltered listing reads all 300 rows')
       // By dedup id: the event_keys lookup reads its one granule, 600 rows here.
-      await t.rejects(db.stores.events.queryEvents({ id: events[0].id, limit: 10 }), { code: 'QUERY_TOO_COSTLY' }, 'a lookup too')
+      const lookup = db.stores.events.queryEvents({ id: events[0].id, limit: 10 })
+      await t.rejects(lookup, { code: 'QUERY_TOO_COSTLY' }, 'a lookup too')
 
-      const roomy = await openTestDatabase('sluice_limits', url, { limits: { queryTimeoutSeconds: 10, maxRowsToRead: 10_000 } })
+      const roomy = await openTestDatabase('sluice_limits', url, roomier)
       t.teardown(() => roomy.close())
       await roomy.stores.events.insertEvents(events)
-      t.equal((await roomy.stores.events.queryEvents({ limit: 1000 })).events.length, 300, 'under a higher limit, listed')
-      t.equal((await roomy.stores.events.queryEvents({ id: events[0].id, limit: 10 })).events.length, 1, 'and found')
+      const listed = await roomy.stores.events.queryEvents({ limit: 1000 })
+      t.equal(listed.events.length, 300, 'under a higher limit, listed')
+      const found = await roomy.stores.events.queryEvents({ id: events[0].id, limit: 10 })
+      t.equal(found.events.length, 1, 'and found')
     })
   }
 
-  t.test(`ClickHouse ${version}: a read running past the time limit is stopped and fails with QUERY_TOO_COSTLY`, async (t) => {
+  t.test(`ClickHouse ${version}: a read past the time limit is stopped and fails with QUERY_TOO_COSTLY`, async (t) => {
     const client = createClient({ url })
     t.teardown(() => client.close())
     const select = createSelect(client, await serverInfo(client), { queryTimeoutSeconds: 1, maxRowsToRead: 1000 })
