@@ -37,7 +37,14 @@ export async function startDistributed(config: Config, log: Logger, options: { f
     [topics.control]: { partitions: 1, compacted: true },
   })
   const control = await createTopicControlStore(bus, topics.control, log.child({ component: 'control' }))
-  const clickhouse = config.clickhouseUrl ? await createClickHouseStores({ url: config.clickhouseUrl, database: config.clickhouseDatabase }, log.child({ component: 'clickhouse' })) : undefined
+  const clickhouse = config.clickhouseUrl ? await createClickHouseStores({
+    url: config.clickhouseUrl,
+    database: config.clickhouseDatabase,
+    limits: {
+      queryTimeoutSeconds: config.clickhouseQueryTimeoutSeconds,
+      maxRowsToRead: config.clickhouseMaxRowsToRead,
+    },
+  }, log.child({ component: 'clickhouse' })) : undefined
   await mkdir(config.dataDir, { recursive: true })
   const rocks = await openRocks(join(config.dataDir, 'db'))
   // Avro on the topics other Kafka consumers read (docs/avro.md); runs stay JSON.

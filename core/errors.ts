@@ -18,6 +18,7 @@ export const errorCatalogue = {
   ENV_NOT_FOUND: { statusCode: 404, retriable: false, message: 'The environment does not exist' },
   NOT_FOUND: { statusCode: 404, retriable: false, message: 'The resource does not exist' },
   CONFLICT: { statusCode: 409, retriable: false, message: 'The resource already exists' },
+  QUERY_TOO_COSTLY: { statusCode: 422, retriable: false, message: 'The query would read more rows or run longer than the store allows' },
   BODY_TOO_LARGE: { statusCode: 413, retriable: false, message: 'The request body is over the limit' },
   RATE_LIMITED: { statusCode: 429, retriable: true, message: "The environment's event rate limit is reached; retry after Retry-After seconds" },
   LOG_UNAVAILABLE: { statusCode: 503, retriable: true, message: 'The event log cannot take records right now' },

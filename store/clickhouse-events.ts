@@ -1,11 +1,11 @@
 // EventStore on ClickHouse. `events` is a ReplacingMergeTree keyed by (env, name,
 // internal_id): a retried insert adds rows with a key already there, and every read uses
 // FINAL, so it sees one row per event before and after the background merge collapses them.
-import type { ClickHouseClient } from '@clickhouse/client'
 import type { EventSource, StoredEvent } from '../core/event.ts'
 import type { EventPage, EventQuery, EventStore } from './types.ts'
 import type { TableNames } from './clickhouse-schema.ts'
-import { sqlInt, sqlString, whereClause } from './clickhouse-sql.ts'
+import type { Select } from './clickhouse-read.ts'
+import { whereClause, type SqlValues } from './clickhouse-sql.ts'
 
 export interface EventRow {
   internal_id: string
@@ -43,22 +43,21 @@ function rowToEvent(row: EventRow): StoredEvent {
 }
 
 export interface ClickHouseEventStoreDeps {
-  client: ClickHouseClient
+  select: Select
   tables: TableNames
   /** Writes rows (batched, one per internal ID kept: see clickhouse.ts). */
   write(rows: EventRow[]): Promise<void>
 }
 
 export function createClickHouseEventStore(deps: ClickHouseEventStoreDeps): EventStore {
-  const { client, tables } = deps
+  const { tables } = deps
 
   /** The events whose internal ID or dedup ID is `key`, by the full sorting key of `events`. */
-  const byKey = (key: string) =>
-    `(env, name, internal_id) IN (SELECT env, name, internal_id FROM ${tables.eventKeys} WHERE key = ${sqlString(key)})`
+  const byKey = (v: SqlValues, key: string) =>
+    `(env, name, internal_id) IN (SELECT env, name, internal_id FROM ${tables.eventKeys} WHERE key = ${v.string(key)})`
 
-  async function select(sql: string): Promise<StoredEvent[]> {
-    const result = await client.query({ query: sql, format: 'JSONEachRow' })
-    return (await result.json<EventRow>()).map(rowToEvent)
+  async function select(build: (v: SqlValues) => string): Promise<StoredEvent[]> {
+    return (await deps.select<EventRow>(build)).map(rowToEvent)
   }
 
   return {
@@ -68,26 +67,30 @@ export function createClickHouseEventStore(deps: ClickHouseEventStoreDeps): Even
     },
 
     async getEvent(internalId) {
-      const where = whereClause([byKey(internalId), `internal_id = ${sqlString(internalId)}`])
-      const [event] = await select(`SELECT ${COLUMNS} FROM ${tables.events} FINAL ${where} LIMIT 1`)
+      const [event] = await select((v) => {
+        const where = whereClause([byKey(v, internalId), `internal_id = ${v.string(internalId)}`])
+        return `SELECT ${COLUMNS} FROM ${tables.events} FINAL ${where} LIMIT 1`
+      })
       return event ?? null
     },
 
     async queryEvents(q: EventQuery): Promise<EventPage> {
       if (q.limit <= 0) return { events: [], nextCursor: null }
-      const conditions: string[] = []
-      if (q.id !== undefined) conditions.push(byKey(q.id), `id = ${sqlString(q.id)}`)
-      if (q.name !== undefined) conditions.push(`name = ${sqlString(q.name)}`)
-      if (q.env !== undefined) conditions.push(`env = ${sqlString(q.env)}`)
-      if (q.receivedAfter !== undefined) conditions.push(`received_at > ${sqlInt(q.receivedAfter)}`)
-      if (q.receivedBefore !== undefined) conditions.push(`received_at < ${sqlInt(q.receivedBefore)}`)
-      if (q.includeDuplicates !== true) conditions.push('duplicate_of IS NULL')
-      if (q.cursor !== undefined) conditions.push(`internal_id < ${sqlString(q.cursor)}`)
-      // Every column of a stored event is fixed by its internal ID, so filtering under FINAL
-      // cannot pick a stale copy even where a condition runs as PREWHERE (see runs).
-      const events = await select(
-        `SELECT ${COLUMNS} FROM ${tables.events} FINAL ${whereClause(conditions)} ORDER BY internal_id DESC LIMIT ${sqlInt(q.limit + 1)}`,
-      )
+      const events = await select((v) => {
+        const conditions: string[] = []
+        if (q.id !== undefined) conditions.push(byKey(v, q.id), `id = ${v.string(q.id)}`)
+        if (q.name !== undefined) conditions.push(`name = ${v.string(q.name)}`)
+        if (q.env !== undefined) conditions.push(`env = ${v.string(q.env)}`)
+        if (q.receivedAfter !== undefined) conditions.push(`received_at > ${v.int(q.receivedAfter)}`)
+        if (q.receivedBefore !== undefined) conditions.push(`received_at < ${v.int(q.receivedBefore)}`)
+        if (q.includeDuplicates !== true) conditions.push('duplicate_of IS NULL')
+        if (q.cursor !== undefined) conditions.push(`internal_id < ${v.string(q.cursor)}`)
+        // Every column of a stored event is fixed by its internal ID, so filtering under FINAL
+        // cannot pick a stale copy even where a condition runs as PREWHERE (see runs).
+        const where = whereClause(conditions)
+        const tail = `ORDER BY internal_id DESC LIMIT ${v.int(q.limit + 1)}`
+        return `SELECT ${COLUMNS} FROM ${tables.events} FINAL ${where} ${tail}`
+      })
       if (events.length <= q.limit) return { events, nextCursor: null }
       const page = events.slice(0, q.limit)
       return { events: page, nextCursor: page[page.length - 1].internalId }

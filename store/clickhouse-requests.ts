@@ -8,7 +8,8 @@ import type { EventInput } from '../core/event.ts'
 import type { RawWebhookRequest } from '../core/raw-request.ts'
 import type { RequestPage, RequestQuery, RequestStatus, WebhookRequestRecord, WebhookRequestStore } from './requests-types.ts'
 import type { TableNames } from './clickhouse-schema.ts'
-import { sqlInt, sqlString, whereClause } from './clickhouse-sql.ts'
+import type { FinalFilters, Select } from './clickhouse-read.ts'
+import { sqlString, whereClause, type SqlValues } from './clickhouse-sql.ts'
 
 export interface RequestRow {
   webhook_id: string
@@ -59,7 +60,9 @@ function rowToRecord(row: RequestRow): WebhookRequestRecord {
 }
 
 export interface ClickHouseRequestStoreDeps {
+  /** For the tombstone and the ALTER … DELETE of removeWebhook. */
   client: ClickHouseClient
+  select: Select
   tables: TableNames
   log: Logger
   /** Writes rows (batched, newest attempt per request kept: see clickhouse.ts). */
@@ -73,16 +76,19 @@ export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): 
    * `fixed` tests only columns that no attempt changes (safe under FINAL, see runs); the
    * status of the newest attempt is filtered outside, once rows have collapsed.
    */
-  async function select(webhookId: string, fixed: string[], current: string[], tail: string): Promise<WebhookRequestRecord[]> {
-    const webhook = sqlString(webhookId)
-    const inner = whereClause([
-      `webhook_id = ${webhook}`,
-      `webhook_id NOT IN (SELECT webhook_id FROM ${tables.removedWebhooks} WHERE webhook_id = ${webhook})`,
-      ...fixed,
-    ])
-    const query = `SELECT ${COLUMNS} FROM (SELECT ${COLUMNS} FROM ${tables.requests} FINAL ${inner}) ${whereClause(current)} ${tail}`
-    const result = await client.query({ query, format: 'JSONEachRow' })
-    return (await result.json<RequestRow>()).map(rowToRecord)
+  async function select(webhookId: string, filters: (v: SqlValues) => FinalFilters): Promise<WebhookRequestRecord[]> {
+    const rows = await deps.select<RequestRow>((v) => {
+      const { fixed, current, tail } = filters(v)
+      const webhook = v.string(webhookId)
+      const inner = whereClause([
+        `webhook_id = ${webhook}`,
+        `webhook_id NOT IN (SELECT webhook_id FROM ${tables.removedWebhooks} WHERE webhook_id = ${webhook})`,
+        ...fixed,
+      ])
+      const newest = `SELECT ${COLUMNS} FROM ${tables.requests} FINAL ${inner}`
+      return `SELECT ${COLUMNS} FROM (${newest}) ${whereClause(current)} ${tail}`
+    })
+    return rows.map(rowToRecord)
   }
 
   return {
@@ -92,15 +98,19 @@ export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): 
     },
 
     async get(webhookId, requestId) {
-      const [record] = await select(webhookId, [`request_id = ${sqlString(requestId)}`], [], 'LIMIT 1')
+      const [record] = await select(webhookId, (v) => ({
+        fixed: [`request_id = ${v.string(requestId)}`], current: [], tail: 'LIMIT 1',
+      }))
       return record ?? null
     },
 
     async list(q: RequestQuery): Promise<RequestPage> {
       if (q.limit <= 0) return { requests: [], nextCursor: null }
-      const fixed = q.cursor !== undefined ? [`request_id < ${sqlString(q.cursor)}`] : []
-      const current = q.status !== undefined ? [`status = ${sqlString(q.status)}`] : []
-      const requests = await select(q.webhookId, fixed, current, `ORDER BY request_id DESC LIMIT ${sqlInt(q.limit + 1)}`)
+      const requests = await select(q.webhookId, (v) => ({
+        fixed: q.cursor !== undefined ? [`request_id < ${v.string(q.cursor)}`] : [],
+        current: q.status !== undefined ? [`status = ${v.string(q.status)}`] : [],
+        tail: `ORDER BY request_id DESC LIMIT ${v.int(q.limit + 1)}`,
+      }))
       if (requests.length <= q.limit) return { requests, nextCursor: null }
       const page = requests.slice(0, q.limit)
       return { requests: page, nextCursor: page[page.length - 1].request.requestId }

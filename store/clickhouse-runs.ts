@@ -1,10 +1,10 @@
 // RunStore on ClickHouse. Every snapshot of a run is a row of `runs`, a
 // ReplacingMergeTree(version) keyed by (function_id, run_id): FINAL reads the highest
 // version, which is what the RocksDB adapter keeps, whatever order snapshots arrived in.
-import type { ClickHouseClient } from '@clickhouse/client'
 import type { RunDoc, RunError, RunPage, RunQuery, RunStatus, RunStore, StepDoc } from './runs-types.ts'
 import type { TableNames } from './clickhouse-schema.ts'
-import { sqlInt, sqlString, whereClause } from './clickhouse-sql.ts'
+import type { FinalFilters, Select } from './clickhouse-read.ts'
+import { whereClause, type SqlValues } from './clickhouse-sql.ts'
 
 export interface RunRow {
   run_id: string
@@ -56,18 +56,18 @@ function rowToRun(row: RunRow): RunDoc {
 }
 
 export interface ClickHouseRunStoreDeps {
-  client: ClickHouseClient
+  select: Select
   tables: TableNames
   /** Writes rows (batched, newest version per run kept: see clickhouse.ts). */
   write(rows: RunRow[]): Promise<void>
 }
 
 export function createClickHouseRunStore(deps: ClickHouseRunStoreDeps): RunStore {
-  const { client, tables } = deps
+  const { tables } = deps
 
   /** The runs whose run ID or event ID is `key`, by the full sorting key of `runs`. */
-  const byKey = (key: string) =>
-    `(function_id, run_id) IN (SELECT function_id, run_id FROM ${tables.runKeys} WHERE key = ${sqlString(key)})`
+  const byKey = (v: SqlValues, key: string) =>
+    `(function_id, run_id) IN (SELECT function_id, run_id FROM ${tables.runKeys} WHERE key = ${v.string(key)})`
 
   /**
    * `fixed` may only test columns that never change over a run's snapshots: they apply under
@@ -76,10 +76,13 @@ export function createClickHouseRunStore(deps: ClickHouseRunStoreDeps): RunStore
    * 18.16 nor current releases move WHERE to PREWHERE under FINAL by default, but settings
    * can; status changes, so `current` filters apply outside, to the newest snapshot.
    */
-  async function select(fixed: string[], current: string[], tail: string): Promise<RunDoc[]> {
-    const query = `SELECT ${COLUMNS} FROM (SELECT ${COLUMNS} FROM ${tables.runs} FINAL ${whereClause(fixed)}) ${whereClause(current)} ${tail}`
-    const result = await client.query({ query, format: 'JSONEachRow' })
-    return (await result.json<RunRow>()).map(rowToRun)
+  async function select(filters: (v: SqlValues) => FinalFilters): Promise<RunDoc[]> {
+    const rows = await deps.select<RunRow>((v) => {
+      const { fixed, current, tail } = filters(v)
+      const inner = `SELECT ${COLUMNS} FROM ${tables.runs} FINAL ${whereClause(fixed)}`
+      return `SELECT ${COLUMNS} FROM (${inner}) ${whereClause(current)} ${tail}`
+    })
+    return rows.map(rowToRun)
   }
 
   return {
@@ -89,19 +92,23 @@ export function createClickHouseRunStore(deps: ClickHouseRunStoreDeps): RunStore
     },
 
     async getRun(runId) {
-      const [run] = await select([byKey(runId), `run_id = ${sqlString(runId)}`], [], 'LIMIT 1')
+      const [run] = await select((v) => ({
+        fixed: [byKey(v, runId), `run_id = ${v.string(runId)}`], current: [], tail: 'LIMIT 1',
+      }))
       return run ?? null
     },
 
     async queryRuns(q: RunQuery): Promise<RunPage> {
       if (q.limit <= 0) return { runs: [], nextCursor: null }
-      const fixed: string[] = []
-      if (q.eventId !== undefined) fixed.push(byKey(q.eventId), `event_id = ${sqlString(q.eventId)}`)
-      if (q.functionId !== undefined) fixed.push(`function_id = ${sqlString(q.functionId)}`)
-      if (q.env !== undefined) fixed.push(`env = ${sqlString(q.env)}`)
-      if (q.cursor !== undefined) fixed.push(`run_id < ${sqlString(q.cursor)}`)
-      const current = q.status !== undefined ? [`status = ${sqlString(q.status)}`] : []
-      const runs = await select(fixed, current, `ORDER BY run_id DESC LIMIT ${sqlInt(q.limit + 1)}`)
+      const runs = await select((v) => {
+        const fixed: string[] = []
+        if (q.eventId !== undefined) fixed.push(byKey(v, q.eventId), `event_id = ${v.string(q.eventId)}`)
+        if (q.functionId !== undefined) fixed.push(`function_id = ${v.string(q.functionId)}`)
+        if (q.env !== undefined) fixed.push(`env = ${v.string(q.env)}`)
+        if (q.cursor !== undefined) fixed.push(`run_id < ${v.string(q.cursor)}`)
+        const current = q.status !== undefined ? [`status = ${v.string(q.status)}`] : []
+        return { fixed, current, tail: `ORDER BY run_id DESC LIMIT ${v.int(q.limit + 1)}` }
+      })
       if (runs.length <= q.limit) return { runs, nextCursor: null }
       const page = runs.slice(0, q.limit)
       return { runs: page, nextCursor: page[page.length - 1].runId }

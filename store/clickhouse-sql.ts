@@ -1,6 +1,6 @@
-// SQL literals for ClickHouse. The server we must support (18.16) has no query parameters
-// over HTTP, so every value reaches SQL through these three functions, never by bare
-// interpolation: event names, dedup ids and cursors come straight from HTTP query strings.
+// SQL values for ClickHouse. Event names, dedup ids and cursors come straight from HTTP
+// query strings, so no value is ever interpolated bare: on current releases it travels as a
+// query parameter, and on 18.16, which has none over HTTP, as a literal from these functions.
 
 /**
  * A single-quoted string literal. Inside quotes ClickHouse treats backslash as an escape
@@ -33,4 +33,37 @@ export function sqlInt(value: number): string {
 /** `WHERE a AND b …`, or nothing when there are no conditions. */
 export function whereClause(conditions: string[]): string {
   return conditions.length === 0 ? '' : 'WHERE ' + conditions.map((c) => `(${c})`).join(' AND ')
+}
+
+/**
+ * The values of one query. On a server that takes query parameters over HTTP (current
+ * releases) each value is a `{pN:Type}` placeholder sent beside the query in `params`, so
+ * no value is ever part of the SQL text; on 18.16, which has none, it is a literal written
+ * by the functions above. One query text serves both: stores build it once through this.
+ */
+export interface SqlValues {
+  string(value: string): string
+  int(value: number): string
+  /** The query_params to send with the query; empty when values are literals. */
+  readonly params: Record<string, string | number>
+}
+
+export function sqlValues(useParams: boolean): SqlValues {
+  const params: Record<string, string | number> = {}
+  const bind = (value: string | number, type: string) => {
+    const name = `p${Object.keys(params).length}`
+    params[name] = value
+    return `{${name}:${type}}`
+  }
+  return {
+    params,
+    string(value) {
+      const literal = sqlString(value) // also refuses a non-string on either path
+      return useParams ? bind(value, 'String') : literal
+    },
+    int(value) {
+      const literal = sqlInt(value)
+      return useParams ? bind(value, 'Int64') : literal
+    },
+  }
 }

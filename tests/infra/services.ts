@@ -1,17 +1,26 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** Written by up.ts, read by test files and down.ts. */
-export const servicesFile = fileURLToPath(new URL('./.cache/services.json', import.meta.url));
+/**
+ * Written by up.ts, read by test files and down.ts. SLUICE_TEST_SERVICES_FILE points up and
+ * down at another file, to try them without touching the services everyone shares.
+ */
+export const servicesFile =
+  process.env.SLUICE_TEST_SERVICES_FILE?.trim() || fileURLToPath(new URL('./.cache/services.json', import.meta.url));
+
+export type Service = 'kafka' | 'clickhouse' | 'clickhouseCurrent';
 
 export type ServicesFile = {
   kafkaBrokers: string[];
+  /** Debian's ClickHouse 18.16. */
   clickhouseUrl: string;
+  /** ClickHouse 26.9 (clickhouse-current.ts); absent from a file written before it existed. */
+  clickhouseCurrentUrl?: string;
   /** Process-group leaders, recorded so down.ts (another process) can stop them. */
-  pids: { kafka: number[]; clickhouse: number[] };
-  dirs: { kafka: string | null; clickhouse: string | null };
+  pids: Partial<Record<Service, number[]>>;
+  dirs: Partial<Record<Service, string | null>>;
   /** false when the service came from an env var or was already running elsewhere. */
-  startedByUs: { kafka: boolean; clickhouse: boolean };
+  startedByUs: Partial<Record<Service, boolean>>;
 };
 
 export type TestServices = { kafkaBrokers: string[]; clickhouseUrl: string };
@@ -33,6 +42,10 @@ export function clickhouseUrlFromEnv(): string | undefined {
   return process.env.SLUICE_TEST_CLICKHOUSE_URL?.trim() || undefined;
 }
 
+export function clickhouseCurrentUrlFromEnv(): string | undefined {
+  return process.env.SLUICE_TEST_CLICKHOUSE_CURRENT_URL?.trim() || undefined;
+}
+
 /**
  * Where the shared Kafka and ClickHouse are: the env vars win (a developer's own
  * servers), then what up.ts recorded. Starting nothing here keeps test files fast
@@ -51,4 +64,30 @@ export function testServices(): TestServices {
     );
   }
   return { kafkaBrokers, clickhouseUrl };
+}
+
+export type ClickHouseServerUnderTest = {
+  /** Debian's 18.16, or the current release (26.9 from up.ts): tests name the version the server reports. */
+  server: 'debian' | 'current';
+  url: string;
+};
+
+/**
+ * Both ClickHouse servers the store must work on, oldest first: SLUICE_TEST_CLICKHOUSE_URL
+ * and SLUICE_TEST_CLICKHOUSE_CURRENT_URL win, then what up.ts recorded. A missing one is an
+ * error, not a skip: a suite that quietly ran on one release would prove half its claim.
+ */
+export function clickHouseServers(): ClickHouseServerUnderTest[] {
+  const current = clickhouseCurrentUrlFromEnv() ?? readServicesFile()?.clickhouseCurrentUrl;
+  if (current === undefined) {
+    throw new Error(
+      'ClickHouse 26.9 is not running: start it with `node tests/infra/up.ts` ' +
+        '(after `bash tests/infra/provision.sh`), ' +
+        'or point at your own current release with SLUICE_TEST_CLICKHOUSE_CURRENT_URL=http://host:port.',
+    );
+  }
+  return [
+    { server: 'debian', url: testServices().clickhouseUrl },
+    { server: 'current', url: current },
+  ];
 }
