@@ -4,7 +4,7 @@
 // dedup changelog relies on it). Publishing: kafka-publisher.ts; consumer groups:
 // kafka-subscriber.ts; readPartition: kafka-reader.ts.
 import type { Logger } from 'pino'
-import { Kafka, logLevel, type Admin, type ITopicConfig, type logCreator } from 'kafkajs'
+import { Kafka, logLevel, type Admin, type SASLOptions, type ITopicConfig, type logCreator } from 'kafkajs'
 import { SluiceError } from '../core/errors.ts'
 import { withRetry } from '../core/retry.ts'
 import type { Bus, Subscription, TopicSpec } from './types.ts'
@@ -19,6 +19,10 @@ export interface KafkaBusConfig {
   publishTimeoutMs?: number
   /** A consumer that stops heartbeating for this long loses its partitions to the rest of its group. */
   sessionTimeoutMs?: number
+  heartbeatIntervalMs?: number
+  /** TLS to the brokers; PEM text. Without `ca`, Node's trusted roots (a managed Kafka's public CA). */
+  tls?: { ca?: string; cert?: string; key?: string }
+  sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
   partitionsConsumedConcurrently?: number
   maxBatchRecords?: number
 }
@@ -28,10 +32,15 @@ export interface KafkaBusConfig {
 // costs one empty record; the control plane and the dedup changelog (no deletes) stay small.
 const KEEP_TOMBSTONES_MS = String(100 * 365 * 24 * 3600 * 1000)
 
-export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promise<Bus> {
+/** The Kafka Bus, and whether a broker answers now (readiness). */
+export interface KafkaBus extends Bus { reachable(): Promise<boolean> }
+
+export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promise<KafkaBus> {
   const kafka = new Kafka({
     clientId: config.clientId,
     brokers: config.brokers,
+    ssl: config.tls && { ca: config.tls.ca && [config.tls.ca], cert: config.tls.cert, key: config.tls.key, rejectUnauthorized: true },
+    sasl: config.sasl && ({ ...config.sasl } as SASLOptions),
     connectionTimeout: 1000,
     requestTimeout: 10_000,
     logLevel: logLevel.INFO,
@@ -41,7 +50,7 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
   try {
     await admin.connect()
   } catch (err) {
-    throw new SluiceError('LOG_UNAVAILABLE', `cannot reach Kafka at ${config.brokers.join(',')}`, { cause: err })
+    throw connectError(err, config)
   }
   const publisher = createKafkaPublisher(kafka, { timeoutMs: config.publishTimeoutMs ?? 1000 }, log)
   await publisher.connect().catch(async (err) => {
@@ -50,6 +59,7 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
   })
   const subscriberConfig = {
     sessionTimeoutMs: config.sessionTimeoutMs ?? 30_000,
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
     partitionsConsumedConcurrently: config.partitionsConsumedConcurrently ?? 8,
     maxBatchRecords: config.maxBatchRecords ?? 500,
   }
@@ -87,6 +97,11 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
       subscriptions.add(tracked)
       return tracked
     },
+    async reachable() {
+      // Metadata from any broker: what every publish and fetch needs first.
+      await admin.describeCluster()
+      return true
+    },
     readPartition: (topic, partition, onRecords) => readKafkaPartition(kafka, admin, config.clientId, topic, partition, onRecords),
     async close() {
       await Promise.all([...subscriptions].map((s) => s.stop()))
@@ -94,6 +109,30 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
       await admin.disconnect().catch(() => {})
     },
   }
+}
+
+// Node's TLS verification failures: the brokers' certificate is not signed by a CA we trust.
+const UNTRUSTED = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID',
+])
+
+/** A refused login or certificate is a setting to fix, said once; not an outage to retry. */
+function connectError(err: unknown, config: KafkaBusConfig): SluiceError {
+  const chain: Array<{ name?: string; code?: string; message?: string }> = []
+  for (let e = err as Record<string, unknown> | undefined; e && chain.length < 5; e = (e.originalError ?? e.cause) as typeof e) {
+    chain.push(e as (typeof chain)[number])
+  }
+  const where = config.brokers.join(',')
+  if (chain.some((e) => e.name === 'KafkaJSSASLAuthenticationError')) {
+    const how = `SASL ${config.sasl?.mechanism ?? ''} as ${config.sasl?.username ?? '?'}`
+    return new SluiceError('CREDENTIALS_REJECTED', `kafkaUsername / kafkaPassword (SLUICE_KAFKA_USERNAME / SLUICE_KAFKA_PASSWORD): Kafka at ${where} refused ${how}`, { cause: err })
+  }
+  const tls = chain.find((e) => e.code !== undefined && UNTRUSTED.has(e.code))
+  if (tls) {
+    return new SluiceError('CERTIFICATE_UNTRUSTED', `kafkaCaFile (--kafka-ca-file / SLUICE_KAFKA_CA_FILE): the certificate of Kafka at ${where} is not trusted (${tls.code})`, { cause: err })
+  }
+  return new SluiceError('LOG_UNAVAILABLE', `cannot reach Kafka at ${where}`, { cause: err })
 }
 
 function topicConfig(topic: string, spec: TopicSpec): ITopicConfig {

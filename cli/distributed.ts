@@ -20,6 +20,8 @@ import { MARK_RETENTION_MS } from './parts-functions.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Role, type Running } from './compose.ts'
 import type { Config } from './config.ts'
+import { clickhouseConnection, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
+import type { Probe } from './health.ts'
 
 const NEEDS_STORE: Role[] = ['sink', 'api', 'transformer']
 
@@ -28,7 +30,13 @@ export async function startDistributed(config: Config, log: Logger, options: { f
   if (!config.clickhouseUrl && NEEDS_STORE.some((r) => roles.has(r))) {
     throw new SluiceError('CONFIG_INVALID', `clickhouseUrl (SLUICE_CLICKHOUSE_URL): the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`)
   }
-  const bus = await createKafkaBus({ brokers: config.kafkaBrokers, clientId: `sluice-${hostname()}-${process.pid}` }, log.child({ component: 'kafka' }))
+  const bus = await createKafkaBus({
+    brokers: config.kafkaBrokers,
+    clientId: `sluice-${hostname()}-${process.pid}`,
+    sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+    heartbeatIntervalMs: config.kafkaHeartbeatIntervalMs,
+    ...kafkaSecurity(config),
+  }, log.child({ component: 'kafka' }))
   const topics = topicNames(config.topicPrefix)
   const partitions = { partitions: config.partitions }
   await bus.ensureTopics({
@@ -38,11 +46,12 @@ export async function startDistributed(config: Config, log: Logger, options: { f
     [topics.control]: { partitions: 1, compacted: true },
   })
   const control = await createTopicControlStore(bus, topics.control, log.child({ component: 'control' }))
-  const clickhouse = config.clickhouseUrl ? await createClickHouseStores({ url: config.clickhouseUrl, database: config.clickhouseDatabase }, log.child({ component: 'clickhouse' })) : undefined
+  const clickhouse = config.clickhouseUrl ? await createClickHouseStores(clickhouseConnection(config), log.child({ component: 'clickhouse' })) : undefined
   await mkdir(config.dataDir, { recursive: true })
   const rocks = await openRocks(join(config.dataDir, 'db'))
   // Avro on the topics other Kafka consumers read (docs/avro.md); runs stay JSON.
-  const avro = await createAvroCodecs({ schemaRegistryUrl: config.schemaRegistryUrl, topics }, log.child({ component: 'avro' }))
+  const avroConfig = { schemaRegistryUrl: config.schemaRegistryUrl, schemaRegistryAuth: registryAuth(config), topics }
+  const avro = await createAvroCodecs(avroConfig, log.child({ component: 'avro' }))
   const adapters: Adapters = {
     bus,
     topics,
@@ -60,11 +69,19 @@ export async function startDistributed(config: Config, log: Logger, options: { f
     },
   }
   const parts = compose(adapters, config, log, { roles, functions: options.functions ?? [], functionScope: { kind: 'served-apps' } })
-  return run(config, log, parts, { roles: [...roles], kafka: config.kafkaBrokers, clickhouse: config.clickhouseUrl ?? null }, async () => {
-    await control.close()
-    await bus.close()
-    await clickhouse?.close()
-    await rocks.close()
+  const probes: Record<string, Probe> = {
+    kafka: async () => ((await bus.reachable()) ? undefined : 'not reachable'),
+    ...(clickhouse && { clickhouse: async () => ((await clickhouse.reachable()) ? undefined : 'not reachable') }),
+  }
+  const upFields = { roles: [...roles], kafka: config.kafkaBrokers, clickhouse: redactUrl(config.clickhouseUrl) }
+  return run(config, log, parts, upFields, {
+    probes,
+    async closeAdapters() {
+      await control.close()
+      await bus.close()
+      await clickhouse?.close()
+      await rocks.close()
+    },
   })
 }
 

@@ -45,9 +45,11 @@ export async function startEmbedded(config: Config, log: Logger, options: { func
   }
   // This process is the only one serving functions: the registry is exactly what it serves.
   const parts = compose(adapters, config, log, { roles: new Set(ROLES), functions: options.functions ?? [], functionScope: { kind: 'all' } })
-  return run(config, log, parts, { dataDir: config.dataDir, mode: config.mode }, async () => {
-    await bus.close()
-    for (const store of [adapters.events, adapters.runs, adapters.requests, adapters.control]) await store.close()
-    await rocks.close()
+  return run(config, log, parts, { dataDir: config.dataDir, mode: config.mode }, {
+    async closeAdapters() {
+      await bus.close()
+      for (const store of [adapters.events, adapters.runs, adapters.requests, adapters.control]) await store.close()
+      await rocks.close()
+    },
   })
 }
