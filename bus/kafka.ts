@@ -48,6 +48,11 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
   })
   const admin = kafka.admin()
   try {
+    // A refused login or an untrusted certificate fails the same way every time: one short try
+    // first, instead of the admin's ~10 s of retries, so a wrong setting stops startup at once.
+    const first = kafka.admin({ retry: { retries: 1, initialRetryTime: 200 } })
+    await first.connect()
+    await first.disconnect()
     await admin.connect()
   } catch (err) {
     throw connectError(err, config)

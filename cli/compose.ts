@@ -120,7 +120,7 @@ export interface RunOptions {
 }
 
 /**
- * Starts the stages, then the listener: HTTP (with /healthz and /readyz) when the process serves an
+ * Starts the listener, then the stages: HTTP (with /healthz and /readyz) when the process serves an
  * HTTP role, else the ops listener on --ops-port. stop(): not ready, the HTTP listener drains and
  * closes, the stages stop in reverse (consumers commit and leave), the adapters close, and the ops
  * listener last, so probes get answers during the drain.
@@ -139,13 +139,17 @@ export async function run(config: Config, log: Logger, parts: Parts, upFields: o
   }
   let url: string
   try {
+    // The listener first: a busy port fails the start at once, and probes get answers (healthz
+    // 200, readyz 503 "starting") while partitions are restored.
+    url = await (http ?? ops)!.start()
     for (const stage of parts.stages) {
       await stage.start()
       started.push(stage)
     }
-    url = await (http ?? ops)!.start()
   } catch (err) {
     // An embedding process (startRunner) lives on: release what was opened before rethrowing.
+    await http?.stop().catch(() => {})
+    await ops?.stop().catch(() => {})
     await stopStarted().catch((cleanup) => log.warn({ err: cleanup }, 'cleanup after a failed start failed'))
     throw err
   }

@@ -30,6 +30,9 @@ export async function startDistributed(config: Config, log: Logger, options: { f
   if (!config.clickhouseUrl && NEEDS_STORE.some((r) => roles.has(r))) {
     throw new SluiceError('CONFIG_INVALID', `clickhouseUrl (SLUICE_CLICKHOUSE_URL): the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`)
   }
+  // First: a data dir in use by another process is refused before any connection is made.
+  await mkdir(config.dataDir, { recursive: true })
+  const rocks = await openRocks(join(config.dataDir, 'db'))
   const bus = await createKafkaBus({
     brokers: config.kafkaBrokers,
     clientId: `sluice-${hostname()}-${process.pid}`,
@@ -47,8 +50,6 @@ export async function startDistributed(config: Config, log: Logger, options: { f
   })
   const control = await createTopicControlStore(bus, topics.control, log.child({ component: 'control' }))
   const clickhouse = config.clickhouseUrl ? await createClickHouseStores(clickhouseConnection(config), log.child({ component: 'clickhouse' })) : undefined
-  await mkdir(config.dataDir, { recursive: true })
-  const rocks = await openRocks(join(config.dataDir, 'db'))
   // Avro on the topics other Kafka consumers read (docs/avro.md); runs stay JSON.
   const avroConfig = { schemaRegistryUrl: config.schemaRegistryUrl, schemaRegistryAuth: registryAuth(config), topics }
   const avro = await createAvroCodecs(avroConfig, log.child({ component: 'avro' }))

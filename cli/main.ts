@@ -41,7 +41,7 @@ const COMMAND_USAGE: Record<string, () => string> = {
   envs: () => `usage: sluice envs create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N] | list | archive NAME
 ${CONTROL_NOTE}`,
   send: () => `usage: sluice send JSON [--key EVENT_KEY] [--env BRANCH]   (key also from SERVICE_EVENT_KEY)\n${CONTROL_NOTE}`,
-  webhooks: () => `usage: sluice\n${WEBHOOKS_USAGE}\n${CONTROL_NOTE}`,
+  webhooks: () => `usage: sluice ${WEBHOOKS_USAGE.trimStart()}\n${CONTROL_NOTE}`,
 }
 
 function settingsHelp(): string {
