@@ -25,6 +25,12 @@ export interface KafkaBusConfig {
   sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
   partitionsConsumedConcurrently?: number
   maxBatchRecords?: number
+  /**
+   * Put before every consumer group id, so deployments sharing a Kafka (each with its topic prefix)
+   * do not share groups: members of one group rebalance together, and a crashed member of one
+   * deployment would stall the other's rebalances for a session timeout.
+   */
+  groupPrefix?: string
 }
 
 // Tombstones on compacted topics are kept (Kafka's default drops them a day after cleaning), so the
@@ -92,7 +98,7 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
     ensureTopics,
     publish: (topic, records) => publisher.publish(topic, records),
     async subscribe(options) {
-      const subscription = await subscribeKafka(kafka, options, subscriberConfig, log)
+      const subscription = await subscribeKafka(kafka, { ...options, group: (config.groupPrefix ?? '') + options.group }, subscriberConfig, log)
       const tracked: Subscription = {
         async stop() {
           await subscription.stop()

@@ -38,6 +38,8 @@ export async function startDistributed(config: Config, log: Logger, options: { f
     clientId: `sluice-${hostname()}-${process.pid}`,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
     heartbeatIntervalMs: config.kafkaHeartbeatIntervalMs,
+    // The default prefix keeps the group ids of deployments made before groups were prefixed (their offsets).
+    groupPrefix: config.topicPrefix === 'sluice' ? '' : `${config.topicPrefix}.`,
     ...kafkaSecurity(config),
   }, log.child({ component: 'kafka' }))
   const topics = topicNames(config.topicPrefix)

@@ -90,6 +90,16 @@ t.test('ingest → ClickHouse and function runs, all through SASL_SSL and a Clic
     return r.body.data.length === 20 ? r.body.data : undefined
   }, 90_000, 500)
   t.equal(runs.length, 20, 'two functions ran for each of the 10 events')
+  // Readiness follows the broker: 503 while it is frozen, 200 again once it runs, no restart.
+  const [brokerPid] = kafka.pids()
+  process.kill(-brokerPid, 'SIGSTOP')
+  const frozen = await eventually(async () => {
+    const r = await getJson(`${url}/readyz`)
+    return r.status === 503 ? r.body : undefined
+  }, 30_000, 250).finally(() => process.kill(-brokerPid, 'SIGCONT'))
+  t.match(frozen, { status: 'not_ready', reasons: { kafka: String } }, `frozen broker: ${JSON.stringify(frozen)}`)
+  await eventually(async () => ((await getJson(`${url}/readyz`)).status === 200 ? true : undefined), 60_000, 250)
+  t.equal((await getJson(`${url}/healthz`)).status, 200, 'alive throughout')
   node.child.kill('SIGTERM')
   t.equal((await node.exited).code, 0, 'a clean shutdown')
   for (const secret of [KAFKA_PASSWORD, CLICKHOUSE_PASSWORD, TEST_SIGNING_KEY, key]) {
