@@ -29,6 +29,8 @@ const cases: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
     /CONFIG_INVALID: port \(--port \/ SLUICE_PORT\): 127\.0\.0\.1:\d+ is in use/],
   ['a busy data dir', ['start', '--port', '0', '--data-dir', dataDir], {},
     /CONFIG_INVALID: dataDir \(--data-dir \/ SLUICE_DATA_DIR\): .* is in use by another Sluice process/],
+  ['a busy port, distributed ingest', ['start', '--role', 'ingest', '--port', blockedPort, '--data-dir', await tempDir()],
+    distributedEnv('busyport'), /CONFIG_INVALID: port \(--port \/ SLUICE_PORT\): 127\.0\.0\.1:\d+ is in use/],
   ['a busy data dir, distributed', ['start', '--role', 'dedup', '--ops-port', '0', '--data-dir', dataDir], distributedEnv('busydir'),
     /CONFIG_INVALID: dataDir \(--data-dir \/ SLUICE_DATA_DIR\)/],
   ['a busy ops port, distributed', ['start', '--role', 'router', '--ops-port', blockedPort, '--data-dir', await tempDir()],
