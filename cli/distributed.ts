@@ -22,6 +22,7 @@ import { compose, run, ROLES, type Adapters, type Role, type Running } from './c
 import type { Config } from './config.ts'
 import { clickhouseConnection, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
 import type { Probe } from './health.ts'
+import { checkPortFree } from './ops-server.ts'
 
 const NEEDS_STORE: Role[] = ['sink', 'api', 'transformer']
 
@@ -30,7 +31,10 @@ export async function startDistributed(config: Config, log: Logger, options: { f
   if (!config.clickhouseUrl && NEEDS_STORE.some((r) => roles.has(r))) {
     throw new SluiceError('CONFIG_INVALID', `clickhouseUrl (SLUICE_CLICKHOUSE_URL): the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`)
   }
-  // First: a data dir in use by another process is refused before any connection is made.
+  // First: a port or data dir in use by another process is refused before any connection is made.
+  const serveHttp = roles.has('ingest') || roles.has('api')
+  if (serveHttp) await checkPortFree(config.host, config.port, 'port (--port / SLUICE_PORT)')
+  else await checkPortFree(config.host, config.opsPort, 'opsPort (--ops-port / SLUICE_OPS_PORT)')
   await mkdir(config.dataDir, { recursive: true })
   const rocks = await openRocks(join(config.dataDir, 'db'))
   const bus = await createKafkaBus({

@@ -2,6 +2,7 @@
 // /healthz and /readyz for Kubernetes probes, on --ops-port. node:http, not fastify: a few GET
 // routes need no framework, and this process loads no HTTP stack otherwise.
 import { createServer } from 'node:http'
+import { createServer as createTcpServer } from 'node:net'
 import { SluiceError } from '../core/errors.ts'
 import type { OpsResponse, OpsRoute } from './health.ts'
 
@@ -38,4 +39,20 @@ export function createOpsServer(config: { host: string; port: number }, routes: 
 
 function notFound(error: string): OpsResponse {
   return { status: 404, contentType: 'application/json', body: JSON.stringify({ status: 404, code: 'NOT_FOUND', error }) }
+}
+
+/**
+ * Fails at once when the port is taken, before a composition root spends seconds connecting to
+ * Kafka and ClickHouse; the real listener binds it moments later.
+ */
+export async function checkPortFree(host: string, port: number, setting: string): Promise<void> {
+  if (port === 0) return
+  const probe = createTcpServer()
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject)
+    probe.listen(port, host, () => probe.close(() => resolve()))
+  }).catch((err) => {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
+    throw new SluiceError('CONFIG_INVALID', `${setting}: ${host}:${port} is in use; stop the other process or pick another port`, { cause: err })
+  })
 }
