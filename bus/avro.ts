@@ -50,13 +50,16 @@ export async function createAvroCodecs(config: AvroCodecConfig, log: Logger): Pr
     const auth = config.schemaRegistryAuth
     registry = new SchemaRegistryClient({
       baseURLs: [config.schemaRegistryUrl],
-      ...(auth && { basicAuthCredentials: { credentialsSource: 'USER_INFO', userInfo: `${auth.username}:${auth.password}` } }),
+      ...(auth && {
+        basicAuthCredentials: { credentialsSource: 'USER_INFO', userInfo: `${auth.username}:${auth.password}` },
+      }),
     })
   }
   const storedTopics = [topics.incoming, topics.events, topics.duplicates]
-  const stored = await avroCodec<StoredEvent>(eventSchema, eventToAvro, eventFromAvro, registry, storedTopics, log).catch((err) => {
-    throw registryError(err)
-  })
+  const stored = await avroCodec<StoredEvent>(eventSchema, eventToAvro, eventFromAvro, registry, storedTopics, log)
+    .catch((err) => {
+      throw registryError(err)
+    })
   const raw = await avroCodec<RawWebhookRequest>(rawRequestSchema, rawRequestToAvro, rawRequestFromAvro, registry, [topics.raw], log)
   return { event: stored, stored, raw }
 }
@@ -65,7 +68,8 @@ export async function createAvroCodecs(config: AvroCodecConfig, log: Logger): Pr
 function registryError(err: unknown): unknown {
   const status = (err as { status?: number }).status
   if (status !== 401 && status !== 403) return err
-  const setting = 'schemaRegistryUser / schemaRegistryPassword (SLUICE_SCHEMA_REGISTRY_USER / SLUICE_SCHEMA_REGISTRY_PASSWORD)'
+  const setting = 'schemaRegistryUser / schemaRegistryPassword'
+    + ' (SLUICE_SCHEMA_REGISTRY_USER / SLUICE_SCHEMA_REGISTRY_PASSWORD)'
   return new SluiceError('CREDENTIALS_REJECTED', `${setting}: the schema registry answered ${status}`, { cause: err })
 }
 

@@ -45,7 +45,12 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
   const kafka = new Kafka({
     clientId: config.clientId,
     brokers: config.brokers,
-    ssl: config.tls && { ca: config.tls.ca && [config.tls.ca], cert: config.tls.cert, key: config.tls.key, rejectUnauthorized: true },
+    ssl: config.tls && {
+      ca: config.tls.ca && [config.tls.ca],
+      cert: config.tls.cert,
+      key: config.tls.key,
+      rejectUnauthorized: true,
+    },
     sasl: config.sasl && ({ ...config.sasl } as SASLOptions),
     connectionTimeout: 1000,
     requestTimeout: 10_000,
@@ -98,7 +103,8 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
     ensureTopics,
     publish: (topic, records) => publisher.publish(topic, records),
     async subscribe(options) {
-      const subscription = await subscribeKafka(kafka, { ...options, group: (config.groupPrefix ?? '') + options.group }, subscriberConfig, log)
+      const group = (config.groupPrefix ?? '') + options.group
+      const subscription = await subscribeKafka(kafka, { ...options, group }, subscriberConfig, log)
       const tracked: Subscription = {
         async stop() {
           await subscription.stop()
@@ -131,17 +137,20 @@ const UNTRUSTED = new Set([
 /** A refused login or certificate is a setting to fix, said once; not an outage to retry. */
 function connectError(err: unknown, config: KafkaBusConfig): SluiceError {
   const chain: Array<{ name?: string; code?: string; message?: string }> = []
-  for (let e = err as Record<string, unknown> | undefined; e && chain.length < 5; e = (e.originalError ?? e.cause) as typeof e) {
-    chain.push(e as (typeof chain)[number])
-  }
+  // kafkajs wraps: KafkaJSNumberOfRetriesExceeded → originalError → …
+  let e = err as Record<string, unknown> | undefined
+  for (; e && chain.length < 5; e = (e.originalError ?? e.cause) as typeof e) chain.push(e as (typeof chain)[number])
   const where = config.brokers.join(',')
   if (chain.some((e) => e.name === 'KafkaJSSASLAuthenticationError')) {
     const how = `SASL ${config.sasl?.mechanism ?? ''} as ${config.sasl?.username ?? '?'}`
-    return new SluiceError('CREDENTIALS_REJECTED', `kafkaUsername / kafkaPassword (SLUICE_KAFKA_USERNAME / SLUICE_KAFKA_PASSWORD): Kafka at ${where} refused ${how}`, { cause: err })
+    const setting = 'kafkaUsername / kafkaPassword (SLUICE_KAFKA_USERNAME / SLUICE_KAFKA_PASSWORD)'
+    return new SluiceError('CREDENTIALS_REJECTED', `${setting}: Kafka at ${where} refused ${how}`, { cause: err })
   }
   const tls = chain.find((e) => e.code !== undefined && UNTRUSTED.has(e.code))
   if (tls) {
-    return new SluiceError('CERTIFICATE_UNTRUSTED', `kafkaCaFile (--kafka-ca-file / SLUICE_KAFKA_CA_FILE): the certificate of Kafka at ${where} is not trusted (${tls.code})`, { cause: err })
+    const setting = 'kafkaCaFile (--kafka-ca-file / SLUICE_KAFKA_CA_FILE)'
+    const message = `${setting}: the certificate of Kafka at ${where} is not trusted (${tls.code})`
+    return new SluiceError('CERTIFICATE_UNTRUSTED', message, { cause: err })
   }
   return new SluiceError('LOG_UNAVAILABLE', `cannot reach Kafka at ${where}`, { cause: err })
 }

@@ -65,7 +65,8 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   adapters = {
     ...given,
     openDedupStore: (partition) => health.track('dedup partitions restoring', given.openDedupStore(partition)),
-    openRunnerState: (scope, partition) => health.track('runner partitions restoring', given.openRunnerState(scope, partition)),
+    openRunnerState: (scope, partition) =>
+      health.track('runner partitions restoring', given.openRunnerState(scope, partition)),
   }
   const { bus, topics, codecs, roles } = { ...adapters, roles: options.roles }
   const envs = createEnvs(adapters.control)
@@ -125,12 +126,20 @@ export interface RunOptions {
  * closes, the stages stop in reverse (consumers commit and leave), the adapters close, and the ops
  * listener last, so probes get answers during the drain.
  */
-export async function run(config: Config, log: Logger, parts: Parts, upFields: object, options: RunOptions): Promise<Running> {
+export async function run(
+  config: Config,
+  log: Logger,
+  parts: Parts,
+  upFields: object,
+  options: RunOptions,
+): Promise<Running> {
   const health = parts.health
   for (const [name, probe] of Object.entries(options.probes ?? {})) health.addProbe(name, probe)
   const serveHttp = parts.http.length > 0
   const trustProxy = config.trustProxy.length ? config.trustProxy : false
-  const http = serveHttp ? createHttpServer({ host: config.host, port: config.port, trustProxy }, log, parts.http, health.routes) : undefined
+  const http = serveHttp
+    ? createHttpServer({ host: config.host, port: config.port, trustProxy }, log, parts.http, health.routes)
+    : undefined
   const ops = serveHttp ? undefined : createOpsServer({ host: config.host, port: config.opsPort }, health.routes)
   const started: Stage[] = []
   const stopStarted = async () => {

@@ -23,7 +23,9 @@ const OPS_SETTINGS = {
   kafkaCaFile: Type.Optional(Text),
   kafkaCertFile: Type.Optional(Text),
   kafkaKeyFile: Type.Optional(Text),
-  kafkaSaslMechanism: Type.Optional(Type.Union(['plain', 'scram-sha-256', 'scram-sha-512'].map((m) => Type.Literal(m)))),
+  kafkaSaslMechanism: Type.Optional(
+    Type.Union([Type.Literal('plain'), Type.Literal('scram-sha-256'), Type.Literal('scram-sha-512')]),
+  ),
   kafkaUsername: Type.Optional(Text),
   kafkaPassword: Type.Optional(Text),
   clickhouseUser: Type.Optional(Text),
@@ -131,8 +133,8 @@ export const DEFAULTS = {
   maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxEventsPerSecond: 0, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
   partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], clickhouseDatabase: 'sluice', watch: false,
   transformCpuTimeMs: 100, transformWallTimeMs: 1000, transformIsolateMemoryMb: 32, transformMaxOutputBytes: 1024 * 1024, transformIsolates: 2,
-  opsPort: 8289, shutdownGraceMs: 25_000, shutdownDelayMs: 0, kafkaSessionTimeoutMs: 6000, kafkaHeartbeatIntervalMs: 1000,
-  kafkaTls: false,
+  opsPort: 8289, shutdownGraceMs: 25_000, shutdownDelayMs: 0,
+  kafkaSessionTimeoutMs: 6000, kafkaHeartbeatIntervalMs: 1000, kafkaTls: false,
 }
 
 export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {
@@ -141,7 +143,7 @@ export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS
     const flag = flags[field]
     if (flag !== undefined) raw[field] = typeof flag === 'boolean' ? flag : parse(flag)
     else if (env[envVar] !== undefined && env[envVar] !== '') raw[field] = parse(env[envVar]!)
-    else if (isSecret(field)) raw[field] = readSecretFile(field, (flags[`${field}File`] as string | undefined) ?? env[`${envVar}_FILE`])
+    else if (isSecret(field)) raw[field] = readSecretFile(field, secretFile(field, flags, env))
     if (raw[field] === undefined) delete raw[field]
   }
   if (!Value.Check(ConfigSchema, raw)) {
@@ -180,6 +182,8 @@ export function apiTarget(flags: Flags = {}, env: NodeJS.ProcessEnv = process.en
 }
 
 const isSecret = (field: string) => (SECRET_FIELDS as readonly string[]).includes(field)
+const secretFile = (field: string, flags: Flags, env: NodeJS.ProcessEnv) =>
+  (flags[`${field}File`] as string | undefined) ?? env[`${SOURCES[field][0]}_FILE`]
 
 /** A secret from a file (a mounted Secret): the content, without the trailing newline editors add. */
 function readSecretFile(field: string, path: string | undefined): string | undefined {
@@ -188,7 +192,8 @@ function readSecretFile(field: string, path: string | undefined): string | undef
     return readFileSync(path, 'utf8').replace(/\r?\n$/, '')
   } catch (err) {
     const where = `--${flagName(field)}-file / ${SOURCES[field][0]}_FILE`
-    throw new SluiceError('CONFIG_INVALID', `${field} (${where}): cannot read ${path}: ${(err as NodeJS.ErrnoException).code}`)
+    const code = (err as NodeJS.ErrnoException).code
+    throw new SluiceError('CONFIG_INVALID', `${field} (${where}): cannot read ${path}: ${code}`)
   }
 }
 

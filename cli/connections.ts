@@ -14,7 +14,7 @@ export function kafkaSecurity(config: Config): Pick<KafkaBusConfig, 'tls' | 'sas
       : undefined,
     // config.ts refuses a mechanism without a user name and password.
     sasl: config.kafkaSaslMechanism
-      ? { mechanism: config.kafkaSaslMechanism as 'plain' | 'scram-sha-256' | 'scram-sha-512', username: config.kafkaUsername!, password: config.kafkaPassword! }
+      ? { mechanism: config.kafkaSaslMechanism, username: config.kafkaUsername!, password: config.kafkaPassword! }
       : undefined,
   }
 }
@@ -30,7 +30,8 @@ export function clickhouseConnection(config: Config): ClickHouseConfig {
 }
 
 export function registryAuth(config: Config): { username: string; password: string } | undefined {
-  return config.schemaRegistryUser ? { username: config.schemaRegistryUser, password: config.schemaRegistryPassword ?? '' } : undefined
+  if (!config.schemaRegistryUser) return undefined
+  return { username: config.schemaRegistryUser, password: config.schemaRegistryPassword ?? '' }
 }
 
 /** A URL fit for a log line: a password written into it (user:password@host) is masked. */
@@ -45,13 +46,16 @@ export function redactUrl(url: string | undefined): string | null {
   }
 }
 
-function pem(config: Config, field: 'kafkaCaFile' | 'kafkaCertFile' | 'kafkaKeyFile' | 'clickhouseCaFile'): string | undefined {
+type PemSetting = 'kafkaCaFile' | 'kafkaCertFile' | 'kafkaKeyFile' | 'clickhouseCaFile'
+
+function pem(config: Config, field: PemSetting): string | undefined {
   const path = config[field]
   if (path === undefined) return undefined
   try {
     return readFileSync(path, 'utf8')
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    throw new SluiceError('CONFIG_INVALID', `${field} (--${flagName(field)} / ${SOURCES[field][0]}): cannot read ${path}: ${code}`)
+    const setting = `${field} (--${flagName(field)} / ${SOURCES[field][0]})`
+    throw new SluiceError('CONFIG_INVALID', `${setting}: cannot read ${path}: ${code}`)
   }
 }

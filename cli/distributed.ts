@@ -55,7 +55,9 @@ export async function startDistributed(config: Config, log: Logger, options: { f
     [topics.control]: { partitions: 1, compacted: true },
   })
   const control = await createTopicControlStore(bus, topics.control, log.child({ component: 'control' }))
-  const clickhouse = config.clickhouseUrl ? await createClickHouseStores(clickhouseConnection(config), log.child({ component: 'clickhouse' })) : undefined
+  const clickhouse = config.clickhouseUrl
+    ? await createClickHouseStores(clickhouseConnection(config), log.child({ component: 'clickhouse' }))
+    : undefined
   // Avro on the topics other Kafka consumers read (docs/avro.md); runs stay JSON.
   const avroConfig = { schemaRegistryUrl: config.schemaRegistryUrl, schemaRegistryAuth: registryAuth(config), topics }
   const avro = await createAvroCodecs(avroConfig, log.child({ component: 'avro' }))

@@ -54,7 +54,8 @@ export function createHealth(): Health {
     return reasons
   }
 
-  const json = (status: number, body: object): OpsResponse => ({ status, contentType: 'application/json', body: JSON.stringify(body) })
+  const json = (status: number, body: object): OpsResponse =>
+    ({ status, contentType: 'application/json', body: JSON.stringify(body) })
 
   return {
     addProbe: (name, probe) => void probes.set(name, probe),
@@ -72,7 +73,8 @@ export function createHealth(): Health {
       '/healthz': async () => json(200, { status: 'ok' }),
       '/readyz': async () => {
         const reasons = await readiness()
-        return Object.keys(reasons).length === 0 ? json(200, { status: 'ready' }) : json(503, { status: 'not_ready', reasons })
+        if (Object.keys(reasons).length > 0) return json(503, { status: 'not_ready', reasons })
+        return json(200, { status: 'ready' })
       },
     },
   }

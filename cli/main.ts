@@ -9,13 +9,16 @@ import { webhooksCommand, WEBHOOKS_USAGE } from './webhooks.ts'
 const BOOLEAN_FLAGS = new Set(['watch', 'kafkaTls'])
 // Every setting is a flag (config.ts names them); secrets also as --x-file.
 const SERVER_OPTIONS: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
-  ...Object.fromEntries(Object.keys(SOURCES).map((field) => [flagName(field), { type: BOOLEAN_FLAGS.has(field) ? 'boolean' : 'string' }])),
+  ...Object.fromEntries(Object.keys(SOURCES).map((field) => [
+    flagName(field),
+    { type: BOOLEAN_FLAGS.has(field) ? 'boolean' : 'string' },
+  ])),
   ...Object.fromEntries(SECRET_FIELDS.map((field) => [`${flagName(field)}-file`, { type: 'string' }])),
   role: { type: 'string', multiple: true },
 }
 
-const CONTROL_NOTE = `Control commands talk to a running server: --url (SLUICE_URL, default http://127.0.0.1:8288), --signing-key (SLUICE_SIGNING_KEY).
-In distributed mode point --url at the api role.`
+const CONTROL_NOTE = `Control commands talk to a running server: --url (SLUICE_URL, default http://127.0.0.1:8288),
+--signing-key (SLUICE_SIGNING_KEY). In distributed mode point --url at the api role.`
 
 const USAGE = `usage: sluice <command>
   dev     [--port 8288] [--host 127.0.0.1] [--data-dir .sluice] [--functions FILE] [--watch]
@@ -38,9 +41,10 @@ const COMMAND_USAGE: Record<string, () => string> = {
   runner: () => `usage: sluice runner --functions FILE [--watch] [settings…]
   Serves FILE's functions: against Kafka the runner role only; embedded a whole node.\n${settingsHelp()}`,
   keys: () => `usage: sluice keys create --env ENV | list | revoke KEY_ID\n${CONTROL_NOTE}`,
-  envs: () => `usage: sluice envs create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N] | list | archive NAME
+  envs: () => `usage: sluice envs create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N]
+                   | list | archive NAME\n${CONTROL_NOTE}`,
+  send: () => `usage: sluice send JSON [--key EVENT_KEY] [--env BRANCH]   (key also from SERVICE_EVENT_KEY)
 ${CONTROL_NOTE}`,
-  send: () => `usage: sluice send JSON [--key EVENT_KEY] [--env BRANCH]   (key also from SERVICE_EVENT_KEY)\n${CONTROL_NOTE}`,
   webhooks: () => `usage: sluice ${WEBHOOKS_USAGE.trimStart()}\n${CONTROL_NOTE}`,
 }
 
@@ -49,7 +53,8 @@ function settingsHelp(): string {
   const rows = Object.entries(SOURCES).map(([field, [envVar]]) => {
     const value = defaults[field]
     const shown = value === undefined || (Array.isArray(value) && value.length === 0) ? '' : ` (default ${value})`
-    const file = (SECRET_FIELDS as readonly string[]).includes(field) ? `, or --${flagName(field)}-file / ${envVar}_FILE` : ''
+    const secret = (SECRET_FIELDS as readonly string[]).includes(field)
+    const file = secret ? `, or --${flagName(field)}-file / ${envVar}_FILE` : ''
     return `  --${flagName(field)}  ${envVar}${shown}${file}`
   })
   return `Settings (flag, environment variable; docs/configuration.md says what each does):\n${rows.join('\n')}`

@@ -12,7 +12,10 @@ export function createOpsServer(config: { host: string; port: number }, routes: 
     const route = request.method === 'GET' || request.method === 'HEAD' ? routes[path] : undefined
     const answer = route ? route() : Promise.resolve(notFound(`${request.method} ${path}: no such route`))
     answer.then(
-      (r) => response.writeHead(r.status, { 'content-type': r.contentType }).end(request.method === 'HEAD' ? undefined : r.body),
+      (r) => {
+        response.writeHead(r.status, { 'content-type': r.contentType })
+        response.end(request.method === 'HEAD' ? undefined : r.body)
+      },
       () => response.writeHead(500).end(),
     )
   })
@@ -24,7 +27,8 @@ export function createOpsServer(config: { host: string; port: number }, routes: 
       }).catch((err) => {
         if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
         const where = `${config.host}:${config.port}`
-        throw new SluiceError('CONFIG_INVALID', `opsPort (--ops-port / SLUICE_OPS_PORT): ${where} is in use`, { cause: err })
+        const message = `opsPort (--ops-port / SLUICE_OPS_PORT): ${where} is in use`
+        throw new SluiceError('CONFIG_INVALID', message, { cause: err })
       })
       const address = server.address()
       const port = typeof address === 'object' && address ? address.port : config.port
@@ -38,7 +42,8 @@ export function createOpsServer(config: { host: string; port: number }, routes: 
 }
 
 function notFound(error: string): OpsResponse {
-  return { status: 404, contentType: 'application/json', body: JSON.stringify({ status: 404, code: 'NOT_FOUND', error }) }
+  const body = JSON.stringify({ status: 404, code: 'NOT_FOUND', error })
+  return { status: 404, contentType: 'application/json', body }
 }
 
 /**
@@ -53,6 +58,7 @@ export async function checkPortFree(host: string, port: number, setting: string)
     probe.listen(port, host, () => probe.close(() => resolve()))
   }).catch((err) => {
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
-    throw new SluiceError('CONFIG_INVALID', `${setting}: ${host}:${port} is in use; stop the other process or pick another port`, { cause: err })
+    const message = `${setting}: ${host}:${port} is in use; stop the other process or pick another port`
+    throw new SluiceError('CONFIG_INVALID', message, { cause: err })
   })
 }

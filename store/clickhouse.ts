@@ -96,11 +96,13 @@ function startupError(err: unknown, config: ClickHouseConfig): unknown {
   const where = new URL(config.url).host
   if (AUTH_CODES.has(String(e.code)) || /password|authentication failed/i.test(e.message ?? '')) {
     const setting = 'clickhouseUser / clickhousePassword (SLUICE_CLICKHOUSE_USER / SLUICE_CLICKHOUSE_PASSWORD)'
-    return new SluiceError('CREDENTIALS_REJECTED', `${setting}: ClickHouse at ${where} refused user ${config.username ?? 'default'}`, { cause: err })
+    const message = `${setting}: ClickHouse at ${where} refused user ${config.username ?? 'default'}`
+    return new SluiceError('CREDENTIALS_REJECTED', message, { cause: err })
   }
   if (UNTRUSTED.test(`${e.code} ${e.message}`)) {
     const setting = 'clickhouseCaFile (--clickhouse-ca-file / SLUICE_CLICKHOUSE_CA_FILE)'
-    return new SluiceError('CERTIFICATE_UNTRUSTED', `${setting}: the certificate of ClickHouse at ${where} is not trusted`, { cause: err })
+    const message = `${setting}: the certificate of ClickHouse at ${where} is not trusted`
+    return new SluiceError('CERTIFICATE_UNTRUSTED', message, { cause: err })
   }
   return err
 }
