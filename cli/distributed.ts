@@ -2,12 +2,10 @@
 // control plane's compacted topic, dedup changelogs) and ClickHouse (events, runs, webhook
 // requests). A local RocksDB in --data-dir holds only state restored from Kafka changelogs:
 // dedup partitions, and runner marks and parked retries.
-import { mkdir } from 'node:fs/promises'
 import { hostname } from 'node:os'
-import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { SluiceError } from '../core/errors.ts'
-import { openRocks } from '../core/rocks.ts'
+import type { Rocks } from '../core/rocks.ts'
 import { createKafkaBus } from '../bus/kafka.ts'
 import { functionStateTopic, topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
@@ -22,21 +20,20 @@ import { compose, run, ROLES, type Adapters, type Role, type Running } from './c
 import type { Config } from './config.ts'
 import { clickhouseConnection, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
 import type { Probe } from './health.ts'
-import { checkPortFree } from './ops-server.ts'
 
 const NEEDS_STORE: Role[] = ['sink', 'api', 'transformer']
 
-export async function startDistributed(config: Config, log: Logger, options: { functions?: SluiceFunction[] } = {}): Promise<Running> {
+/** `rocks`: the data dir's RocksDB, opened by server.ts before it loads this module (a data dir in use fails at once). */
+export async function startDistributed(
+  config: Config,
+  log: Logger,
+  options: { functions?: SluiceFunction[]; rocks: Rocks },
+): Promise<Running> {
   const roles = new Set<Role>(config.roles.includes('all') ? ROLES : (config.roles as Role[]))
   if (!config.clickhouseUrl && NEEDS_STORE.some((r) => roles.has(r))) {
     throw new SluiceError('CONFIG_INVALID', `clickhouseUrl (SLUICE_CLICKHOUSE_URL): the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`)
   }
-  // First: a port or data dir in use by another process is refused before any connection is made.
-  const serveHttp = roles.has('ingest') || roles.has('api')
-  if (serveHttp) await checkPortFree(config.host, config.port, 'port (--port / SLUICE_PORT)')
-  else await checkPortFree(config.host, config.opsPort, 'opsPort (--ops-port / SLUICE_OPS_PORT)')
-  await mkdir(config.dataDir, { recursive: true })
-  const rocks = await openRocks(join(config.dataDir, 'db'))
+  const rocks = options.rocks
   const bus = await createKafkaBus({
     brokers: config.kafkaBrokers,
     clientId: `sluice-${hostname()}-${process.pid}`,
@@ -99,3 +96,4 @@ function withoutClickHouse<T extends object>(): T {
   const refuse = () => Promise.reject(new SluiceError('CONFIG_INVALID', 'clickhouseUrl (SLUICE_CLICKHOUSE_URL): this node has no ClickHouse for its roles'))
   return new Proxy({} as T, { get: (_target, method) => (method === 'close' ? async () => {} : refuse) })
 }
+

@@ -2,7 +2,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { openRocks } from '../core/rocks.ts'
+import { openRocks, type Rocks } from '../core/rocks.ts'
 import { createLocalBus } from '../bus/local.ts'
 import { topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
@@ -19,9 +19,14 @@ import type { Config } from './config.ts'
 export type { Running }
 
 /** `functions`: served besides those of `config.functionsFile` (startRunner passes them in code). */
-export async function startEmbedded(config: Config, log: Logger, options: { functions?: SluiceFunction[] } = {}): Promise<Running> {
+/** `rocks`: the data dir's RocksDB when the caller opened it already (server.ts does). */
+export async function startEmbedded(
+  config: Config,
+  log: Logger,
+  options: { functions?: SluiceFunction[]; rocks?: Rocks } = {},
+): Promise<Running> {
   await mkdir(config.dataDir, { recursive: true })
-  const rocks = await openRocks(join(config.dataDir, 'db'))
+  const rocks = options.rocks ?? (await openRocks(join(config.dataDir, 'db')))
   const bus = createLocalBus(rocks, log.child({ component: 'bus' }), { maxBatchRecords: 1000, retentionCheckMs: 30_000, lingerMs: 2 })
   const topics = topicNames(config.topicPrefix)
   // One process: partitions of the event pipeline's topics would buy no parallelism, and each
