@@ -4,7 +4,7 @@
 // dedup changelog relies on it). Publishing: kafka-publisher.ts; consumer groups:
 // kafka-subscriber.ts; readPartition: kafka-reader.ts.
 import type { Logger } from 'pino'
-import { Kafka, logLevel, type Admin, type SASLOptions, type ITopicConfig, type logCreator } from 'kafkajs'
+import { Kafka, logLevel, type Admin, type KafkaConfig, type SASLOptions, type ITopicConfig, type logCreator } from 'kafkajs'
 import { SluiceError } from '../core/errors.ts'
 import { withRetry } from '../core/retry.ts'
 import type { Bus, Subscription, TopicSpec } from './types.ts'
@@ -42,7 +42,7 @@ const KEEP_TOMBSTONES_MS = String(100 * 365 * 24 * 3600 * 1000)
 export interface KafkaBus extends Bus { reachable(): Promise<boolean> }
 
 export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promise<KafkaBus> {
-  const kafka = new Kafka({
+  const options: KafkaConfig = {
     clientId: config.clientId,
     brokers: config.brokers,
     ssl: config.tls && {
@@ -56,12 +56,14 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
     requestTimeout: 10_000,
     logLevel: logLevel.INFO,
     logCreator: pinoLogCreator(log),
-  })
+  }
+  const kafka = new Kafka(options)
   const admin = kafka.admin()
   try {
     // A refused login or an untrusted certificate fails the same way every time: one short try
     // first, instead of the admin's ~10 s of retries, so a wrong setting stops startup at once.
-    const first = kafka.admin({ retry: { retries: 1, initialRetryTime: 200 } })
+    // (Connection retries are the client's, not the admin's: a client of its own.)
+    const first = new Kafka({ ...options, retry: { retries: 1, initialRetryTime: 200 } }).admin()
     await first.connect()
     await first.disconnect()
     await admin.connect()

@@ -143,7 +143,7 @@ export async function run(
   const ops = serveHttp ? undefined : createOpsServer({ host: config.host, port: config.opsPort }, health.routes)
   const started: Stage[] = []
   const stopStarted = async () => {
-    for (const stage of started.reverse()) await stage.stop()
+    for (const stage of [...started].reverse()) await stage.stop()
     await options.closeAdapters()
   }
   let url: string
