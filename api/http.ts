@@ -9,17 +9,22 @@ import type { EventLimits } from '../core/event.ts'
 import { swaggerOptions } from './openapi.ts'
 import { validationError, validatorCompiler } from './validation.ts'
 
+/** A plain GET route beside the API (/healthz, /readyz): the same handlers serve the ops listener of non-HTTP roles. */
+export type OpsRoutes = Record<string, () => Promise<{ status: number; contentType: string; body: string }>>
+
 export interface HttpConfig { host: string; port: number; trustProxy: string[] | false; eventLimits: EventLimits }
 
 export type RoutePlugin = (app: FastifyInstance) => Promise<void>
 
-export function createHttpServer(config: HttpConfig, log: Logger, plugins: RoutePlugin[]) {
+export function createHttpServer(config: HttpConfig, log: Logger, plugins: RoutePlugin[], opsRoutes: OpsRoutes = {}) {
   const app = Fastify({
     loggerInstance: log,
     // Per-request log lines would dominate the hot path; errors are logged by the handler below.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy === false ? false : config.trustProxy,
-    forceCloseConnections: true,
+    // On close, requests in flight finish (a graceful shutdown answers them); idle keep-alive
+    // connections are closed at once and, in stop() below, as soon as each goes idle.
+    forceCloseConnections: 'idle',
   })
   app.setValidatorCompiler(validatorCompiler)
   // Before the routes: it collects them as they are added.
@@ -35,8 +40,13 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`)
   })
   for (const plugin of plugins) app.register(plugin)
-  // For load balancers and Kubernetes probes: the process is up and serving HTTP.
-  app.get('/healthz', async () => ({ status: 'ok' }))
+  // For load balancers and Kubernetes probes (cli/health.ts).
+  for (const [path, route] of Object.entries(opsRoutes)) {
+    app.get(path, async (_request, reply) => {
+      const answer = await route()
+      return reply.code(answer.status).type(answer.contentType).send(answer.body)
+    })
+  }
   return {
     app,
     /** Every route served, as `METHOD /path/:param` (the OpenAPI test compares them with the document). */
@@ -52,7 +62,16 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
       const port = typeof address === 'object' && address ? address.port : config.port
       return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`
     },
-    stop: () => app.close(),
+    async stop() {
+      // Node closes the connections idle when close() starts; a keep-alive connection whose request
+      // finishes later would hold close() until its keep-alive timeout.
+      const idle = setInterval(() => app.server.closeIdleConnections(), 50)
+      try {
+        await app.close()
+      } finally {
+        clearInterval(idle)
+      }
+    },
   }
 }
 

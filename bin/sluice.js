@@ -10,6 +10,8 @@ const useSource = !import.meta.url.includes('/node_modules/') && existsSync(sour
 const { main } = await import(useSource ? source.href : new URL('../dist/cli/main.js', import.meta.url).href)
 const code = await main(process.argv.slice(2)).catch((err) => {
   process.stderr.write(`sluice: ${err.code ? err.code + ': ' : ''}${err.message}\n`)
-  return 1
+  // At once: Kafka clients, timers or half-opened stores would keep a failed server alive, and
+  // Kubernetes or systemd restart only a process that exits.
+  process.exit(1)
 })
 if (code >= 0) process.exitCode = code

@@ -18,11 +18,14 @@ import type { EventRecord, StoredEvent } from '../core/event.ts'
 import type { RawWebhookRequest } from '../core/raw-request.ts'
 import type { Codec } from './codec.ts'
 import type { TopicNames } from './topics.ts'
+import { SluiceError } from '../core/errors.ts'
 import { eventFromAvro, eventSchema, eventToAvro, rawRequestFromAvro, rawRequestSchema, rawRequestToAvro } from './avro-schemas.ts'
 
 export interface AvroCodecConfig {
   /** Register schemas there and write the Confluent wire format; absent: single-object encoding. */
   schemaRegistryUrl?: string
+  /** HTTP basic auth to the registry (Confluent Cloud: API key and secret). */
+  schemaRegistryAuth?: { username: string; password: string }
   topics: Pick<TopicNames, 'incoming' | 'events' | 'duplicates' | 'raw'>
 }
 
@@ -44,11 +47,30 @@ export async function createAvroCodecs(config: AvroCodecConfig, log: Logger): Pr
   if (config.schemaRegistryUrl) {
     // Loaded only when configured: the package pulls in every KMS SDK it supports.
     const { SchemaRegistryClient } = await import('@confluentinc/schemaregistry')
-    registry = new SchemaRegistryClient({ baseURLs: [config.schemaRegistryUrl] })
+    const auth = config.schemaRegistryAuth
+    registry = new SchemaRegistryClient({
+      baseURLs: [config.schemaRegistryUrl],
+      ...(auth && {
+        basicAuthCredentials: { credentialsSource: 'USER_INFO', userInfo: `${auth.username}:${auth.password}` },
+      }),
+    })
   }
-  const stored = await avroCodec<StoredEvent>(eventSchema, eventToAvro, eventFromAvro, registry, [topics.incoming, topics.events, topics.duplicates], log)
+  const storedTopics = [topics.incoming, topics.events, topics.duplicates]
+  const stored = await avroCodec<StoredEvent>(eventSchema, eventToAvro, eventFromAvro, registry, storedTopics, log)
+    .catch((err) => {
+      throw registryError(err)
+    })
   const raw = await avroCodec<RawWebhookRequest>(rawRequestSchema, rawRequestToAvro, rawRequestFromAvro, registry, [topics.raw], log)
   return { event: stored, stored, raw }
+}
+
+/** A 401/403 from the registry at startup names the settings; the password is never in the message. */
+function registryError(err: unknown): unknown {
+  const status = (err as { status?: number }).status
+  if (status !== 401 && status !== 403) return err
+  const setting = 'schemaRegistryUser / schemaRegistryPassword'
+    + ' (SLUICE_SCHEMA_REGISTRY_USER / SLUICE_SCHEMA_REGISTRY_PASSWORD)'
+  return new SluiceError('CREDENTIALS_REJECTED', `${setting}: the schema registry answered ${status}`, { cause: err })
 }
 
 /** One record type's codec; with a registry, its schema is registered under `<topic>-value` for each topic first. */

@@ -20,6 +20,8 @@ import type { ConsumedRecord, SubscribeOptions, Subscription, TopicPartitions } 
 
 export interface KafkaSubscriberConfig {
   sessionTimeoutMs: number
+  /** Default: a third of the session timeout. */
+  heartbeatIntervalMs?: number
   partitionsConsumedConcurrently: number
   maxBatchRecords: number
 }
@@ -40,7 +42,7 @@ export function toConsumedRecord(message: KafkaMessage): ConsumedRecord {
 }
 
 export async function subscribeKafka(kafka: Kafka, options: SubscribeOptions, config: KafkaSubscriberConfig, log: Logger): Promise<Subscription> {
-  const heartbeatIntervalMs = Math.max(100, Math.floor(config.sessionTimeoutMs / 3))
+  const heartbeatIntervalMs = config.heartbeatIntervalMs ?? Math.max(100, Math.floor(config.sessionTimeoutMs / 3))
   const consumer = kafka.consumer({
     groupId: options.group,
     sessionTimeout: config.sessionTimeoutMs,

@@ -4,7 +4,7 @@
 // dedup changelog relies on it). Publishing: kafka-publisher.ts; consumer groups:
 // kafka-subscriber.ts; readPartition: kafka-reader.ts.
 import type { Logger } from 'pino'
-import { Kafka, logLevel, type Admin, type ITopicConfig, type logCreator } from 'kafkajs'
+import { Kafka, logLevel, type Admin, type KafkaConfig, type SASLOptions, type ITopicConfig, type logCreator } from 'kafkajs'
 import { SluiceError } from '../core/errors.ts'
 import { retryPolicies, withRetry } from '../core/retry.ts'
 import type { Bus, Subscription, TopicSpec } from './types.ts'
@@ -19,8 +19,18 @@ export interface KafkaBusConfig {
   publishTimeoutMs?: number
   /** A consumer that stops heartbeating for this long loses its partitions to the rest of its group. */
   sessionTimeoutMs?: number
+  heartbeatIntervalMs?: number
+  /** TLS to the brokers; PEM text. Without `ca`, Node's trusted roots (a managed Kafka's public CA). */
+  tls?: { ca?: string; cert?: string; key?: string }
+  sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
   partitionsConsumedConcurrently?: number
   maxBatchRecords?: number
+  /**
+   * Put before every consumer group id, so deployments sharing a Kafka (each with its topic prefix)
+   * do not share groups: members of one group rebalance together, and a crashed member of one
+   * deployment would stall the other's rebalances for a session timeout.
+   */
+  groupPrefix?: string
 }
 
 // Tombstones on compacted topics are kept (Kafka's default drops them a day after cleaning), so the
@@ -28,20 +38,37 @@ export interface KafkaBusConfig {
 // costs one empty record; the control plane and the dedup changelog (no deletes) stay small.
 const KEEP_TOMBSTONES_MS = String(100 * 365 * 24 * 3600 * 1000)
 
-export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promise<Bus> {
-  const kafka = new Kafka({
+/** The Kafka Bus, and whether a broker answers now (readiness). */
+export interface KafkaBus extends Bus { reachable(): Promise<boolean> }
+
+export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promise<KafkaBus> {
+  const options: KafkaConfig = {
     clientId: config.clientId,
     brokers: config.brokers,
+    ssl: config.tls && {
+      ca: config.tls.ca && [config.tls.ca],
+      cert: config.tls.cert,
+      key: config.tls.key,
+      rejectUnauthorized: true,
+    },
+    sasl: config.sasl && ({ ...config.sasl } as SASLOptions),
     connectionTimeout: 1000,
     requestTimeout: 10_000,
     logLevel: logLevel.INFO,
     logCreator: pinoLogCreator(log),
-  })
+  }
+  const kafka = new Kafka(options)
   const admin = kafka.admin()
   try {
+    // A refused login or an untrusted certificate fails the same way every time: one short try
+    // first, instead of the admin's ~10 s of retries, so a wrong setting stops startup at once.
+    // (Connection retries are the client's, not the admin's: a client of its own.)
+    const first = new Kafka({ ...options, retry: { retries: 1, initialRetryTime: 200 } }).admin()
+    await first.connect()
+    await first.disconnect()
     await admin.connect()
   } catch (err) {
-    throw new SluiceError('LOG_UNAVAILABLE', `cannot reach Kafka at ${config.brokers.join(',')}`, { cause: err })
+    throw connectError(err, config)
   }
   const publisher = createKafkaPublisher(kafka, { timeoutMs: config.publishTimeoutMs ?? 1000 }, log)
   await publisher.connect().catch(async (err) => {
@@ -50,6 +77,7 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
   })
   const subscriberConfig = {
     sessionTimeoutMs: config.sessionTimeoutMs ?? 30_000,
+    heartbeatIntervalMs: config.heartbeatIntervalMs,
     partitionsConsumedConcurrently: config.partitionsConsumedConcurrently ?? 8,
     maxBatchRecords: config.maxBatchRecords ?? 500,
   }
@@ -77,7 +105,8 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
     ensureTopics,
     publish: (topic, records) => publisher.publish(topic, records),
     async subscribe(options) {
-      const subscription = await subscribeKafka(kafka, options, subscriberConfig, log)
+      const group = (config.groupPrefix ?? '') + options.group
+      const subscription = await subscribeKafka(kafka, { ...options, group }, subscriberConfig, log)
       const tracked: Subscription = {
         async stop() {
           await subscription.stop()
@@ -87,6 +116,11 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
       subscriptions.add(tracked)
       return tracked
     },
+    async reachable() {
+      // Metadata from any broker: what every publish and fetch needs first.
+      await admin.describeCluster()
+      return true
+    },
     readPartition: (topic, partition, onRecords) => readKafkaPartition(kafka, admin, config.clientId, topic, partition, onRecords),
     async close() {
       await Promise.all([...subscriptions].map((s) => s.stop()))
@@ -94,6 +128,33 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
       await admin.disconnect().catch(() => {})
     },
   }
+}
+
+// Node's TLS verification failures: the brokers' certificate is not signed by a CA we trust.
+const UNTRUSTED = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID',
+])
+
+/** A refused login or certificate is a setting to fix, said once; not an outage to retry. */
+function connectError(err: unknown, config: KafkaBusConfig): SluiceError {
+  const chain: Array<{ name?: string; code?: string; message?: string }> = []
+  // kafkajs wraps: KafkaJSNumberOfRetriesExceeded → originalError → …
+  let e = err as Record<string, unknown> | undefined
+  for (; e && chain.length < 5; e = (e.originalError ?? e.cause) as typeof e) chain.push(e as (typeof chain)[number])
+  const where = config.brokers.join(',')
+  if (chain.some((e) => e.name === 'KafkaJSSASLAuthenticationError')) {
+    const how = `SASL ${config.sasl?.mechanism ?? ''} as ${config.sasl?.username ?? '?'}`
+    const setting = 'kafkaUsername / kafkaPassword (SLUICE_KAFKA_USERNAME / SLUICE_KAFKA_PASSWORD)'
+    return new SluiceError('CREDENTIALS_REJECTED', `${setting}: Kafka at ${where} refused ${how}`, { cause: err })
+  }
+  const tls = chain.find((e) => e.code !== undefined && UNTRUSTED.has(e.code))
+  if (tls) {
+    const setting = 'kafkaCaFile (--kafka-ca-file / SLUICE_KAFKA_CA_FILE)'
+    const message = `${setting}: the certificate of Kafka at ${where} is not trusted (${tls.code})`
+    return new SluiceError('CERTIFICATE_UNTRUSTED', message, { cause: err })
+  }
+  return new SluiceError('LOG_UNAVAILABLE', `cannot reach Kafka at ${where}`, { cause: err })
 }
 
 function topicConfig(topic: string, spec: TopicSpec): ITopicConfig {

@@ -27,6 +27,8 @@ import { createHttpServer, type RoutePlugin } from '../api/http.ts'
 import { createFunctionParts } from './parts-functions.ts'
 import { createWebhookParts } from './parts-webhooks.ts'
 import type { Config } from './config.ts'
+import { createHealth, type Health, type Probe } from './health.ts'
+import { createOpsServer } from './ops-server.ts'
 
 export const ROLES = ['ingest', 'transformer', 'dedup', 'router', 'sink', 'runner', 'api'] as const
 export type Role = (typeof ROLES)[number]
@@ -53,8 +55,19 @@ export interface ComposeOptions {
   functionScope: SyncScope
 }
 
+export interface Parts { stages: Stage[]; http: RoutePlugin[]; health: Health }
+
 /** Stages in start order, and the HTTP routes of the ingest and api roles. */
-export function compose(adapters: Adapters, config: Config, log: Logger, options: ComposeOptions): { stages: Stage[]; http: RoutePlugin[] } {
+export function compose(adapters: Adapters, config: Config, log: Logger, options: ComposeOptions): Parts {
+  const health = createHealth()
+  // Not ready while a partition's state is being restored (after a start or a rebalance).
+  const given = adapters
+  adapters = {
+    ...given,
+    openDedupStore: (partition) => health.track('dedup partitions restoring', given.openDedupStore(partition)),
+    openRunnerState: (scope, partition) =>
+      health.track('runner partitions restoring', given.openRunnerState(scope, partition)),
+  }
   const { bus, topics, codecs, roles } = { ...adapters, roles: options.roles }
   const envs = createEnvs(adapters.control)
   const keys = createKeys(adapters.control, envs)
@@ -105,25 +118,73 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     http.push(createApi({ keys, envs, events: adapters.events, log, extraRoutes: [...functions.routes, ...webhooks.routes] }, { devMode: config.mode === 'dev', signingKey: config.signingKey }).routes)
     http.push(dashboardRoutes)
   }
-  return { stages, http }
+  return { stages, http, health }
 }
 
 export interface Running { url: string; routes: string[]; stop(): Promise<void> }
 
-/** Starts the stages, then HTTP; stops HTTP, the stages in reverse, then `closeAdapters`. */
-export async function run(config: Config, log: Logger, parts: { stages: Stage[]; http: RoutePlugin[] }, upFields: object, closeAdapters: () => Promise<void>): Promise<Running> {
+export interface RunOptions {
+  /** Readiness probes of the process's connections (Kafka, ClickHouse). */
+  probes?: Record<string, Probe>
+  closeAdapters(): Promise<void>
+}
+
+/**
+ * Starts the listener, then the stages: HTTP (with /healthz and /readyz) when the process serves an
+ * HTTP role, else the ops listener on --ops-port. stop(): not ready, the HTTP listener drains and
+ * closes, the stages stop in reverse (consumers commit and leave), the adapters close, and the ops
+ * listener last, so probes get answers during the drain.
+ */
+export async function run(
+  config: Config,
+  log: Logger,
+  parts: Parts,
+  upFields: object,
+  options: RunOptions,
+): Promise<Running> {
+  const health = parts.health
+  for (const [name, probe] of Object.entries(options.probes ?? {})) health.addProbe(name, probe)
+  const serveHttp = parts.http.length > 0
   const trustProxy = config.trustProxy.length ? config.trustProxy : false
-  const http = createHttpServer({ host: config.host, port: config.port, trustProxy, eventLimits: config }, log, parts.http)
-  for (const stage of parts.stages) await stage.start()
-  const url = await http.start()
+  const http = serveHttp
+    ? createHttpServer({ host: config.host, port: config.port, trustProxy, eventLimits: config }, log, parts.http, health.routes)
+    : undefined
+  const ops = serveHttp ? undefined : createOpsServer({ host: config.host, port: config.opsPort }, health.routes)
+  const started: Stage[] = []
+  const stopStarted = async () => {
+    for (const stage of [...started].reverse()) await stage.stop()
+    await options.closeAdapters()
+  }
+  let url: string
+  try {
+    // The listener first: a busy port fails the start at once, and probes get answers (healthz
+    // 200, readyz 503 "starting") while partitions are restored.
+    url = await (http ?? ops)!.start()
+    for (const stage of parts.stages) {
+      await stage.start()
+      started.push(stage)
+    }
+  } catch (err) {
+    // An embedding process (startRunner) lives on: release what was opened before rethrowing.
+    await http?.stop().catch(() => {})
+    await ops?.stop().catch(() => {})
+    await stopStarted().catch((cleanup) => log.warn({ err: cleanup }, 'cleanup after a failed start failed'))
+    throw err
+  }
+  health.markStarted()
   log.info({ url, ...upFields }, 'sluice is up')
   return {
     url,
-    routes: http.routes(),
+    routes: http?.routes() ?? Object.keys(health.routes).map((path) => `GET ${path}`),
     async stop() {
-      await http.stop()
-      for (const stage of [...parts.stages].reverse()) await stage.stop()
-      await closeAdapters()
+      health.markStopping()
+      if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs))
+      await http?.stop()
+      try {
+        await stopStarted()
+      } finally {
+        await ops?.stop()
+      }
     },
   }
 }

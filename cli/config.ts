@@ -1,10 +1,42 @@
 // The only module that reads process.env. Flags win over env vars, env vars over defaults;
 // one TypeBox schema validates the result, which is frozen and handed out in slices.
+import { readFileSync } from 'node:fs'
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { SluiceError } from '../core/errors.ts'
 
 const Int = (min: number, max = Number.MAX_SAFE_INTEGER) => Type.Integer({ minimum: min, maximum: max })
+
+const Text = Type.String({ minLength: 1 })
+
+// Health, shutdown and secure connections (docs/operations.md).
+const OPS_SETTINGS = {
+  /** The /healthz and /readyz listener of a process that serves no HTTP role (the others answer on `port`). */
+  opsPort: Int(0, 65535),
+  /** SIGTERM: the time to drain and exit in, below Kubernetes' 30 s terminationGracePeriodSeconds. */
+  shutdownGraceMs: Int(1000, 600_000),
+  /** SIGTERM: /readyz answers 503 this long before the listener closes, so load balancers stop sending first. */
+  shutdownDelayMs: Int(0, 60_000),
+  kafkaSessionTimeoutMs: Int(1000, 300_000),
+  kafkaHeartbeatIntervalMs: Int(100, 60_000),
+  kafkaTls: Type.Boolean(),
+  kafkaCaFile: Type.Optional(Text),
+  kafkaCertFile: Type.Optional(Text),
+  kafkaKeyFile: Type.Optional(Text),
+  kafkaSaslMechanism: Type.Optional(
+    Type.Union([Type.Literal('plain'), Type.Literal('scram-sha-256'), Type.Literal('scram-sha-512')]),
+  ),
+  kafkaUsername: Type.Optional(Text),
+  kafkaPassword: Type.Optional(Text),
+  clickhouseUser: Type.Optional(Text),
+  clickhousePassword: Type.Optional(Type.String()),
+  clickhouseCaFile: Type.Optional(Text),
+  schemaRegistryUser: Type.Optional(Text),
+  schemaRegistryPassword: Type.Optional(Text),
+}
+
+/** Settings that may also be read from a file: `SLUICE_X_FILE` / `--x-file` (Kubernetes Secret volumes). */
+export const SECRET_FIELDS = ['signingKey', 'kafkaPassword', 'clickhousePassword', 'schemaRegistryPassword'] as const
 
 export const ConfigSchema = Type.Object({
   mode: Type.Union([Type.Literal('dev'), Type.Literal('start')]),
@@ -52,13 +84,14 @@ export const ConfigSchema = Type.Object({
   localLogBatchRecords: Int(1, 100_000),
   localLogLingerMs: Int(0, 1000),
   localLogRetentionCheckMs: Int(1000),
+  ...OPS_SETTINGS,
 })
 
 export type Config = Readonly<Static<typeof ConfigSchema>>
 export type Flags = Record<string, string | boolean | undefined>
 
 // flag name → [env var, parse]
-const SOURCES: Record<string, [string, (v: string) => unknown]> = {
+export const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   roles: ['SLUICE_ROLES', list],
   host: ['SLUICE_HOST', String],
   port: ['SLUICE_PORT', Number],
@@ -97,9 +130,32 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   localLogBatchRecords: ['SLUICE_LOCAL_LOG_BATCH_RECORDS', Number],
   localLogLingerMs: ['SLUICE_LOCAL_LOG_LINGER_MS', Number],
   localLogRetentionCheckMs: ['SLUICE_LOCAL_LOG_RETENTION_CHECK_MS', Number],
+  maxNameLength: ['SLUICE_MAX_NAME_LENGTH', Number],
+  maxIdLength: ['SLUICE_MAX_ID_LENGTH', Number],
+  opsPort: ['SLUICE_OPS_PORT', Number],
+  shutdownGraceMs: ['SLUICE_SHUTDOWN_GRACE_MS', Number],
+  shutdownDelayMs: ['SLUICE_SHUTDOWN_DELAY_MS', Number],
+  kafkaSessionTimeoutMs: ['SLUICE_KAFKA_SESSION_TIMEOUT_MS', Number],
+  kafkaHeartbeatIntervalMs: ['SLUICE_KAFKA_HEARTBEAT_INTERVAL_MS', Number],
+  kafkaTls: ['SLUICE_KAFKA_TLS', bool],
+  kafkaCaFile: ['SLUICE_KAFKA_CA_FILE', String],
+  kafkaCertFile: ['SLUICE_KAFKA_CERT_FILE', String],
+  kafkaKeyFile: ['SLUICE_KAFKA_KEY_FILE', String],
+  kafkaSaslMechanism: ['SLUICE_KAFKA_SASL_MECHANISM', (v) => v.toLowerCase()],
+  kafkaUsername: ['SLUICE_KAFKA_USERNAME', String],
+  kafkaPassword: ['SLUICE_KAFKA_PASSWORD', String],
+  clickhouseUser: ['SLUICE_CLICKHOUSE_USER', String],
+  clickhousePassword: ['SLUICE_CLICKHOUSE_PASSWORD', String],
+  clickhouseCaFile: ['SLUICE_CLICKHOUSE_CA_FILE', String],
+  schemaRegistryUser: ['SLUICE_SCHEMA_REGISTRY_USER', String],
+  schemaRegistryPassword: ['SLUICE_SCHEMA_REGISTRY_PASSWORD', String],
 }
 
-const DEFAULTS = {
+/** The command-line flag of a setting (`--kebab-name` but for these). */
+const FLAG_NAMES: Record<string, string> = { roles: 'role', functionsFile: 'functions' }
+export const flagName = (field: string): string => FLAG_NAMES[field] ?? kebab(field)
+
+export const DEFAULTS = {
   roles: ['all'], host: '127.0.0.1', port: 8288, dataDir: '.sluice', logLevel: 'info', trustProxy: [],
   maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxEventsPerSecond: 0, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
   partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], clickhouseDatabase: 'sluice', watch: false,
@@ -115,6 +171,8 @@ const DEFAULTS = {
   localLogBatchRecords: 1000,
   localLogLingerMs: 2,
   localLogRetentionCheckMs: 30_000,
+  opsPort: 8289, shutdownGraceMs: 25_000, shutdownDelayMs: 0,
+  kafkaSessionTimeoutMs: 6000, kafkaHeartbeatIntervalMs: 1000, kafkaTls: false,
 }
 
 export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {
@@ -123,22 +181,62 @@ export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS
     const flag = flags[field]
     if (flag !== undefined) raw[field] = typeof flag === 'boolean' ? flag : parse(flag)
     else if (env[envVar] !== undefined && env[envVar] !== '') raw[field] = parse(env[envVar]!)
+    else if (isSecret(field)) raw[field] = readSecretFile(field, secretFile(field, flags, env))
+    if (raw[field] === undefined) delete raw[field]
   }
   if (!Value.Check(ConfigSchema, raw)) {
     const first = Value.Errors(ConfigSchema, raw).First()!
     const field = first.path.slice(1).split('/')[0]
-    const hint = SOURCES[field] ? ` (--${kebab(field)} / ${SOURCES[field][0]})` : ''
+    const hint = SOURCES[field] ? ` (--${flagName(field)} / ${SOURCES[field][0]})` : ''
     throw new SluiceError('CONFIG_INVALID', `${field}${hint}: ${first.message}`)
   }
   const config = raw as Config
   if (mode === 'start' && !config.signingKey) throw new SluiceError('CONFIG_INVALID', 'signingKey (--signing-key / SLUICE_SIGNING_KEY): required by sluice start (at least 16 characters)')
+  checkPairs(config)
   return Object.freeze(config)
+}
+
+/** Settings that mean nothing alone: refused at startup rather than silently ignored. */
+function checkPairs(config: Config): void {
+  const need = (field: keyof Config, other: keyof Config, why: string) => {
+    if (config[field] !== undefined && config[other] === undefined) {
+      const setting = (f: string) => `${f} (--${flagName(f)} / ${SOURCES[f][0]})`
+      throw new SluiceError('CONFIG_INVALID', `${setting(other)}: required with ${setting(field)}: ${why}`)
+    }
+  }
+  need('kafkaSaslMechanism', 'kafkaUsername', 'SASL signs in with a user name')
+  need('kafkaSaslMechanism', 'kafkaPassword', 'SASL signs in with a password')
+  need('kafkaUsername', 'kafkaSaslMechanism', 'say which SASL mechanism the brokers take')
+  need('kafkaCertFile', 'kafkaKeyFile', 'a client certificate needs its private key')
+  need('kafkaKeyFile', 'kafkaCertFile', 'a private key needs its client certificate')
+  need('clickhousePassword', 'clickhouseUser', 'the password belongs to a user')
+  need('schemaRegistryPassword', 'schemaRegistryUser', 'the password belongs to a user')
 }
 
 /** Where the CLI's control commands find the server. */
 export function apiTarget(flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): { url: string; signingKey?: string; eventKey?: string } {
   const url = (flags.url as string | undefined) ?? env.SLUICE_URL ?? `http://127.0.0.1:${env.SLUICE_PORT ?? 8288}`
   return { url, signingKey: (flags.signingKey as string | undefined) ?? env.SLUICE_SIGNING_KEY, eventKey: env.SERVICE_EVENT_KEY }
+}
+
+const isSecret = (field: string) => (SECRET_FIELDS as readonly string[]).includes(field)
+const secretFile = (field: string, flags: Flags, env: NodeJS.ProcessEnv) =>
+  (flags[`${field}File`] as string | undefined) ?? env[`${SOURCES[field][0]}_FILE`]
+
+/** A secret from a file (a mounted Secret): the content, without the trailing newline editors add. */
+function readSecretFile(field: string, path: string | undefined): string | undefined {
+  if (!path) return undefined
+  try {
+    return readFileSync(path, 'utf8').replace(/\r?\n$/, '')
+  } catch (err) {
+    const where = `--${flagName(field)}-file / ${SOURCES[field][0]}_FILE`
+    const code = (err as NodeJS.ErrnoException).code
+    throw new SluiceError('CONFIG_INVALID', `${field} (${where}): cannot read ${path}: ${code}`)
+  }
+}
+
+function bool(v: string): boolean {
+  return v === 'true' || v === '1'
 }
 
 function list(v: string): string[] {

@@ -2,12 +2,10 @@
 // control plane's compacted topic, dedup changelogs) and ClickHouse (events, runs, webhook
 // requests). A local RocksDB in --data-dir holds only state restored from Kafka changelogs:
 // dedup partitions, and runner marks and parked retries.
-import { mkdir } from 'node:fs/promises'
 import { hostname } from 'node:os'
-import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { SluiceError } from '../core/errors.ts'
-import { openRocks } from '../core/rocks.ts'
+import type { Rocks } from '../core/rocks.ts'
 import { createKafkaBus } from '../bus/kafka.ts'
 import { functionStateTopic, topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
@@ -19,15 +17,31 @@ import { openChangelogRunnerState } from '../runner/changelog.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Role, type Running } from './compose.ts'
 import type { Config } from './config.ts'
+import { clickhouseConnection, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
+import type { Probe } from './health.ts'
 
 const NEEDS_STORE: Role[] = ['sink', 'api', 'transformer']
 
-export async function startDistributed(config: Config, log: Logger, options: { functions?: SluiceFunction[] } = {}): Promise<Running> {
+/** `rocks`: the data dir's RocksDB, opened by server.ts before it loads this module (a data dir in use fails at once). */
+export async function startDistributed(
+  config: Config,
+  log: Logger,
+  options: { functions?: SluiceFunction[]; rocks: Rocks },
+): Promise<Running> {
   const roles = new Set<Role>(config.roles.includes('all') ? ROLES : (config.roles as Role[]))
   if (!config.clickhouseUrl && NEEDS_STORE.some((r) => roles.has(r))) {
     throw new SluiceError('CONFIG_INVALID', `clickhouseUrl (SLUICE_CLICKHOUSE_URL): the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`)
   }
-  const bus = await createKafkaBus({ brokers: config.kafkaBrokers, clientId: `sluice-${hostname()}-${process.pid}` }, log.child({ component: 'kafka' }))
+  const rocks = options.rocks
+  const bus = await createKafkaBus({
+    brokers: config.kafkaBrokers,
+    clientId: `sluice-${hostname()}-${process.pid}`,
+    sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+    heartbeatIntervalMs: config.kafkaHeartbeatIntervalMs,
+    // The default prefix keeps the group ids of deployments made before groups were prefixed (their offsets).
+    groupPrefix: config.topicPrefix === 'sluice' ? '' : `${config.topicPrefix}.`,
+    ...kafkaSecurity(config),
+  }, log.child({ component: 'kafka' }))
   const topics = topicNames(config.topicPrefix)
   const partitions = { partitions: config.partitions }
   await bus.ensureTopics({
@@ -37,18 +51,12 @@ export async function startDistributed(config: Config, log: Logger, options: { f
     [topics.control]: { partitions: 1, compacted: true },
   })
   const control = await createTopicControlStore(bus, topics.control, log.child({ component: 'control' }))
-  const clickhouse = config.clickhouseUrl ? await createClickHouseStores({
-    url: config.clickhouseUrl,
-    database: config.clickhouseDatabase,
-    limits: {
-      queryTimeoutSeconds: config.clickhouseQueryTimeoutSeconds,
-      maxRowsToRead: config.clickhouseMaxRowsToRead,
-    },
-  }, log.child({ component: 'clickhouse' })) : undefined
-  await mkdir(config.dataDir, { recursive: true })
-  const rocks = await openRocks(join(config.dataDir, 'db'))
+  const clickhouse = config.clickhouseUrl
+    ? await createClickHouseStores(clickhouseConnection(config), log.child({ component: 'clickhouse' }))
+    : undefined
   // Avro on the topics other Kafka consumers read (docs/avro.md); runs stay JSON.
-  const avro = await createAvroCodecs({ schemaRegistryUrl: config.schemaRegistryUrl, topics }, log.child({ component: 'avro' }))
+  const avroConfig = { schemaRegistryUrl: config.schemaRegistryUrl, schemaRegistryAuth: registryAuth(config), topics }
+  const avro = await createAvroCodecs(avroConfig, log.child({ component: 'avro' }))
   const adapters: Adapters = {
     bus,
     topics,
@@ -66,11 +74,19 @@ export async function startDistributed(config: Config, log: Logger, options: { f
     },
   }
   const parts = compose(adapters, config, log, { roles, functions: options.functions ?? [], functionScope: { kind: 'served-apps' } })
-  return run(config, log, parts, { roles: [...roles], kafka: config.kafkaBrokers, clickhouse: config.clickhouseUrl ?? null }, async () => {
-    await control.close()
-    await bus.close()
-    await clickhouse?.close()
-    await rocks.close()
+  const probes: Record<string, Probe> = {
+    kafka: async () => ((await bus.reachable()) ? undefined : 'not reachable'),
+    ...(clickhouse && { clickhouse: async () => ((await clickhouse.reachable()) ? undefined : 'not reachable') }),
+  }
+  const upFields = { roles: [...roles], kafka: config.kafkaBrokers, clickhouse: redactUrl(config.clickhouseUrl) }
+  return run(config, log, parts, upFields, {
+    probes,
+    async closeAdapters() {
+      await control.close()
+      await bus.close()
+      await clickhouse?.close()
+      await rocks.close()
+    },
   })
 }
 
@@ -79,3 +95,4 @@ function withoutClickHouse<T extends object>(): T {
   const refuse = () => Promise.reject(new SluiceError('CONFIG_INVALID', 'clickhouseUrl (SLUICE_CLICKHOUSE_URL): this node has no ClickHouse for its roles'))
   return new Proxy({} as T, { get: (_target, method) => (method === 'close' ? async () => {} : refuse) })
 }
+

@@ -2,7 +2,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { openRocks } from '../core/rocks.ts'
+import { openRocks, type Rocks } from '../core/rocks.ts'
 import { createLocalBus } from '../bus/local.ts'
 import { topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
@@ -22,14 +22,15 @@ export type { Running }
 /**
  * `functions`: served besides those of `config.functionsFile` (startRunner passes them in code).
  * `httpPlugins`: registered before the routes (tests check every response against its schema).
+ * `rocks`: the data dir's RocksDB when the caller opened it already (server.ts does).
  */
 export async function startEmbedded(
   config: Config,
   log: Logger,
-  options: { functions?: SluiceFunction[]; httpPlugins?: RoutePlugin[] } = {},
+  options: { functions?: SluiceFunction[]; httpPlugins?: RoutePlugin[]; rocks?: Rocks } = {},
 ): Promise<Running> {
   await mkdir(config.dataDir, { recursive: true })
-  const rocks = await openRocks(join(config.dataDir, 'db'))
+  const rocks = options.rocks ?? (await openRocks(join(config.dataDir, 'db')))
   const bus = createLocalBus(rocks, log.child({ component: 'bus' }), {
     maxBatchRecords: config.localLogBatchRecords,
     retentionCheckMs: config.localLogRetentionCheckMs,
@@ -59,9 +60,11 @@ export async function startEmbedded(
   // This process is the only one serving functions: the registry is exactly what it serves.
   const parts = compose(adapters, config, log, { roles: new Set(ROLES), functions: options.functions ?? [], functionScope: { kind: 'all' } })
   const http = [...(options.httpPlugins ?? []), ...parts.http]
-  return run(config, log, { ...parts, http }, { dataDir: config.dataDir, mode: config.mode }, async () => {
-    await bus.close()
-    for (const store of [adapters.events, adapters.runs, adapters.requests, adapters.control]) await store.close()
-    await rocks.close()
+  return run(config, log, { ...parts, http }, { dataDir: config.dataDir, mode: config.mode }, {
+    async closeAdapters() {
+      await bus.close()
+      for (const store of [adapters.events, adapters.runs, adapters.requests, adapters.control]) await store.close()
+      await rocks.close()
+    },
   })
 }

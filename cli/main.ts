@@ -1,16 +1,24 @@
 // The `sluice` command.
 import { parseArgs } from 'node:util'
-import { loadConfig, type Config, type Flags } from './config.ts'
+import { DEFAULTS, SECRET_FIELDS, SOURCES, flagName, loadConfig, type Config, type Flags } from './config.ts'
 import { createLogger } from './log.ts'
 import { controlCommand } from './control.ts'
 import { checkRunnerConfig, runnerConfig } from './runner.ts'
 import { webhooksCommand, WEBHOOKS_USAGE } from './webhooks.ts'
 
-const SERVER_OPTIONS = {
-  port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' }, 'signing-key': { type: 'string' },
-  'log-level': { type: 'string' }, 'trust-proxy': { type: 'string' }, role: { type: 'string', multiple: true },
-  functions: { type: 'string' }, watch: { type: 'boolean' }, partitions: { type: 'string' },
-} as const
+const BOOLEAN_FLAGS = new Set(['watch', 'kafkaTls'])
+// Every setting is a flag (config.ts names them); secrets also as --x-file.
+const SERVER_OPTIONS: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
+  ...Object.fromEntries(Object.keys(SOURCES).map((field) => [
+    flagName(field),
+    { type: BOOLEAN_FLAGS.has(field) ? 'boolean' : 'string' },
+  ])),
+  ...Object.fromEntries(SECRET_FIELDS.map((field) => [`${flagName(field)}-file`, { type: 'string' }])),
+  role: { type: 'string', multiple: true },
+}
+
+const CONTROL_NOTE = `Control commands talk to a running server: --url (SLUICE_URL, default http://127.0.0.1:8288),
+--signing-key (SLUICE_SIGNING_KEY). In distributed mode point --url at the api role.`
 
 const USAGE = `usage: sluice <command>
   dev     [--port 8288] [--host 127.0.0.1] [--data-dir .sluice] [--functions FILE] [--watch]
@@ -20,15 +28,45 @@ const USAGE = `usage: sluice <command>
   envs    create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N] | list | archive NAME
   send    JSON [--key EVENT_KEY] [--env BRANCH]
 ${WEBHOOKS_USAGE}
-Control commands talk to a running server: --url (SLUICE_URL, default http://127.0.0.1:8288), --signing-key (SLUICE_SIGNING_KEY).`
+${CONTROL_NOTE}
+sluice <command> --help: the command's own usage and settings.`
+
+/** `sluice <command> --help`: each command's own usage; the server commands list every setting. */
+const COMMAND_USAGE: Record<string, () => string> = {
+  dev: () => `usage: sluice dev [--port 8288] [--host 127.0.0.1] [--data-dir .sluice] [--functions FILE] [--watch]
+  A development server: every role in one process, open REST API, any event key.\n${settingsHelp()}`,
+  start: () => `usage: sluice start [--role ROLE…] [--port …] [--data-dir …] [--signing-key …]
+  Embedded (one process, RocksDB) unless SLUICE_KAFKA_BROKERS is set; then the roles named by --role
+  (ingest, transformer, dedup, router, sink, runner, api; default all) on Kafka and ClickHouse.\n${settingsHelp()}`,
+  runner: () => `usage: sluice runner --functions FILE [--watch] [settings…]
+  Serves FILE's functions: against Kafka the runner role only; embedded a whole node.\n${settingsHelp()}`,
+  keys: () => `usage: sluice keys create --env ENV | list | revoke KEY_ID\n${CONTROL_NOTE}`,
+  envs: () => `usage: sluice envs create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N]
+                   | list | archive NAME\n${CONTROL_NOTE}`,
+  send: () => `usage: sluice send JSON [--key EVENT_KEY] [--env BRANCH]   (key also from SERVICE_EVENT_KEY)
+${CONTROL_NOTE}`,
+  webhooks: () => `usage: sluice ${WEBHOOKS_USAGE.trimStart()}\n${CONTROL_NOTE}`,
+}
+
+function settingsHelp(): string {
+  const defaults = DEFAULTS as Record<string, unknown>
+  const rows = Object.entries(SOURCES).map(([field, [envVar]]) => {
+    const value = defaults[field]
+    const shown = value === undefined || (Array.isArray(value) && value.length === 0) ? '' : ` (default ${value})`
+    const secret = (SECRET_FIELDS as readonly string[]).includes(field)
+    const file = secret ? `, or --${flagName(field)}-file / ${envVar}_FILE` : ''
+    return `  --${flagName(field)}  ${envVar}${shown}${file}`
+  })
+  return `Settings (flag, environment variable; docs/configuration.md says what each does):\n${rows.join('\n')}`
+}
 
 /** The configuration `sluice dev|start|runner <args>` runs with (also what the Helm chart's test checks its Deployments against). */
 export function serverConfig(command: 'dev' | 'start' | 'runner', args: string[], env?: NodeJS.ProcessEnv): Config {
   const { values } = parseArgs({ args, options: SERVER_OPTIONS, strict: true })
-  const flags: Flags = {
-    port: values.port, host: values.host, dataDir: values['data-dir'], signingKey: values['signing-key'], logLevel: values['log-level'],
-    trustProxy: values['trust-proxy'], roles: values.role?.join(','), functionsFile: values.functions, watch: values.watch, partitions: values.partitions,
-  }
+  const flags: Flags = {}
+  for (const field of Object.keys(SOURCES)) flags[field] = values[flagName(field)] as string | boolean | undefined
+  for (const field of SECRET_FIELDS) flags[`${field}File`] = values[`${flagName(field)}-file`] as string | undefined
+  flags.roles = (values.role as string[] | undefined)?.join(',')
   const config = loadConfig(command === 'runner' ? 'start' : command, flags, env)
   if (command !== 'runner') return config
   checkRunnerConfig(config, false)
@@ -37,15 +75,30 @@ export function serverConfig(command: 'dev' | 'start' | 'runner', args: string[]
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
+  if (command !== undefined && COMMAND_USAGE[command] && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(COMMAND_USAGE[command]() + '\n')
+    return 0
+  }
   if (command === 'dev' || command === 'start' || command === 'runner') {
     const config = serverConfig(command, rest)
     const log = createLogger(config.logLevel)
     const { startSluice } = await import('./server.ts')
+    // A failure here rejects, and bin/sluice.js exits with status 1 at once.
     const running = await startSluice(config, log)
     if (command === 'dev') process.stdout.write(`\n  Sluice Dev Server: ${running.url}\n  Event API: POST ${running.url}/e/<any key>\n\n`)
     const shutdown = async (signal: string) => {
-      log.info({ signal }, 'stopping')
-      await running.stop()
+      log.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping')
+      setTimeout(() => {
+        log.error({ graceMs: config.shutdownGraceMs }, 'shutdown took longer than the grace period; exiting')
+        process.exit(1)
+      }, config.shutdownGraceMs).unref()
+      try {
+        await running.stop()
+      } catch (err) {
+        log.error({ err }, 'shutdown failed')
+        process.exit(1)
+      }
+      log.info('stopped')
       process.exit(0)
     }
     process.once('SIGINT', shutdown)

@@ -24,6 +24,9 @@ export const errorCatalogue = {
   LOG_UNAVAILABLE: { statusCode: 503, retriable: true, message: 'The event log cannot take records right now' },
   INTERNAL: { statusCode: 500, retriable: true, message: 'Internal error' },
   CONFIG_INVALID: { statusCode: 500, retriable: false, message: 'The configuration is not valid' },
+  // Startup: a server (Kafka, ClickHouse, schema registry) refused the configured login or was not trusted.
+  CREDENTIALS_REJECTED: { statusCode: 500, retriable: false, message: 'A server refused the configured credentials' },
+  CERTIFICATE_UNTRUSTED: { statusCode: 500, retriable: false, message: "A server's TLS certificate is not trusted" },
   // Webhook dead-letter reasons: recorded on the request (GET /v1/webhooks/<id>/requests?status=failed), not sent to the sender.
   SIGNATURE_INVALID: { statusCode: 422, retriable: false, message: 'The webhook request signature is missing or does not match' },
   TRANSFORM_INVALID_EVENT: { statusCode: 422, retriable: false, message: 'The webhook transform returned something that is not a valid event' },

@@ -3,6 +3,7 @@
 // Only store/clickhouse* may import @clickhouse/client (DESIGN.md).
 import { createClient } from '@clickhouse/client'
 import type { Logger } from 'pino'
+import { SluiceError } from '../core/errors.ts'
 import type { EventStore } from './types.ts'
 import type { RunStore } from './runs-types.ts'
 import type { WebhookRequestStore } from './requests-types.ts'
@@ -29,6 +30,11 @@ export interface ClickHouseConfig {
   url: string
   /** Created if missing. Letters, digits and underscores. */
   database: string
+  /** Credentials outside the URL (so the URL can be logged). */
+  username?: string
+  password?: string
+  /** PEM of the CA that signed an https server's certificate (a private CA). */
+  caCert?: string
   /**
    * Join concurrent writes to a table into one INSERT (default true). false sends one
    * INSERT per call, all at once: bench/clickhouse/insert.ts compares the two.
@@ -42,6 +48,8 @@ export interface ClickHouseStores {
   events: EventStore
   runs: RunStore
   requests: WebhookRequestStore
+  /** Whether the server answers now (readiness). */
+  reachable(): Promise<boolean>
   /** Ends the shared client; the stores' own close() leave it to this. */
   close(): Promise<void>
 }
@@ -53,14 +61,19 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
   // The client's own timeout (30 s by default) must not cut a read short of the server's
   // limit, or a slow read would end as a bare socket error instead of QUERY_TOO_COSTLY.
   const requestTimeoutMs = Math.max(30_000, (limits.queryTimeoutSeconds + 5) * 1000)
-  const client = createClient({ url: config.url, request_timeout: requestTimeoutMs })
+  const client = createClient({
+    url: config.url,
+    request_timeout: requestTimeoutMs,
+    ...(config.username !== undefined && { username: config.username, password: config.password ?? '' }),
+    ...(config.caCert !== undefined && { tls: { ca_cert: Buffer.from(config.caCert) } }),
+  })
   let server
   try {
     server = await serverInfo(client)
     for (const query of statements) await client.command({ query })
   } catch (err) {
     await client.close()
-    throw err
+    throw startupError(err, config)
   }
   const { version, queryParams } = server
   log.info({ database: config.database, version, queryParams }, 'clickhouse schema ready')
@@ -89,6 +102,28 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
       client, select, tables, log,
       write: writer<RequestRow>(tables.requests, (r) => `${r.webhook_id}\0${r.request_id}`, (r) => r.attempt),
     }),
+    reachable: async () => (await client.ping()).success,
     close: () => client.close(),
   }
+}
+
+// 192 UNKNOWN_USER, 193 WRONG_PASSWORD (18.16); 516 AUTHENTICATION_FAILED (current releases).
+const AUTH_CODES = new Set(['192', '193', '516'])
+const UNTRUSTED = /SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|CERT_HAS_EXPIRED|ERR_TLS_CERT_ALTNAME_INVALID/
+
+/** A refused login or certificate names the setting to fix; other failures pass through. */
+function startupError(err: unknown, config: ClickHouseConfig): unknown {
+  const e = err as { code?: string; message?: string }
+  const where = new URL(config.url).host
+  if (AUTH_CODES.has(String(e.code)) || /password|authentication failed/i.test(e.message ?? '')) {
+    const setting = 'clickhouseUser / clickhousePassword (SLUICE_CLICKHOUSE_USER / SLUICE_CLICKHOUSE_PASSWORD)'
+    const message = `${setting}: ClickHouse at ${where} refused user ${config.username ?? 'default'}`
+    return new SluiceError('CREDENTIALS_REJECTED', message, { cause: err })
+  }
+  if (UNTRUSTED.test(`${e.code} ${e.message}`)) {
+    const setting = 'clickhouseCaFile (--clickhouse-ca-file / SLUICE_CLICKHOUSE_CA_FILE)'
+    const message = `${setting}: the certificate of ClickHouse at ${where} is not trusted`
+    return new SluiceError('CERTIFICATE_UNTRUSTED', message, { cause: err })
+  }
+  return err
 }

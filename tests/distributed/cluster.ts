@@ -21,7 +21,8 @@ export function distributedEnv(name: string, brokers?: string[]): NodeJS.Process
 export async function startNode(roles: string[], env: NodeJS.ProcessEnv, extraArgs: string[] = [], command: 'start' | 'dev' = 'start'): Promise<Node> {
   const dataDir = await tempDir('sluice-node-')
   const args = roles[0] === 'runner' ? ['runner', ...extraArgs] : [command, ...roles.flatMap((r) => ['--role', r]), ...extraArgs]
-  const node = await spawnServer([...args, '--port', '0', '--data-dir', dataDir], env)
+  // --ops-port 0: roles without HTTP serve /healthz and /readyz on a free port of their own.
+  const node = await spawnServer([...args, '--port', '0', '--ops-port', '0', '--data-dir', dataDir], env)
   node.stopped.then(() => removeDir(dataDir))
   return {
     ...node,

@@ -20,7 +20,8 @@ export interface FakeSchemaRegistry {
 
 const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json'
 
-export async function startFakeSchemaRegistry(): Promise<FakeSchemaRegistry> {
+/** `basicAuth`: answer 401 unless the request carries these credentials (as Confluent Cloud does). */
+export async function startFakeSchemaRegistry(options: { basicAuth?: { username: string; password: string } } = {}): Promise<FakeSchemaRegistry> {
   const idsBySchema = new Map<string, number>()
   const schemas: string[] = []
   const versions = new Map<string, number[]>()
@@ -29,6 +30,14 @@ export async function startFakeSchemaRegistry(): Promise<FakeSchemaRegistry> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://registry')
     requests.push(`${req.method} ${url.pathname}`)
+    if (options.basicAuth) {
+      const expected = `Basic ${Buffer.from(`${options.basicAuth.username}:${options.basicAuth.password}`).toString('base64')}`
+      if (req.headers.authorization !== expected) {
+        res.writeHead(401, { 'content-type': CONTENT_TYPE })
+        res.end(JSON.stringify({ error_code: 401, message: 'Unauthorized' }))
+        return
+      }
+    }
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': CONTENT_TYPE })
       res.end(JSON.stringify(body))

@@ -18,6 +18,8 @@ export type StartClickHouseOptions = {
   /** up.ts sets this: the server must outlive the process that started it. */
   keepAfterExit?: boolean;
   startTimeoutMs?: number;
+  /** Users with a password besides `default` (which has none), as a managed ClickHouse has. */
+  users?: { name: string; password: string }[];
 };
 
 export async function startClickHouse(options: StartClickHouseOptions = {}): Promise<ClickHouseServer> {
@@ -26,7 +28,7 @@ export async function startClickHouse(options: StartClickHouseOptions = {}): Pro
   const [httpPort, tcpPort, interserverPort] = await freePorts(3);
   for (const sub of ['data', 'tmp', 'user_files', 'format_schemas']) await mkdir(join(dir, sub));
   await writeFile(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort, interserverPort));
-  await writeFile(join(dir, 'users.xml'), USERS_XML);
+  await writeFile(join(dir, 'users.xml'), usersXml(options.users ?? []));
 
   const proc = spawnService(command, [...commandArgs, `--config-file=${join(dir, 'config.xml')}`], join(dir, 'stdout.log'), dir);
   const unregister = options.keepAfterExit ? () => {} : killGroupsOnExit(() => [proc.pid], dir);
@@ -105,6 +107,16 @@ function configXml(dir: string, httpPort: number, tcpPort: number, interserverPo
   <uncompressed_cache_size>268435456</uncompressed_cache_size>
 </yandex>
 `;
+}
+
+function usersXml(users: { name: string; password: string }[]): string {
+  const entries = users.map((u) => `    <${u.name}>
+      <password>${u.password}</password>
+      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </${u.name}>\n`);
+  return USERS_XML.replace('  </users>', `${entries.join('')}  </users>`);
 }
 
 const USERS_XML = `<?xml version="1.0"?>

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,10 +38,18 @@ export type KafkaCluster = {
 
 export type StartKafkaOptions = {
   brokers: 1 | 3;
+  /**
+   * Clients get only a SASL_SSL listener with SCRAM-SHA-512 users (created by StorageTool format);
+   * the first user is also the brokers' own. PEM files: `keyAndCertPem` the brokers' private key
+   * (PKCS#8, unencrypted) followed by their certificate, `caPem` the CA that signed it.
+   */
+  saslSsl?: SaslSslOptions;
   /** up.ts sets this: the brokers must outlive the process that started them. */
   keepAfterExit?: boolean;
   startTimeoutMs?: number;
 };
+
+export type SaslSslOptions = { keyAndCertPem: string; caPem: string; users: { name: string; password: string }[] };
 
 type KafkaNode = { nodeId: number; port: number; controllerPort: number; dir: string };
 
@@ -90,7 +98,8 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
   const waitForMembership = async (what: string) => {
     const expected = nodes.filter((_, i) => running.has(i)).map((n) => n.nodeId);
     const live = nodes.filter((_, i) => running.has(i));
-    await pollUntil(async () => (await Promise.all(live.map(clusterNodeIds))).every((ids) => sameIds(ids, expected)), {
+    const idsOf = options.saslSsl ? (node: KafkaNode) => secureClusterNodeIds(node, options.saslSsl!) : clusterNodeIds;
+    await pollUntil(async () => (await Promise.all(live.map(idsOf))).every((ids) => sameIds(ids, expected)), {
       what,
       timeoutMs,
       abortIf: () => {
@@ -127,7 +136,7 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
   try {
     await writeFile(join(root, 'log4j.properties'), LOG4J_PROPERTIES);
     const clusterId = randomClusterId();
-    await Promise.all(nodes.map((node) => formatNode(node, nodes, clusterId)));
+    await Promise.all(nodes.map((node) => formatNode(node, nodes, clusterId, options.saslSsl)));
     // All nodes start together: a 3-voter quorum cannot elect a leader until two are up.
     nodes.forEach((_, i) => spawnBroker(i));
     await waitForMembership(`Kafka cluster of ${count} on ${nodes.map((n) => n.port).join(',')}`);
@@ -161,19 +170,61 @@ async function clusterNodeIds(node: KafkaNode): Promise<number[]> {
   return (await probeMetadata('127.0.0.1', node.port)).brokerIds;
 }
 
+/** probeMetadata speaks plaintext only: a SASL_SSL broker is asked through kafkajs (one broker, one node). */
+async function secureClusterNodeIds(node: KafkaNode, saslSsl: SaslSslOptions): Promise<number[]> {
+  const [user] = saslSsl.users;
+  const admin = new Kafka({
+    clientId: 'sluice-test-infra',
+    brokers: [`127.0.0.1:${node.port}`],
+    ssl: { ca: [await readFile(saslSsl.caPem, 'utf8')] },
+    sasl: { mechanism: 'scram-sha-512', username: user.name, password: user.password },
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 1000,
+    retry: { retries: 0 },
+  }).admin();
+  try {
+    await admin.connect();
+    return (await admin.describeCluster()).brokers.map((b) => b.nodeId);
+  } catch {
+    return [];
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
+}
+
 async function brokerHasTopic(node: KafkaNode, topic: string, partitions: number): Promise<boolean> {
   const [metadata] = (await probeMetadata('127.0.0.1', node.port, [topic])).topics;
   return metadata?.errorCode === 0 && metadata.partitions.length === partitions && metadata.partitions.every((p) => p.leader >= 0);
 }
 
-async function formatNode(node: KafkaNode, nodes: KafkaNode[], clusterId: string): Promise<void> {
+async function formatNode(node: KafkaNode, nodes: KafkaNode[], clusterId: string, saslSsl: SaslSslOptions | undefined): Promise<void> {
   await mkdir(join(node.dir, 'data'), { recursive: true });
   const properties = join(node.dir, 'server.properties');
-  await writeFile(properties, serverProperties(node, nodes));
-  await promisify(execFile)('java', ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j.configuration=file:${join(node.dir, '..', 'log4j.properties')}`, '-cp', `${kafkaLibsDir}/*`, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', properties, '--ignore-formatted'], { cwd: node.dir });
+  await writeFile(properties, serverProperties(node, nodes, saslSsl));
+  // SCRAM credentials live in the metadata log: written at format time, before the first start.
+  const scram = (saslSsl?.users ?? []).flatMap((u) => ['--add-scram', `SCRAM-SHA-512=[name=${u.name},password=${u.password}]`]);
+  await promisify(execFile)('java', ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j.configuration=file:${join(node.dir, '..', 'log4j.properties')}`, '-cp', `${kafkaLibsDir}/*`, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', properties, '--ignore-formatted', ...scram], { cwd: node.dir });
 }
 
-function serverProperties(node: KafkaNode, nodes: KafkaNode[]): string {
+/** Only a SASL_SSL listener for clients and between brokers; the controller listener stays internal. */
+function saslSslProperties(node: KafkaNode, saslSsl: SaslSslOptions): Record<string, string | number | boolean> {
+  const [self] = saslSsl.users;
+  return {
+    listeners: `SASL_SSL://127.0.0.1:${node.port},CONTROLLER://127.0.0.1:${node.controllerPort}`,
+    'advertised.listeners': `SASL_SSL://127.0.0.1:${node.port}`,
+    'inter.broker.listener.name': 'SASL_SSL',
+    'listener.security.protocol.map': 'SASL_SSL:SASL_SSL,CONTROLLER:PLAINTEXT',
+    'sasl.enabled.mechanisms': 'SCRAM-SHA-512',
+    'sasl.mechanism.inter.broker.protocol': 'SCRAM-SHA-512',
+    'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config': `org.apache.kafka.common.security.scram.ScramLoginModule required username="${self.name}" password="${self.password}";`,
+    'ssl.keystore.type': 'PEM',
+    'ssl.keystore.location': saslSsl.keyAndCertPem,
+    'ssl.truststore.type': 'PEM',
+    'ssl.truststore.location': saslSsl.caPem,
+  };
+}
+
+function serverProperties(node: KafkaNode, nodes: KafkaNode[], saslSsl?: SaslSslOptions): string {
   const replication = nodes.length;
   const minInsync = Math.min(2, replication);
   const settings: Record<string, string | number | boolean> = {
@@ -207,6 +258,7 @@ function serverProperties(node: KafkaNode, nodes: KafkaNode[]): string {
     // leaving room for heartbeats delayed while 3 JVMs start on 2 cores.
     'broker.session.timeout.ms': 6000,
     'broker.heartbeat.interval.ms': 1000,
+    ...(saslSsl && saslSslProperties(node, saslSsl)),
   };
   return Object.entries(settings).map(([key, value]) => `${key}=${value}`).join('\n') + '\n';
 }
