@@ -7,7 +7,7 @@ import { createLocalBus } from '../bus/local.ts'
 import { topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
 import { createRocksControlStore } from '../control/rocksdb.ts'
-import { createRocksEventStore } from '../store/rocksdb.ts'
+import { openRocksEventStore } from '../store/rocksdb.ts'
 import { createRocksRunStore } from '../store/runs-rocksdb.ts'
 import { createRocksRequestStore } from '../store/requests-rocksdb.ts'
 import { createRocksDedupStore } from '../dedup/rocksdb.ts'
@@ -35,7 +35,7 @@ export async function startEmbedded(config: Config, log: Logger, options: { func
     bus,
     topics,
     control: await createRocksControlStore(rocks),
-    events: createRocksEventStore(rocks),
+    events: await openRocksEventStore(rocks, { log: log.child({ component: 'store' }) }),
     runs: createRocksRunStore(rocks),
     requests: createRocksRequestStore(rocks),
     codecs: { event: jsonCodec(), stored: jsonCodec(), raw: jsonCodec(), run: jsonCodec() },

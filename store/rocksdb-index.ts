@@ -1,0 +1,91 @@
+// The key layout of the embedded event store (spaces declared in core/keyspaces.ts):
+//   E<internalId> → event JSON
+//   I‹dedup id›<internalId>, N‹name›<internalId>, G‹env›<internalId>, P‹env›‹name›<internalId> → index entry
+//   H<receivedAt hex12><internalId> → index entry, only for an event received more than OFF_CLOCK_MS
+//     from its ID's time
+// ‹s› is s after its length (4 hex digits): names and ids may hold any character, \0 too, so no
+// separator could keep the entries of "a" apart from those of "a\0b"; a length can.
+// An index entry is `<receivedAt>`, or `d<receivedAt>` for a duplicate: receive-time and duplicate
+// filters are decided on the index without reading the event. Every index ends in the internal ID
+// (a ULID), so each lists newest first in a reverse scan, as the event space does, and a cursor or
+// an ID-time window is a key range inside any of them. Receive time follows ID time except for
+// events whose IDs were made earlier or elsewhere (a client's ID seed, a step retried hours after
+// its run began): those, and only those, are also in H, so a receive-time query reads an ID-time
+// window widened by OFF_CLOCK_MS plus the few H entries of its time range.
+import type { Logger } from 'pino'
+import type { StoredEvent } from '../core/event.ts'
+import { seededUlids, ulidTime } from '../core/ids.ts'
+import { deleteRange, keyPrefix, keyRange } from '../core/keyspaces.ts'
+import type { Rocks, WriteOp } from '../core/rocks.ts'
+
+export const OFF_CLOCK_MS = 60_000
+/** 2: the N, G, P and H indexes, I with lengths and receive times. Format 1 had E and `I<id>\0<internalId>` → ''. */
+const FORMAT = '2'
+const ULID_LENGTH = 26
+const MAX_ULID_MS = 2 ** 48 - 1
+
+export const eventKey = (internalId: string) => keyPrefix('events', internalId)
+
+export interface IndexEntry { receivedAt: number; duplicate: boolean }
+
+export function indexEntry(event: StoredEvent): string {
+  return (event.duplicateOf === undefined ? '' : 'd') + event.receivedAt
+}
+
+export function readEntry(value: Buffer): IndexEntry {
+  const text = value.toString('latin1')
+  const duplicate = text.charCodeAt(0) === 100 // 'd'
+  return { receivedAt: Number(duplicate ? text.slice(1) : text), duplicate }
+}
+
+/** A value inside a key: its length first, so no other value's keys start with it. */
+export const keyPart = (value: string) => value.length.toString(16).padStart(4, '0') + value
+
+/** The internal ID every index key ends in. */
+export const internalIdOf = (key: string) => key.slice(-ULID_LENGTH)
+
+export const receivedAtHex = (ms: number) => Math.min(Math.max(ms, 0), MAX_ULID_MS).toString(16).padStart(12, '0')
+
+/** The smallest ULID of millisecond `ms` (clamped to what a ULID holds). */
+export function ulidFloor(ms: number): string {
+  return seededUlids(`${Math.min(Math.max(ms, 0), MAX_ULID_MS)},AAAAAAAAAAAAAA==`, 1)[0]
+}
+
+/** Puts the event's index entries in `ops`: the same write batch as the event, so both land or neither. */
+export function pushIndexOps(event: StoredEvent, ops: WriteOp[]): void {
+  const id = event.internalId
+  const value = indexEntry(event)
+  ops.push(
+    { type: 'put', key: keyPrefix('eventsById', keyPart(event.id) + id), value },
+    { type: 'put', key: keyPrefix('eventsByName', keyPart(event.name) + id), value },
+    { type: 'put', key: keyPrefix('eventsByEnv', keyPart(event.env) + id), value },
+    { type: 'put', key: keyPrefix('eventsByEnvName', keyPart(event.env) + keyPart(event.name) + id), value },
+  )
+  if (Math.abs(event.receivedAt - ulidTime(id)) > OFF_CLOCK_MS) {
+    ops.push({ type: 'put', key: keyPrefix('eventsByReceivedAt', receivedAtHex(event.receivedAt) + id), value })
+  }
+}
+
+/**
+ * Builds the indexes of a data dir written before them, in batches of `batchEvents`, then marks the
+ * format. Index puts are idempotent, so a crash midway is finished by the next open; events are
+ * only read, never rewritten, so nothing stored can be lost to the upgrade.
+ */
+export async function upgradeEventIndexes(rocks: Rocks, log?: Logger, batchEvents = 5_000): Promise<number> {
+  const formatKey = keyPrefix('eventsFormat')
+  if ((await rocks.get(formatKey))?.toString() === FORMAT) return 0
+  // Format 1's id index (`I<id>\0<internalId>`) goes; it is rebuilt below in the new layout.
+  await rocks.write([deleteRange('eventsById')])
+  let ops: WriteOp[] = []
+  let indexed = 0
+  for await (const { value } of rocks.scan(keyRange('events'))) {
+    pushIndexOps(JSON.parse(value.toString()) as StoredEvent, ops)
+    if (++indexed % batchEvents === 0) {
+      await rocks.write(ops)
+      ops = []
+    }
+  }
+  await rocks.write([...ops, { type: 'put', key: formatKey, value: FORMAT }])
+  if (indexed > 0) log?.info({ events: indexed }, 'event store indexes built for events stored before them')
+  return indexed
+}
