@@ -18,7 +18,12 @@ import { seededUlids, ulidTime } from '../core/ids.ts'
 import { deleteRange, keyPrefix, keyRange } from '../core/keyspaces.ts'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 
-export const OFF_CLOCK_MS = 60_000
+/**
+ * How far an event's receive time may be from its ID's time without an H entry. Ingest makes IDs
+ * at receipt; a client's ID seed is its clock at the first attempt. A time query reads this much
+ * beyond its range, so it stays small.
+ */
+export const OFF_CLOCK_MS = 2_000
 /** 2: the N, G, P and H indexes, I with lengths and receive times. Format 1 had E and `I<id>\0<internalId>` → ''. */
 const FORMAT = '2'
 const ULID_LENGTH = 26

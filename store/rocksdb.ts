@@ -137,7 +137,8 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
       const id = internalIdOf(key)
       if (plan.space === 'events') chunk.push({ id, event: JSON.parse(value.toString()) as StoredEvent })
       else if (matchesEntry(readEntry(value), q)) chunk.push({ id })
-      if (chunk.length >= CHUNK && !(await flush())) return done()
+      // Index entries leave only the dedup id's residual filters: a chunk of what the page still needs is usually right.
+      if (chunk.length >= Math.min(CHUNK, q.limit + 1 - page.length) && !(await flush())) return done()
       if (++read < budget) continue
       // Out of budget: what was found, and a cursor below the last entry read.
       const scanned = id
