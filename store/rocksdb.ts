@@ -100,8 +100,15 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
     if (q.limit <= 0) return { events: [], nextCursor: null }
     const timed = q.receivedAfter !== undefined || q.receivedBefore !== undefined
     let window = timed ? idWindow(q) : {}
-    const late = timed ? await offClock(q, window) : []
+    let late = timed ? await offClock(q, window) : []
     if (late === null) window = {}
+    // An event whose dedup id is its internal ID has no I entry (rocksdb-index.ts): merged in like those of H.
+    if (q.id !== undefined && (q.cursor === undefined || q.id < q.cursor)) {
+      const self = await getEvent(q.id)
+      if (self && self.id === q.id && matches(self, q) && !late?.some((e) => e.internalId === self.internalId)) {
+        late = [...(late ?? []), self].sort((a, b) => (a.internalId < b.internalId ? 1 : -1))
+      }
+    }
     const plan = planOf(q)
     const prefix = keyPrefix(plan.space, plan.sub)
     let lt = keyRange(plan.space, plan.sub).lt
@@ -110,7 +117,7 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
     const page: StoredEvent[] = []
     let lateAt = 0
     let full = false
-    /** Adds events in order: first the off-clock ones newer than `below`; false once a page and one more are found. */
+    /** Adds events in order, first those of `late` newer than `below`; false once a page and one more are found. */
     const add = (event: StoredEvent | undefined, below: string | undefined): boolean => {
       for (; lateAt < (late?.length ?? 0) && (below === undefined || late![lateAt].internalId > below); lateAt++) {
         if (!push(late![lateAt])) return false

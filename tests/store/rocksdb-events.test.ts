@@ -110,10 +110,11 @@ t.test('an event and its index entries are one write', async (t) => {
   const store = await openRocksEventStore(rocks)
   rocks.writes = []
   const late = event(1, { receivedAt: BASE + STEP_MS + 7_200_000 })
-  await store.insertEvents([event(0), late])
+  await store.insertEvents([event(0, { id: 'order-0' }), late])
   t.equal(rocks.writes.length, 1)
   const spaces = rocks.writes[0].map((op) => (op.type === 'put' ? op.key[0] : op.type)).join('')
-  t.equal(spaces, 'EINGP' + 'EINGPH', 'events, by id, name, env, env + name; off-clock receive time only when off clock')
+  // By dedup id only when one was given (else the internal ID is the dedup id); by receive time only when off clock.
+  t.equal(spaces, 'EINGP' + 'ENGPH', 'events, by dedup id, name, env, env + name, receive time')
 })
 
 t.test('a data dir of the old layout (events and their id index only) is indexed on open, and nothing stored is lost', async (t) => {
