@@ -44,7 +44,8 @@ type Pending = { batches: Map<TopicState, Map<number, { first: number; records: 
 const logKey = (topic: string, partition: number, offset: number) =>
   keyPrefix('logBatches', `${topic}\0${partition}\0${offset.toString(16).padStart(16, '0')}`)
 const offsetOf = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
-const offsetKey = (group: string, topic: string, partition: number) => keyPrefix('logOffsets', `${group}\0${topic}\0${partition}`)
+const offsetKey = (group: string, topic: string, partition: number) =>
+  keyPrefix('logOffsets', `${group}\0${topic}\0${partition}`)
 
 export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig): Bus {
   const topics = new Map<string, TopicState>()
@@ -289,7 +290,8 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   }
 
   async function isCompacted(topic: string): Promise<boolean> {
-    const spec = topics.get(topic)?.spec ?? JSON.parse((await rocks.get(keyPrefix('logTopics', topic)))?.toString() ?? '{}')
+    const key = keyPrefix('logTopics', topic)
+    const spec = topics.get(topic)?.spec ?? JSON.parse((await rocks.get(key))?.toString() ?? '{}')
     return spec.compacted === true
   }
 

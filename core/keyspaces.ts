@@ -40,7 +40,7 @@ export const KEY_SPACES = {
   eventsByName: space('N', 'store/rocksdb.ts', '‹name›<internalId> → index entry', { scanned: true }),
   eventsByEnv: space('G', 'store/rocksdb.ts', '‹env›<internalId> → index entry', { scanned: true }),
   eventsByEnvName: space('P', 'store/rocksdb.ts', '‹env›‹name›<internalId> → index entry', { scanned: true }),
-  eventsByReceivedAt: space('H', 'store/rocksdb.ts', '<receivedAt hex12><internalId> → index entry (off-clock events)', {
+  eventsByReceivedAt: space('H', 'store/rocksdb.ts', '<receivedAt hex12><internalId> → entry (off-clock events only)', {
     scanned: true,
   }),
   eventsFormat: space('Vevents', 'store/rocksdb.ts', 'the event store format version'),

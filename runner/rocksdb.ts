@@ -34,7 +34,9 @@ export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState
       return records
     },
     async nextDueAt() {
-      for await (const { key } of rocks.scan({ ...keyRange('runnerParked', `${scope}\0`), limit: 1 })) return parseInt(key.slice(parkPrefix.length, parkPrefix.length + 12), 16)
+      for await (const { key } of rocks.scan({ ...keyRange('runnerParked', `${scope}\0`), limit: 1 })) {
+        return parseInt(key.slice(parkPrefix.length, parkPrefix.length + 12), 16)
+      }
       return null
     },
     async unpark(records) {

@@ -6,7 +6,8 @@ import type { RequestPage, RequestQuery, WebhookRequestRecord, WebhookRequestSto
 import { deleteRange, keyPrefix, keyRange } from '../core/keyspaces.ts'
 
 const recordKey = (webhookId: string, requestId: string) => keyPrefix('webhookRequests', `${webhookId}\0${requestId}`)
-const statusPrefix = (webhookId: string, status: string) => keyPrefix('webhookRequestsByStatus', `${webhookId}\0${status}\0`)
+const statusPrefix = (webhookId: string, status: string) =>
+  keyPrefix('webhookRequestsByStatus', `${webhookId}\0${status}\0`)
 
 export function createRocksRequestStore(rocks: Rocks): WebhookRequestStore {
   const parse = (value: Buffer) => JSON.parse(value.toString()) as WebhookRequestRecord

@@ -1,6 +1,7 @@
 // The key layout of the embedded event store (spaces declared in core/keyspaces.ts):
 //   E<internalId> → event JSON
-//   I‹dedup id›<internalId> (only when the dedup id is not the internal ID), N‹name›<internalId>, G‹env›<internalId>, P‹env›‹name›<internalId> → index entry
+//   I‹dedup id›<internalId> (only when the dedup id is not the internal ID),
+//   N‹name›<internalId>, G‹env›<internalId>, P‹env›‹name›<internalId> → index entry
 //   H<receivedAt hex12><internalId> → index entry, only for an event received more than OFF_CLOCK_MS
 //     from its ID's time
 // ‹s› is s after its length (4 hex digits): names and ids may hold any character, \0 too, so no

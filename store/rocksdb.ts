@@ -19,7 +19,7 @@ export interface RocksEventStoreOptions {
   log?: Logger
 }
 
-export const DEFAULT_SCAN_BUDGET = 10_000
+export const DEFAULT_SCAN_BUDGET = 5_000
 /** Reading and parsing an event (a random read) costs ~20× stepping over an index entry (measured). */
 const EVENT_READ_COST = 20
 /** Events fetched by one multi-get while a query reads an index. */
@@ -35,7 +35,9 @@ interface Plan { space: KeySpaceName; sub: string }
 
 function planOf(q: EventQuery): Plan {
   if (q.id !== undefined) return { space: 'eventsById', sub: keyPart(q.id) }
-  if (q.name !== undefined && q.env !== undefined) return { space: 'eventsByEnvName', sub: keyPart(q.env) + keyPart(q.name) }
+  if (q.name !== undefined && q.env !== undefined) {
+    return { space: 'eventsByEnvName', sub: keyPart(q.env) + keyPart(q.name) }
+  }
   if (q.name !== undefined) return { space: 'eventsByName', sub: keyPart(q.name) }
   if (q.env !== undefined) return { space: 'eventsByEnv', sub: keyPart(q.env) }
   return { space: 'events', sub: '' }
@@ -92,7 +94,8 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
     })) {
       if (++read > budget) return null
       const id = internalIdOf(key)
-      const inWindow = (window.from === undefined || id >= window.from) && (window.below === undefined || id < window.below)
+      const inWindow = (window.from === undefined || id >= window.from)
+        && (window.below === undefined || id < window.below)
       if (!inWindow && (q.cursor === undefined || id < q.cursor) && matchesEntry(readEntry(value), q)) ids.push(id)
     }
     const events = (await getEvents(ids)).filter((e) => matches(e, q))
@@ -152,7 +155,8 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
         chunk.push({ id })
         read += EVENT_READ_COST - 1
       }
-      // Index entries leave only the dedup id's residual filters: a chunk of what the page still needs is usually right.
+      // Index entries leave only a dedup id query's name and env to check: a chunk of what the page
+      // still needs is usually enough.
       if (chunk.length >= Math.min(CHUNK, q.limit + 1 - page.length) && !(await flush())) return done()
       if (++read < budget) continue
       // Out of budget: what was found, and a cursor below the last entry read.

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { StoredEvent } from '../../core/event.ts'
 import { seededUlids } from '../../core/ids.ts'
-import { openRocks, type Rocks, type WriteOp } from '../../core/rocks.ts'
+import { deleteRange, keyPrefix } from '../../core/keyspaces.ts'
+import { openRocks, type WriteOp } from '../../core/rocks.ts'
 import { DEFAULT_SCAN_BUDGET, openRocksEventStore } from '../../store/rocksdb.ts'
 import { eventKey } from '../../store/rocksdb-index.ts'
 import type { EventQuery, EventStore } from '../../store/types.ts'
@@ -20,6 +21,7 @@ const ENVS = ['production', 'production', 'production', 'staging', 'feature-x']
 /** One event every 10 ms: 1M events span ~2.8 hours. */
 const STEP_MS = 10
 const START = Date.UTC(2026, 10, 1)
+const INDEXES = ['eventsById', 'eventsByName', 'eventsByEnv', 'eventsByEnvName', 'eventsByReceivedAt'] as const
 const HOT_ID_EVERY = 50 // every 50th event repeats one dedup id (a duplicate), the worst case for `id=`
 
 function makeEvent(i: number): StoredEvent {
@@ -37,21 +39,26 @@ function makeEvent(i: number): StoredEvent {
   }
 }
 
-/** CPU µs per event of `insert` over `count` events from `from`, in batches of BATCH. */
-async function insertCpu(from: number, count: number, insert: (events: StoredEvent[]) => Promise<void>): Promise<number> {
-  const started = process.cpuUsage()
-  for (let at = from; at < from + count; at += BATCH) {
-    await insert(Array.from({ length: Math.min(BATCH, from + count - at) }, (_, k) => makeEvent(at + k)))
+/** CPU µs per event of `insert` over the first `count` events, in batches of BATCH (making them is not counted). */
+async function insertCpu(count: number, insert: (events: StoredEvent[]) => Promise<void>): Promise<number> {
+  let cpuUs = 0
+  for (let at = 0; at < count; at += BATCH) {
+    const events = Array.from({ length: Math.min(BATCH, count - at) }, (_, k) => makeEvent(at + k))
+    const started = process.cpuUsage() // every thread's: RocksDB's flushes and compactions count too
+    await insert(events)
+    const used = process.cpuUsage(started)
+    cpuUs += used.user + used.system
   }
-  const used = process.cpuUsage(started)
-  return (used.user + used.system) / count
+  return cpuUs / count
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]
 }
 
-async function time(store: EventStore, q: EventQuery, rocks: Rocks): Promise<{ p50: number; p99: number; events: number; more: boolean }> {
+interface Timing { p50: number; p99: number; events: number; more: boolean }
+
+async function time(store: EventStore, q: EventQuery): Promise<Timing> {
   const ms: number[] = []
   let page = await store.queryEvents(q)
   for (let r = 0; r < REPEATS; r++) {
@@ -59,9 +66,9 @@ async function time(store: EventStore, q: EventQuery, rocks: Rocks): Promise<{ p
     page = await store.queryEvents(q)
     ms.push(Number(process.hrtime.bigint() - started) / 1e6)
   }
-  void rocks
   ms.sort((a, b) => a - b)
-  return { p50: percentile(ms, 0.5), p99: percentile(ms, 0.99), events: page.events.length, more: page.nextCursor !== null }
+  const more = page.nextCursor !== null
+  return { p50: percentile(ms, 0.5), p99: percentile(ms, 0.99), events: page.events.length, more }
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-store-'))
@@ -69,13 +76,14 @@ try {
   // The cost of the indexes: the same events written as the event only, then by the store.
   const bare = await openRocks(join(dir, 'bare'))
   const sample = Math.min(100_000, EVENTS)
-  const bareUs = await insertCpu(0, sample, (events) => bare.write(events.map((e): WriteOp => ({ type: 'put', key: eventKey(e.internalId), value: JSON.stringify(e) }))))
+  const bareUs = await insertCpu(sample, (events) =>
+    bare.write(events.map((e): WriteOp => ({ type: 'put', key: eventKey(e.internalId), value: JSON.stringify(e) }))))
   await bare.close()
 
   const rocks = await openRocks(join(dir, 'db'))
   const store = await openRocksEventStore(rocks)
   const fillStarted = Date.now()
-  const indexedUs = await insertCpu(0, EVENTS, (events) => store.insertEvents(events))
+  const indexedUs = await insertCpu(EVENTS, (events) => store.insertEvents(events))
   const fillS = (Date.now() - fillStarted) / 1000
 
   const end = START + EVENTS * STEP_MS
@@ -100,12 +108,21 @@ try {
   ]
   const rows: Array<Record<string, string | number>> = []
   for (const [label, q] of queries) {
-    const r = await time(store, { ...q, limit: 50 }, rocks)
-    rows.push({ query: label, p50_ms: r.p50.toFixed(2), p99_ms: r.p99.toFixed(2), events: r.events, cursor: r.more ? 'yes' : 'no' })
+    const r = await time(store, { ...q, limit: 50 })
+    const cursor = r.more ? 'yes' : 'no'
+    rows.push({ query: label, p50_ms: r.p50.toFixed(2), p99_ms: r.p99.toFixed(2), events: r.events, cursor })
   }
+  // The upgrade of a data dir of the old layout: the same events without the indexes, opened again.
+  await rocks.write([
+    ...INDEXES.map((space) => deleteRange(space)),
+    { type: 'del', key: keyPrefix('eventsFormat') },
+  ])
+  const upgradeStarted = Date.now()
+  await openRocksEventStore(rocks)
+  const upgradeS = (Date.now() - upgradeStarted) / 1000
   await rocks.close()
   report('store-query', rows, {
-    events: EVENTS, repeats: REPEATS, limit: 50, scanBudget: DEFAULT_SCAN_BUDGET, fillSeconds: fillS,
+    events: EVENTS, repeats: REPEATS, limit: 50, scanBudget: DEFAULT_SCAN_BUDGET, fillSeconds: fillS, upgradeSeconds: upgradeS,
     insertCpuUsPerEvent: { eventOnly: Number(bareUs.toFixed(2)), withIndexes: Number(indexedUs.toFixed(2)) },
     indexCpuUsPerEvent: Number((indexedUs - bareUs).toFixed(2)),
   })

@@ -73,8 +73,9 @@ t.test('a filter that matches nothing, or little, reads a handful of entries, no
   t.same(await cost({ name: 'nope' }), { events: 0, cursor: null, read: 0 }, 'name without a match')
   t.same(await cost({ env: 'nope' }), { events: 0, cursor: null, read: 0 }, 'env without a match')
   t.same(await cost({ id: 'nope' }), { events: 0, cursor: null, read: 0 }, 'dedup id without a match')
-  t.same(await cost({ receivedAfter: BASE + 10_000_000 }), { events: 0, cursor: null, read: 0 }, 'received_after in the future')
-  t.same(await cost({ receivedBefore: BASE - 10_000_000 }), { events: 0, cursor: null, read: 0 }, 'received_before in the past')
+  const none = { events: 0, cursor: null, read: 0 }
+  t.same(await cost({ receivedAfter: BASE + 10_000_000 }), none, 'received_after in the future')
+  t.same(await cost({ receivedBefore: BASE - 10_000_000 }), none, 'received_before in the past')
   t.same(await cost({ name: 'app/e1', env: 'nope' }), { events: 0, cursor: null, read: 0 }, 'name and env')
   const recent = await cost({ receivedAfter: BASE + 2990 * STEP_MS })
   t.equal(recent.events, 9)
@@ -84,7 +85,7 @@ t.test('a filter that matches nothing, or little, reads a handful of entries, no
   t.equal(paged.cursor, events.filter((e) => e.name === 'app/e7' && e.env === 'staging').reverse()[49].internalId)
 })
 
-t.test('a query reads at most its scan budget and continues from its cursor; together the pages hold every match once', async (t) => {
+t.test('a query reads at most its scan budget, then gives a cursor; the pages hold every match once', async (t) => {
   const rocks = await rocksIn(t)
   const store = await openRocksEventStore(rocks, { scanBudget: 100 })
   const events = Array.from({ length: 1000 }, (_, i) => event(i, i % 97 === 0 ? { name: 'rare/one' } : {}))
@@ -95,7 +96,8 @@ t.test('a query reads at most its scan budget and continues from its cursor; tog
   const first = await store.queryEvents({ env: 'production', receivedBefore: BASE + 300 * STEP_MS, limit: 1000 })
   t.ok(rocks.read <= 100, `one page read ${rocks.read} entries`)
   t.ok(first.nextCursor, 'a cursor to continue')
-  const expected = events.filter((e) => e.env === 'production' && e.receivedAt < BASE + 300 * STEP_MS).map((e) => e.internalId).reverse()
+  const expected = events.filter((e) => e.env === 'production' && e.receivedAt < BASE + 300 * STEP_MS)
+    .map((e) => e.internalId).reverse()
   const listed = await listAll(store, { env: 'production', receivedBefore: BASE + 300 * STEP_MS, limit: 1000 })
   t.same(listed.ids, expected, 'env + time, page by page')
   t.ok(listed.pages > 1, `${listed.pages} pages`)
@@ -117,7 +119,7 @@ t.test('an event and its index entries are one write', async (t) => {
   t.equal(spaces, 'EINGP' + 'ENGPH', 'events, by dedup id, name, env, env + name, receive time')
 })
 
-t.test('a data dir of the old layout (events and their id index only) is indexed on open, and nothing stored is lost', async (t) => {
+t.test('a data dir of the old layout (events and an id index) is indexed on open; nothing stored is lost', async (t) => {
   const dir = await tempDir()
   t.teardown(() => removeDir(dir))
   const path = join(dir, 'db')
