@@ -73,10 +73,15 @@ export function keyPrefix(name: KeySpaceName, sub = ''): string {
 /**
  * `{ gte, lt }` bounding exactly the keys that start with the space's prefix followed by `sub`:
  * `lt` is that prefix with its last character raised by one. Also the `start`/`end` of a range delete.
+ * RocksDB orders keys by their UTF-8 bytes, that is by code point, so a character outside the BMP
+ * (two UTF-16 units) is raised as one, and U+D7FF is followed by U+E000, not by a lone surrogate.
  */
 export function keyRange(name: KeySpaceName, sub = ''): { gte: string; lt: string } {
   const gte = keyPrefix(name, sub)
-  return { gte, lt: gte.slice(0, -1) + String.fromCharCode(gte.charCodeAt(gte.length - 1) + 1) }
+  const pair = gte.length > 1 && /[\uD800-\uDBFF][\uDC00-\uDFFF]$/.test(gte)
+  const head = gte.slice(0, pair ? -2 : -1)
+  const last = gte.codePointAt(head.length)!
+  return { gte, lt: head + String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1) }
 }
 
 /** A range delete of everything under the space's prefix followed by `sub`. */

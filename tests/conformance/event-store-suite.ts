@@ -92,7 +92,7 @@ export function eventStoreSuite(t: Test, name: string, open: () => Promise<Event
     const f = await open()
     t.teardown(() => f.close())
     const base = Date.now() - 3_600_000
-    const names = ['shop/order', 'shop/order.paid', 'shop/orde', 'shop/order\0x']
+    const names = ['shop/order', 'shop/order.paid', 'shop/orde\u{1F7FF}', 'shop/order\0x']
     const envs = ['production', 'staging']
     // 48 events, one a millisecond, over 4 names × 2 envs; every fifth one a duplicate of the one before.
     const events: StoredEvent[] = Array.from({ length: 48 }, (_, i) => event({

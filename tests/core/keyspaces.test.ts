@@ -24,6 +24,11 @@ t.test('the bounds of a space, or of a part of it, hold exactly the keys that st
   t.same(keyRange('control'), { gte: 'C', lt: 'D' })
   t.same(keyRange('webhookRequests', 'wh_1\0'), { gte: 'Wwh_1\0', lt: 'Wwh_1\u0001' })
   t.same(deleteRange('dedup', 'p3/'), { type: 'delRange', start: 'Dp3/', end: 'Dp30' }, 'partition 3, not 30–39')
+  // Keys are compared as UTF-8 bytes: a character beyond the BMP is raised as one code point.
+  const astral = keyRange('eventsByName', '0002\u{1F7FF}')
+  t.equal(astral.lt, 'N0002\u{1F800}')
+  t.ok(Buffer.compare(Buffer.from(astral.gte + 'Z'), Buffer.from(astral.lt)) < 0, 'what follows the prefix stays below lt')
+  t.equal(keyRange('eventsByName', '0001\uD7FF').lt, 'N0001\uE000', 'no lone surrogate')
   for (const [name, { prefix }] of spaces) {
     const { gte, lt } = keyRange(name, 'x\0')
     const inRange = (key: string) => gte <= key && key < lt
