@@ -20,7 +20,7 @@ export interface RocksEventStoreOptions {
 }
 
 export const DEFAULT_SCAN_BUDGET = 5_000
-/** Reading and parsing an event (a random read) costs ~20× stepping over an index entry (measured). */
+/** Reading and parsing an event (a random read) costs ~20× stepping over an index entry (bench/store-query). */
 const EVENT_READ_COST = 20
 /** Events fetched by one multi-get while a query reads an index. */
 const CHUNK = 128
@@ -96,7 +96,10 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
       const id = internalIdOf(key)
       const inWindow = (window.from === undefined || id >= window.from)
         && (window.below === undefined || id < window.below)
-      if (!inWindow && (q.cursor === undefined || id < q.cursor) && matchesEntry(readEntry(value), q)) ids.push(id)
+      if (!inWindow && (q.cursor === undefined || id < q.cursor) && matchesEntry(readEntry(value), q)) {
+        ids.push(id)
+        read += EVENT_READ_COST - 1
+      }
     }
     const events = (await getEvents(ids)).filter((e) => matches(e, q))
     return events.sort((a, b) => (a.internalId < b.internalId ? 1 : -1))
