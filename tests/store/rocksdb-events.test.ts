@@ -107,6 +107,23 @@ t.test('a query reads at most its scan budget, then gives a cursor; the pages ho
   t.same(rare.ids, events.filter((e) => e.name === 'rare/one').map((e) => e.internalId).reverse(), 'a rare name')
 })
 
+t.test('more off-clock events in a time range than the budget: the index is read unwindowed, still exact', async (t) => {
+  const rocks = await rocksIn(t)
+  const store = await openRocksEventStore(rocks, { scanBudget: 60 })
+  // 200 events; every other one has an ID made an hour before it was received.
+  const events = Array.from({ length: 200 }, (_, i) => {
+    const e = event(i)
+    return i % 2 ? { ...e, receivedAt: e.receivedAt + 3_600_000 } : e
+  })
+  await store.insertEvents(events)
+  const q = { receivedAfter: BASE + 3_600_000, name: 'app/e1', limit: 4 }
+  const expected = events.filter((e) => e.name === 'app/e1' && e.receivedAt > q.receivedAfter).map((e) => e.internalId)
+  t.same((await listAll(store, q)).ids, expected.reverse())
+  const near = { receivedAfter: BASE + 3_600_000 + 150 * STEP_MS, limit: 10 }
+  const nearExpected = events.filter((e) => e.receivedAt > near.receivedAfter).map((e) => e.internalId).reverse()
+  t.same((await listAll(store, near)).ids, nearExpected, 'a range with few off-clock events merges them in')
+})
+
 t.test('an event and its index entries are one write', async (t) => {
   const rocks = await rocksIn(t)
   const store = await openRocksEventStore(rocks)
