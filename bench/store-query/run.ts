@@ -122,7 +122,8 @@ try {
   const upgradeS = (Date.now() - upgradeStarted) / 1000
   await rocks.close()
   report('store-query', rows, {
-    events: EVENTS, repeats: REPEATS, limit: 50, scanBudget: DEFAULT_SCAN_BUDGET, fillSeconds: fillS, upgradeSeconds: upgradeS,
+    events: EVENTS, repeats: REPEATS, limit: 50, scanBudget: DEFAULT_SCAN_BUDGET,
+    fillSeconds: fillS, upgradeSeconds: upgradeS,
     insertCpuUsPerEvent: { eventOnly: Number(bareUs.toFixed(2)), withIndexes: Number(indexedUs.toFixed(2)) },
     indexCpuUsPerEvent: Number((indexedUs - bareUs).toFixed(2)),
   })

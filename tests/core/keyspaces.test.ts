@@ -27,13 +27,14 @@ t.test('the bounds of a space, or of a part of it, hold exactly the keys that st
   // Keys are compared as UTF-8 bytes: a character beyond the BMP is raised as one code point.
   const astral = keyRange('eventsByName', '0002\u{1F7FF}')
   t.equal(astral.lt, 'N0002\u{1F800}')
-  t.ok(Buffer.compare(Buffer.from(astral.gte + 'Z'), Buffer.from(astral.lt)) < 0, 'what follows the prefix stays below lt')
+  t.ok(Buffer.compare(Buffer.from(astral.gte + 'Z'), Buffer.from(astral.lt)) < 0, 'keys of the prefix are below lt')
   t.equal(keyRange('eventsByName', '0001\uD7FF').lt, 'N0001\uE000', 'no lone surrogate')
   for (const [name, { prefix }] of spaces) {
     const { gte, lt } = keyRange(name, 'x\0')
     const inRange = (key: string) => gte <= key && key < lt
-    for (const key of [`${prefix}x\0`, `${prefix}x\0\uffff`, `${prefix}x\0zzz`]) t.ok(inRange(key), `${name}: ${JSON.stringify(key)}`)
-    for (const key of [`${prefix}x`, `${prefix}x\u0001`, `${prefix}y`]) t.notOk(inRange(key), `${name}: not ${JSON.stringify(key)}`)
+    const label = (key: string) => `${name}: ${JSON.stringify(key)}`
+    for (const key of [`${prefix}x\0`, `${prefix}x\0\uffff`, `${prefix}x\0zzz`]) t.ok(inRange(key), label(key))
+    for (const key of [`${prefix}x`, `${prefix}x\u0001`, `${prefix}y`]) t.notOk(inRange(key), 'not ' + label(key))
   }
 })
 
@@ -48,7 +49,7 @@ function sources(dir: string): string[] {
   })
 }
 
-t.test('keys and bounds come from the registry: no file using RocksDB makes a prefix or bound of its own', async (t) => {
+t.test('keys and bounds come from the registry: no file using RocksDB makes its own prefix or bound', async (t) => {
   const handMade = [
     /\b(gte|gt|lt|lte|start|end):\s*['"`]/, // a literal scan or range-delete bound: { gte: 'C', lt: 'D' }
     /\bkey:\s*['"`][A-Z]/, // a literal key prefix: { key: 'T' + topic }

@@ -107,7 +107,7 @@ t.test('a query reads at most its scan budget, then gives a cursor; the pages ho
   t.same(rare.ids, events.filter((e) => e.name === 'rare/one').map((e) => e.internalId).reverse(), 'a rare name')
 })
 
-t.test('more off-clock events in a time range than the budget: the index is read unwindowed, still exact', async (t) => {
+t.test('more off-clock events in a time range than the budget: the index is read unwindowed, exactly', async (t) => {
   const rocks = await rocksIn(t)
   const store = await openRocksEventStore(rocks, { scanBudget: 60 })
   // 200 events; every other one has an ID made an hour before it was received.
@@ -136,7 +136,7 @@ t.test('an event and its index entries are one write', async (t) => {
   t.equal(spaces, 'EINGP' + 'ENGPH', 'events, by dedup id, name, env, env + name, receive time')
 })
 
-t.test('a data dir of the old layout (events and an id index) is indexed on open; nothing stored is lost', async (t) => {
+t.test('a data dir of the old layout (events, id index) is indexed on open; nothing stored is lost', async (t) => {
   const dir = await tempDir()
   t.teardown(() => removeDir(dir))
   const path = join(dir, 'db')
