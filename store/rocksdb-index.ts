@@ -100,6 +100,10 @@ export async function upgradeEventIndexes(rocks: Rocks, log?: Logger, batchEvent
   if ((await rocks.get(formatKey))?.toString() === FORMAT) return 0
   // Format 1's id index (`I<id>\0<internalId>`) goes; it is rebuilt below in the new layout.
   await rocks.write([deleteRange('eventsById')])
+  const started = Date.now()
+  for await (const _ of rocks.scan({ ...keyRange('events'), limit: 1 })) {
+    log?.info('building the event store indexes for events stored before them (once; ~1 min per million events)')
+  }
   let ops: WriteOp[] = []
   let indexed = 0
   for await (const { value } of rocks.scan(keyRange('events'))) {
@@ -110,6 +114,6 @@ export async function upgradeEventIndexes(rocks: Rocks, log?: Logger, batchEvent
     }
   }
   await rocks.write([...ops, { type: 'put', key: formatKey, value: FORMAT }])
-  if (indexed > 0) log?.info({ events: indexed }, 'event store indexes built for events stored before them')
+  if (indexed > 0) log?.info({ events: indexed, ms: Date.now() - started }, 'event store indexes built')
   return indexed
 }

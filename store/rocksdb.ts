@@ -1,6 +1,6 @@
 // EventStore on the embedded RocksDB; key layout and indexes in rocksdb-index.ts. A query reads the
 // narrowest index its filters allow (dedup id, env + name, name, env, else every event), newest
-// first, and reads at most `scanBudget` entries, an event read counting as EVENT_READ_COST of them:
+// first, and reads at most `scanBudget` entries, an event read counting as several of them:
 // past that it returns the page it has, with a cursor to continue from, so no query's cost grows
 // with the store.
 import type { Logger } from 'pino'
@@ -20,8 +20,9 @@ export interface RocksEventStoreOptions {
 }
 
 export const DEFAULT_SCAN_BUDGET = 5_000
-/** Reading and parsing an event (a random read) costs ~20× stepping over an index entry (bench/store-query). */
-const EVENT_READ_COST = 20
+/** An event read, in index entries: parsing it, plus a random read for one fetched by ID (bench/store-query). */
+const SCANNED_EVENT_COST = 5
+const FETCHED_EVENT_COST = 20
 /** Events fetched by one multi-get while a query reads an index. */
 const CHUNK = 128
 
@@ -98,7 +99,7 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
         && (window.below === undefined || id < window.below)
       if (!inWindow && (q.cursor === undefined || id < q.cursor) && matchesEntry(readEntry(value), q)) {
         ids.push(id)
-        read += EVENT_READ_COST - 1
+        read += FETCHED_EVENT_COST - 1
       }
     }
     const events = (await getEvents(ids)).filter((e) => matches(e, q))
@@ -153,10 +154,10 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
       const id = internalIdOf(key)
       if (plan.space === 'events') {
         chunk.push({ id, event: JSON.parse(value.toString()) as StoredEvent })
-        read += EVENT_READ_COST - 1
+        read += SCANNED_EVENT_COST - 1
       } else if (matchesEntry(readEntry(value), q)) {
         chunk.push({ id })
-        read += EVENT_READ_COST - 1
+        read += FETCHED_EVENT_COST - 1
       }
       // Index entries leave only a dedup id query's name and env to check: a chunk of what the page
       // still needs is usually enough.
