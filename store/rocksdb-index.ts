@@ -2,12 +2,13 @@
 //   E<internalId> → event JSON
 //   I‹dedup id›<internalId> (only when the dedup id is not the internal ID),
 //   N‹name›<internalId>, G‹env›<internalId>, P‹env›‹name›<internalId> → index entry
-//   H<receivedAt hex12><internalId> → index entry, only for an event received more than OFF_CLOCK_MS
+//   H<receivedAt hex12><internalId> → off-clock entry, only for an event received more than OFF_CLOCK_MS
 //     from its ID's time
 // ‹s› is s after its length (4 hex digits): names and ids may hold any character, \0 too, so no
 // separator could keep the entries of "a" apart from those of "a\0b"; a length can.
-// An index entry is `<receivedAt>`, or `d<receivedAt>` for a duplicate: receive-time and duplicate
-// filters are decided on the index without reading the event. Every index ends in the internal ID
+// An index entry is `<receivedAt>`, or `d<receivedAt>` for a duplicate; an off-clock entry is the JSON
+// of [receivedAt, duplicate, env, name, dedup id]: every filter is decided on the index, and an event
+// is read only once it is known to match. Every index ends in the internal ID
 // (a ULID), so each lists newest first in a reverse scan, as the event space does, and a cursor or
 // an ID-time window is a key range inside any of them. Receive time follows ID time except for
 // events whose IDs were made earlier or elsewhere (a client's ID seed, a step retried hours after
@@ -42,6 +43,14 @@ export function readEntry(value: Buffer): IndexEntry {
   const text = value.toString('latin1')
   const duplicate = text.charCodeAt(0) === 100 // 'd'
   return { receivedAt: Number(duplicate ? text.slice(1) : text), duplicate }
+}
+
+export interface OffClockEntry extends IndexEntry { env: string; name: string; id: string }
+
+export function readOffClockEntry(value: Buffer): OffClockEntry {
+  type Stored = [receivedAt: number, duplicate: boolean, env: string, name: string, id: string]
+  const [receivedAt, duplicate, env, name, id] = JSON.parse(value.toString()) as Stored
+  return { receivedAt, duplicate, env, name, id }
 }
 
 /** A value inside a key: its length first, so no other value's keys start with it. */
@@ -86,7 +95,9 @@ export function pushIndexOps(event: StoredEvent, ops: WriteOp[]): void {
     { type: 'put', key: keyPrefix('eventsByEnvName', env + name + id), value },
   )
   if (!onClock(id, event.receivedAt)) {
-    ops.push({ type: 'put', key: keyPrefix('eventsByReceivedAt', receivedAtHex(event.receivedAt) + id), value })
+    const key = keyPrefix('eventsByReceivedAt', receivedAtHex(event.receivedAt) + id)
+    const entry = [event.receivedAt, event.duplicateOf !== undefined, event.env, event.name, event.id]
+    ops.push({ type: 'put', key, value: JSON.stringify(entry) })
   }
 }
 

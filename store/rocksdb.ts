@@ -9,8 +9,8 @@ import { keyPrefix, keyRange, type KeySpaceName } from '../core/keyspaces.ts'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import type { EventPage, EventQuery, EventStore } from './types.ts'
 import {
-  OFF_CLOCK_MS, eventKey, internalIdOf, keyPart, pushIndexOps, readEntry, receivedAtHex, ulidFloor, upgradeEventIndexes,
-  type IndexEntry,
+  OFF_CLOCK_MS, eventKey, internalIdOf, keyPart, pushIndexOps, readEntry, readOffClockEntry, receivedAtHex, ulidFloor,
+  upgradeEventIndexes, type IndexEntry, type OffClockEntry,
 } from './rocksdb-index.ts'
 
 export interface RocksEventStoreOptions {
@@ -50,12 +50,15 @@ function matchesEntry(entry: IndexEntry, q: EventQuery): boolean {
     && (q.includeDuplicates === true || !entry.duplicate)
 }
 
-function matches(event: StoredEvent, q: EventQuery): boolean {
-  return (q.id === undefined || event.id === q.id)
-    && (q.name === undefined || event.name === q.name)
-    && (q.env === undefined || event.env === q.env)
-    && matchesEntry({ receivedAt: event.receivedAt, duplicate: event.duplicateOf !== undefined }, q)
+function matchesOffClock(entry: OffClockEntry, q: EventQuery): boolean {
+  return (q.id === undefined || entry.id === q.id)
+    && (q.name === undefined || entry.name === q.name)
+    && (q.env === undefined || entry.env === q.env)
+    && matchesEntry(entry, q)
 }
+
+const matches = (event: StoredEvent, q: EventQuery) =>
+  matchesOffClock({ ...event, duplicate: event.duplicateOf !== undefined }, q)
 
 /** The internal IDs an event received in the query's time range has, unless it is in the off-clock index. */
 function idWindow(q: EventQuery): { from?: string; below?: string } {
@@ -97,7 +100,7 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
       const id = internalIdOf(key)
       const inWindow = (window.from === undefined || id >= window.from)
         && (window.below === undefined || id < window.below)
-      if (!inWindow && (q.cursor === undefined || id < q.cursor) && matchesEntry(readEntry(value), q)) {
+      if (!inWindow && (q.cursor === undefined || id < q.cursor) && matchesOffClock(readOffClockEntry(value), q)) {
         ids.push(id)
         read += FETCHED_EVENT_COST - 1
       }

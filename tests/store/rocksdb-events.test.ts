@@ -109,16 +109,26 @@ t.test('a query reads at most its scan budget, then gives a cursor; the pages ho
 
 t.test('more off-clock events in a time range than the budget: the index is read unwindowed, exactly', async (t) => {
   const rocks = await rocksIn(t)
-  const store = await openRocksEventStore(rocks, { scanBudget: 60 })
+  const store = await openRocksEventStore(rocks, { scanBudget: 400 })
   // 200 events; every other one has an ID made an hour before it was received.
   const events = Array.from({ length: 200 }, (_, i) => {
     const e = event(i)
     return i % 2 ? { ...e, receivedAt: e.receivedAt + 3_600_000 } : e
   })
   await store.insertEvents(events)
-  const q = { receivedAfter: BASE + 3_600_000, name: 'app/e1', limit: 4 }
-  const expected = events.filter((e) => e.name === 'app/e1' && e.receivedAt > q.receivedAfter).map((e) => e.internalId)
-  t.same((await listAll(store, q)).ids, expected.reverse())
+  const q = { receivedAfter: BASE + 3_600_000, limit: 4 }
+  const expected = events.filter((e) => e.receivedAt > q.receivedAfter).map((e) => e.internalId).reverse()
+  t.same((await listAll(store, q)).ids, expected, '100 off-clock events in range: the whole index, page by page')
+  // Off-clock entries carry env, name and dedup id: only the 10 of app/e1 are read (100 + 10 × 20 < 400),
+  // so the ID window holds.
+  const named = { ...q, name: 'app/e1' }
+  rocks.read = 0
+  const page = await store.queryEvents(named)
+  t.ok(rocks.read <= 120, `${rocks.read} entries read for a page`)
+  const namedExpected = events.filter((e) => e.name === 'app/e1' && e.receivedAt > q.receivedAfter)
+    .map((e) => e.internalId).reverse()
+  t.same(page.events.map((e) => e.internalId), namedExpected.slice(0, 4))
+  t.same((await listAll(store, named)).ids, namedExpected, 'and page by page')
   const near = { receivedAfter: BASE + 3_600_000 + 150 * STEP_MS, limit: 10 }
   const nearExpected = events.filter((e) => e.receivedAt > near.receivedAfter).map((e) => e.internalId).reverse()
   t.same((await listAll(store, near)).ids, nearExpected, 'a range with few off-clock events merges them in')
