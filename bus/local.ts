@@ -11,6 +11,7 @@ import { SluiceError } from '../core/errors.ts'
 import { retryPolicies, sleep, withRetry } from '../core/retry.ts'
 import type { Batch, Bus, BusRecord, ConsumedRecord, SubscribeOptions, Subscription, TopicPartitions, TopicSpec } from './types.ts'
 import { partitionOf } from './partition.ts'
+import { keyPrefix, keyRange } from '../core/keyspaces.ts'
 
 export interface LocalBusConfig {
   /** A soft limit, as Kafka's: a read stops after the record batch that reaches it. */
@@ -33,16 +34,18 @@ const TAIL_BYTES = 4 * 1024 * 1024
 const MAX_FLUSHES_IN_FLIGHT = 4
 /** 2: record batches. A data dir without the key is format 1 (one record per value) or new. */
 const LOG_FORMAT = 2
-const FORMAT_KEY = 'Vlog'
+const FORMAT_KEY = keyPrefix('logFormat')
 
 interface Written { first: number; count: number; buffer: Buffer }
 interface TopicState { name: string; spec: TopicSpec; heads: number[]; durable: number[]; waiters: Array<Array<() => void>>; tails: Written[][]; tailBytes: number[] }
 /** What one flush writes: per topic and partition, the first offset and the records from it on. */
 type Pending = { batches: Map<TopicState, Map<number, { first: number; records: BusRecord[] }>>; resolve: () => void; reject: (e: unknown) => void; promise: Promise<void> }
 
-const logKey = (topic: string, partition: number, offset: number) => `L${topic}\0${partition}\0${offset.toString(16).padStart(16, '0')}`
+const logKey = (topic: string, partition: number, offset: number) =>
+  keyPrefix('logBatches', `${topic}\0${partition}\0${offset.toString(16).padStart(16, '0')}`)
 const offsetOf = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
-const offsetKey = (group: string, topic: string, partition: number) => `O${group}\0${topic}\0${partition}`
+const offsetKey = (group: string, topic: string, partition: number) =>
+  keyPrefix('logOffsets', `${group}\0${topic}\0${partition}`)
 
 export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig): Bus {
   const topics = new Map<string, TopicState>()
@@ -73,9 +76,9 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     await (upgraded ??= upgradeLogFormat())
     for (const [topic, wanted] of Object.entries(specs)) {
       if (topics.has(topic)) continue
-      const stored = await rocks.get('T' + topic)
+      const stored = await rocks.get(keyPrefix('logTopics', topic))
       const spec: TopicSpec = stored ? JSON.parse(stored.toString()) : wanted
-      if (!stored) await rocks.write([{ type: 'put', key: 'T' + topic, value: JSON.stringify(spec) }])
+      if (!stored) await rocks.write([{ type: 'put', key: keyPrefix('logTopics', topic), value: JSON.stringify(spec) }])
       const heads: number[] = []
       for (let p = 0; p < spec.partitions; p++) heads.push((await lastOffset(topic, p)) + 1)
       topics.set(topic, { name: topic, spec, heads, durable: [...heads], waiters: heads.map(() => []), tails: heads.map(() => []), tailBytes: heads.map(() => 0) })
@@ -90,7 +93,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   async function upgradeLogFormat(): Promise<void> {
     if ((await rocks.get(FORMAT_KEY))?.toString() === String(LOG_FORMAT)) return
     const ops: WriteOp[] = []
-    for await (const { key, value } of rocks.scan({ gte: 'L', lt: 'M' })) {
+    for await (const { key, value } of rocks.scan(keyRange('logBatches'))) {
       const keyBytes = value.readUInt16BE(0)
       const record = { key: value.toString('utf8', 2, 2 + keyBytes), timestampMs: value.readDoubleBE(2 + keyBytes), value: value.subarray(10 + keyBytes) }
       ops.push({ type: 'put', key, value: encodeBatch([record]) })
@@ -287,7 +290,8 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   }
 
   async function isCompacted(topic: string): Promise<boolean> {
-    const spec = topics.get(topic)?.spec ?? JSON.parse((await rocks.get('T' + topic))?.toString() ?? '{}')
+    const key = keyPrefix('logTopics', topic)
+    const spec = topics.get(topic)?.spec ?? JSON.parse((await rocks.get(key))?.toString() ?? '{}')
     return spec.compacted === true
   }
 
@@ -298,11 +302,11 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   async function truncate(): Promise<void> {
     // Groups that committed before (in RocksDB) and groups live here that have not committed yet.
     const offsets = new Map<string, number>()
-    for await (const { key, value } of rocks.scan({ gte: 'O', lt: 'P' })) offsets.set(key, Number(value.toString()))
+    for await (const { key, value } of rocks.scan(keyRange('logOffsets'))) offsets.set(key, Number(value.toString()))
     for (const [key, next] of committed) offsets.set(key, next)
     const minimum = new Map<string, number>()
     for (const [key, next] of offsets) {
-      const [, topic, partition] = key.slice(1).split('\0')
+      const [, topic, partition] = key.slice(keyPrefix('logOffsets').length).split('\0')
       if (await isCompacted(topic)) continue
       const tp = `${topic}\0${partition}`
       minimum.set(tp, Math.min(minimum.get(tp) ?? Infinity, next))

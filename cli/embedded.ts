@@ -7,7 +7,7 @@ import { createLocalBus } from '../bus/local.ts'
 import { topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
 import { createRocksControlStore } from '../control/rocksdb.ts'
-import { createRocksEventStore } from '../store/rocksdb.ts'
+import { openRocksEventStore } from '../store/rocksdb.ts'
 import { createRocksRunStore } from '../store/runs-rocksdb.ts'
 import { createRocksRequestStore } from '../store/requests-rocksdb.ts'
 import { createRocksDedupStore } from '../dedup/rocksdb.ts'
@@ -48,7 +48,7 @@ export async function startEmbedded(
     bus,
     topics,
     control: await createRocksControlStore(rocks),
-    events: createRocksEventStore(rocks),
+    events: await openRocksEventStore(rocks, { log: log.child({ component: 'store' }) }),
     runs: createRocksRunStore(rocks),
     requests: createRocksRequestStore(rocks),
     // The RocksDB event store keeps JSON: stored events keep their text from the bus (core/json-text.ts).

@@ -12,6 +12,7 @@ import type { Bus, ConsumedRecord } from '../bus/types.ts'
 import type { Rocks } from '../core/rocks.ts'
 import { createRocksDedupStore } from './rocksdb.ts'
 import type { DedupStore, SeenEntry } from './types.ts'
+import { deleteRange } from '../core/keyspaces.ts'
 
 export interface ChangelogDedupOptions {
   rocks: Rocks
@@ -32,10 +33,10 @@ export interface ChangelogDedupOptions {
 export async function openChangelogDedupStore(options: ChangelogDedupOptions): Promise<DedupStore> {
   const { rocks, bus, topic, partition, windowMs } = options
   const now = options.nowMs ?? Date.now
-  // `p<N>/` … `p<N>0` ('0' follows '/') bounds partition N's keys without touching p<N>0…p<N>9.
+  // The range of `p<N>/` ends before p<N>0…p<N>9: partition N's keys, no other partition's.
   const prefix = `p${partition}/`
   const local = createRocksDedupStore(rocks, { windowMs, prefix })
-  await rocks.write([{ type: 'delRange', start: `D${prefix}`, end: `Dp${partition}0` }])
+  await rocks.write([deleteRange('dedup', prefix)])
 
   // What expire(now) keeps: the current bucket and the one before it.
   const horizon = (Math.floor(now() / windowMs) - 1) * windowMs

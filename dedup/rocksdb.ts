@@ -5,6 +5,7 @@
 // the previous one.
 import type { Rocks } from '../core/rocks.ts'
 import type { DedupKey, DedupStore, SeenEntry } from './types.ts'
+import { keyPrefix } from '../core/keyspaces.ts'
 
 /** How far apart the receive times of two ingest nodes may be for the same id. */
 const CLOCK_SKEW_MS = 60_000
@@ -12,7 +13,7 @@ const CLOCK_SKEW_MS = 60_000
 export interface RocksDedupConfig { windowMs: number; /** Separates stores sharing one RocksDB (one per partition in distributed mode). */ prefix?: string }
 
 export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): DedupStore {
-  const prefix = 'D' + (config.prefix ?? '')
+  const prefix = keyPrefix('dedup', config.prefix)
   const bucketOf = (ms: number) => Math.floor(ms / config.windowMs)
   const bucketKey = (bucket: number) => prefix + bucket.toString(16).padStart(12, '0')
   const entryKey = (bucket: number, env: string, id: string) => `${bucketKey(bucket)}\0${env}\0${id}`

@@ -15,6 +15,7 @@ import { ulidTime } from '../core/ids.ts'
 import type { RunRecord } from '../core/run-record.ts'
 import { createRocksRunnerState } from './rocksdb.ts'
 import type { RunnerState } from './state.ts'
+import { deleteRange } from '../core/keyspaces.ts'
 
 export interface ChangelogRunnerOptions {
   rocks: Rocks
@@ -32,8 +33,8 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
   const scope = `${options.scope}/p${partition}`
   // Whatever the local disk held for this partition (from an earlier assignment) may be stale.
   await rocks.write([
-    { type: 'delRange', start: `F${scope}\0`, end: `F${scope}\u0001` },
-    { type: 'delRange', start: `S${scope}\0`, end: `S${scope}\u0001` },
+    deleteRange('runnerMarks', `${scope}\0`),
+    deleteRange('runnerParked', `${scope}\0`),
   ])
   const local = createRocksRunnerState(rocks, scope)
 

@@ -5,13 +5,13 @@ import type { Rocks } from '../core/rocks.ts'
 import { seededUlids } from '../core/ids.ts'
 import type { RunRecord } from '../core/run-record.ts'
 import type { RunnerState } from './state.ts'
+import { keyPrefix, keyRange } from '../core/keyspaces.ts'
 
 export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState {
-  const markPrefix = `F${scope}\0`
-  const parkPrefix = `S${scope}\0`
+  const markPrefix = keyPrefix('runnerMarks', `${scope}\0`)
+  const parkPrefix = keyPrefix('runnerParked', `${scope}\0`)
   const markKey = (runId: string) => markPrefix + runId
   const parkKey = (r: RunRecord) => `${parkPrefix}${(r.dueAt ?? 0).toString(16).padStart(12, '0')}\0${r.runId}\0${r.seq}`
-  const parkEnd = `S${scope}\u0001`
 
   return {
     async processed(runIds) {
@@ -34,7 +34,9 @@ export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState
       return records
     },
     async nextDueAt() {
-      for await (const { key } of rocks.scan({ gte: parkPrefix, lt: parkEnd, limit: 1 })) return parseInt(key.slice(parkPrefix.length, parkPrefix.length + 12), 16)
+      for await (const { key } of rocks.scan({ ...keyRange('runnerParked', `${scope}\0`), limit: 1 })) {
+        return parseInt(key.slice(parkPrefix.length, parkPrefix.length + 12), 16)
+      }
       return null
     },
     async unpark(records) {

@@ -3,9 +3,11 @@
 // request, moved when its status changes).
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import type { RequestPage, RequestQuery, WebhookRequestRecord, WebhookRequestStore } from './requests-types.ts'
+import { deleteRange, keyPrefix, keyRange } from '../core/keyspaces.ts'
 
-const recordKey = (webhookId: string, requestId: string) => `W${webhookId}\0${requestId}`
-const statusPrefix = (webhookId: string, status: string) => `X${webhookId}\0${status}\0`
+const recordKey = (webhookId: string, requestId: string) => keyPrefix('webhookRequests', `${webhookId}\0${requestId}`)
+const statusPrefix = (webhookId: string, status: string) =>
+  keyPrefix('webhookRequestsByStatus', `${webhookId}\0${status}\0`)
 
 export function createRocksRequestStore(rocks: Rocks): WebhookRequestStore {
   const parse = (value: Buffer) => JSON.parse(value.toString()) as WebhookRequestRecord
@@ -17,13 +19,13 @@ export function createRocksRequestStore(rocks: Rocks): WebhookRequestStore {
 
   async function* candidates(q: RequestQuery): AsyncGenerator<WebhookRequestRecord> {
     if (q.status === undefined) {
-      const prefix = `W${q.webhookId}\0`
-      const lt = q.cursor ? prefix + q.cursor : `W${q.webhookId}\u0001`
+      const { gte: prefix, lt: end } = keyRange('webhookRequests', `${q.webhookId}\0`)
+      const lt = q.cursor ? prefix + q.cursor : end
       for await (const { value } of rocks.scan({ gte: prefix, lt, reverse: true, limit: q.limit + 1 })) yield parse(value)
       return
     }
     const prefix = statusPrefix(q.webhookId, q.status)
-    const lt = q.cursor ? prefix + q.cursor : prefix.slice(0, -1) + '\u0001'
+    const lt = q.cursor ? prefix + q.cursor : keyRange('webhookRequestsByStatus', `${q.webhookId}\0${q.status}\0`).lt
     const ids: string[] = []
     for await (const { key } of rocks.scan({ gte: prefix, lt, reverse: true, limit: q.limit + 1 })) ids.push(key.slice(prefix.length))
     const values = await rocks.getMany(ids.map((id) => recordKey(q.webhookId, id)))
@@ -64,8 +66,8 @@ export function createRocksRequestStore(rocks: Rocks): WebhookRequestStore {
     },
     async removeWebhook(webhookId) {
       await rocks.write([
-        { type: 'delRange', start: `W${webhookId}\0`, end: `W${webhookId}\u0001` },
-        { type: 'delRange', start: `X${webhookId}\0`, end: `X${webhookId}\u0001` },
+        deleteRange('webhookRequests', `${webhookId}\0`),
+        deleteRange('webhookRequestsByStatus', `${webhookId}\0`),
       ])
     },
     close: async () => {},

@@ -4,11 +4,12 @@
 // Run IDs are ULIDs carrying their event's time, so every index scans newest first in reverse.
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import type { RunDoc, RunPage, RunQuery, RunStore } from './runs-types.ts'
+import { keyPrefix, keyRange } from '../core/keyspaces.ts'
 
-const docKey = (runId: string) => 'Rr' + runId
-const eventKey = (eventId: string, runId: string) => `Re${eventId}\0${runId}`
-const functionKey = (functionId: string, runId: string) => `Rf${functionId}\0${runId}`
-const statusKey = (status: string, runId: string) => `Rs${status}\0${runId}`
+const docKey = (runId: string) => keyPrefix('runs', runId)
+const eventKey = (eventId: string, runId: string) => keyPrefix('runsByEvent', `${eventId}\0${runId}`)
+const functionKey = (functionId: string, runId: string) => keyPrefix('runsByFunction', `${functionId}\0${runId}`)
+const statusKey = (status: string, runId: string) => keyPrefix('runsByStatus', `${status}\0${runId}`)
 const CHUNK = 128
 
 export function createRocksRunStore(rocks: Rocks): RunStore {
@@ -46,11 +47,10 @@ export function createRocksRunStore(rocks: Rocks): RunStore {
 
   /** Run IDs from the narrowest index the query allows, newest first, below the cursor. */
   async function* runIds(q: RunQuery): AsyncGenerator<string> {
-    const prefix = q.eventId !== undefined ? eventKey(q.eventId, '')
-      : q.functionId !== undefined ? functionKey(q.functionId, '')
-      : q.status !== undefined ? statusKey(q.status, '')
-      : 'Rr'
-    const end = prefix.endsWith('\0') ? prefix.slice(0, -1) + '\u0001' : 'Rs'
+    const { gte: prefix, lt: end } = q.eventId !== undefined ? keyRange('runsByEvent', `${q.eventId}\0`)
+      : q.functionId !== undefined ? keyRange('runsByFunction', `${q.functionId}\0`)
+      : q.status !== undefined ? keyRange('runsByStatus', `${q.status}\0`)
+      : keyRange('runs')
     for await (const { key } of rocks.scan({ gte: prefix, lt: q.cursor ? prefix + q.cursor : end, reverse: true })) yield key.slice(prefix.length)
   }
 

@@ -6,6 +6,7 @@ import { createLocalBus } from '../../bus/local.ts'
 import type { Bus } from '../../bus/types.ts'
 import { tempDir, removeDir, eventually } from '../helpers/server.ts'
 import { busSuite } from './bus-suite.ts'
+import { keyRange } from '../../core/keyspaces.ts'
 
 let n = 0
 const log = pino({ level: 'silent' })
@@ -59,7 +60,7 @@ async function openLocal(options: Partial<typeof config> & { commitIntervalMs?: 
 
 async function countLogValues(rocks: Rocks, topic: string): Promise<number> {
   let n = 0
-  for await (const _ of rocks.scan({ gte: `L${topic}\0`, lt: `L${topic}\u0001` })) n++
+  for await (const _ of rocks.scan(keyRange('logBatches', `${topic}\0`))) n++
   return n
 }
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { openRocks } from '../../core/rocks.ts'
-import { createRocksEventStore } from '../../store/rocksdb.ts'
+import { openRocksEventStore } from '../../store/rocksdb.ts'
 import { createRocksDedupStore } from '../../dedup/rocksdb.ts'
 import { createRocksControlStore } from '../../control/rocksdb.ts'
 import { tempDir, removeDir } from '../helpers/server.ts'
@@ -17,7 +17,7 @@ async function rocksIn() {
 
 eventStoreSuite(t, 'RocksDB EventStore', async () => {
   const r = await rocksIn()
-  return { store: createRocksEventStore(r.rocks), close: r.close }
+  return { store: await openRocksEventStore(r.rocks), close: r.close }
 })
 
 dedupStoreSuite(t, 'RocksDB DedupStore', async (windowMs) => {

@@ -1,0 +1,91 @@
+// Every key space of the one RocksDB a data dir holds, declared once. A key starts with its
+// space's prefix; scans and range deletes take their bounds from `keyRange`, never from a
+// neighbouring letter, so a new space cannot silently fall inside another's scan or range
+// delete. tests/core/keyspaces.test.ts fails when two prefixes overlap (one starts the other)
+// or when code writes a bound of its own. The byte values are those of existing data dirs:
+// changing one needs an upgrade of stored data.
+
+export interface KeySpace {
+  prefix: string
+  /** The file that writes and reads the space. */
+  owner: string
+  holds: string
+  /** Read by range (iterator), not only by point reads. */
+  scanned: boolean
+  /** Cleared by range deletes (expiry, retention, partition reassignment). */
+  rangeDeleted: boolean
+}
+
+const space = (prefix: string, owner: string, holds: string, use: { scanned?: boolean; rangeDeleted?: boolean } = {}) =>
+  ({ prefix, owner, holds, scanned: use.scanned ?? false, rangeDeleted: use.rangeDeleted ?? false }) satisfies KeySpace
+
+export const KEY_SPACES = {
+  logBatches: space('L', 'bus/local.ts', '<topic>\\0<partition>\\0<first offset hex16> → record batch', {
+    scanned: true,
+    rangeDeleted: true,
+  }),
+  logOffsets: space('O', 'bus/local.ts', '<group>\\0<topic>\\0<partition> → next offset', { scanned: true }),
+  logTopics: space('T', 'bus/local.ts', '<topic> → topic spec JSON'),
+  logFormat: space('Vlog', 'bus/local.ts', 'the local log format version'),
+  control: space('C', 'control/rocksdb.ts', '<kind>\\0<id> → control document JSON', { scanned: true }),
+  dedup: space('D', 'dedup/rocksdb.ts', '[p<N>/]<bucket hex12>\\0<env>\\0<id> → <receivedAt>,<internalId>', {
+    rangeDeleted: true,
+  }),
+  events: space('E', 'store/rocksdb.ts', '<internalId> → event JSON', { scanned: true }),
+  // Event indexes (store/rocksdb-index.ts): ‹v› is a value after its length.
+  eventsById: space('I', 'store/rocksdb.ts', '‹dedup id›<internalId> → index entry', {
+    scanned: true,
+    rangeDeleted: true,
+  }),
+  eventsByName: space('N', 'store/rocksdb.ts', '‹name›<internalId> → index entry', { scanned: true }),
+  eventsByEnv: space('G', 'store/rocksdb.ts', '‹env›<internalId> → index entry', { scanned: true }),
+  eventsByEnvName: space('P', 'store/rocksdb.ts', '‹env›‹name›<internalId> → index entry', { scanned: true }),
+  eventsByReceivedAt: space('H', 'store/rocksdb.ts', '<receivedAt hex12><internalId> → entry (off-clock events only)', {
+    scanned: true,
+  }),
+  eventsFormat: space('Vevents', 'store/rocksdb.ts', 'the event store format version'),
+  runs: space('Rr', 'store/runs-rocksdb.ts', '<runId> → run JSON', { scanned: true }),
+  runsByEvent: space('Re', 'store/runs-rocksdb.ts', '<eventId>\\0<runId> → \'\'', { scanned: true }),
+  runsByFunction: space('Rf', 'store/runs-rocksdb.ts', '<functionId>\\0<runId> → \'\'', { scanned: true }),
+  runsByStatus: space('Rs', 'store/runs-rocksdb.ts', '<status>\\0<runId> → \'\'', { scanned: true }),
+  webhookRequests: space('W', 'store/requests-rocksdb.ts', '<webhookId>\\0<requestId> → record JSON', {
+    scanned: true,
+    rangeDeleted: true,
+  }),
+  webhookRequestsByStatus: space('X', 'store/requests-rocksdb.ts', '<webhookId>\\0<status>\\0<requestId> → \'\'', {
+    scanned: true,
+    rangeDeleted: true,
+  }),
+  runnerMarks: space('F', 'runner/rocksdb.ts', '<scope>\\0<runId> → highest processed seq', { rangeDeleted: true }),
+  runnerParked: space('S', 'runner/rocksdb.ts', '<scope>\\0<dueAt hex12>\\0<runId>\\0<seq> → RunRecord JSON', {
+    scanned: true,
+    rangeDeleted: true,
+  }),
+} as const
+
+export type KeySpaceName = keyof typeof KEY_SPACES
+
+/** The prefix of a space, or of a part of it (`sub` follows the space's prefix). */
+export function keyPrefix(name: KeySpaceName, sub = ''): string {
+  return KEY_SPACES[name].prefix + sub
+}
+
+/**
+ * `{ gte, lt }` bounding exactly the keys that start with the space's prefix followed by `sub`:
+ * `lt` is that prefix with its last character raised by one. Also the `start`/`end` of a range delete.
+ * RocksDB orders keys by their UTF-8 bytes, that is by code point, so a character outside the BMP
+ * (two UTF-16 units) is raised as one, and U+D7FF is followed by U+E000, not by a lone surrogate.
+ */
+export function keyRange(name: KeySpaceName, sub = ''): { gte: string; lt: string } {
+  const gte = keyPrefix(name, sub)
+  const pair = gte.length > 1 && /[\uD800-\uDBFF][\uDC00-\uDFFF]$/.test(gte)
+  const head = gte.slice(0, pair ? -2 : -1)
+  const last = gte.codePointAt(head.length)!
+  return { gte, lt: head + String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1) }
+}
+
+/** A range delete of everything under the space's prefix followed by `sub`. */
+export function deleteRange(name: KeySpaceName, sub = ''): { type: 'delRange'; start: string; end: string } {
+  const { gte, lt } = keyRange(name, sub)
+  return { type: 'delRange', start: gte, end: lt }
+}

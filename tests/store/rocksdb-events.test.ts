@@ -1,0 +1,187 @@
+// The embedded event store beyond the shared contract: what a query costs (entries read, not time),
+// the scan budget, one atomic write per insert, and the upgrade of a data dir of the old layout.
+import t, { type Test } from 'tap'
+import { join } from 'node:path'
+import type { StoredEvent } from '../../core/event.ts'
+import { newIdSeed, seededUlids } from '../../core/ids.ts'
+import { openRocks, type Rocks, type ScanRange, type WriteOp } from '../../core/rocks.ts'
+import { openRocksEventStore } from '../../store/rocksdb.ts'
+import type { EventQuery, EventStore } from '../../store/types.ts'
+import { removeDir, tempDir } from '../helpers/server.ts'
+
+/** A Rocks that counts the entries its scans yield and keeps the batches it writes. */
+class CountingRocks implements Rocks {
+  read = 0
+  writes: WriteOp[][] = []
+  private readonly inner: Rocks
+  constructor(inner: Rocks) { this.inner = inner }
+  get(key: string) { return this.inner.get(key) }
+  getMany(keys: string[]) { return this.inner.getMany(keys) }
+  write(ops: WriteOp[]) {
+    this.writes.push(ops)
+    return this.inner.write(ops)
+  }
+  async *scan(range: ScanRange) {
+    for await (const entry of this.inner.scan(range)) {
+      this.read++
+      yield entry
+    }
+  }
+  close() { return this.inner.close() }
+}
+
+const idAt = (ms: number) => seededUlids(newIdSeed(ms), 1)[0]
+const BASE = Date.UTC(2026, 0, 1)
+const STEP_MS = 1000
+
+/** Event i, received STEP_MS after event i - 1. */
+function event(i: number, overrides: Partial<StoredEvent> = {}): StoredEvent {
+  const internalId = idAt(BASE + i * STEP_MS)
+  return {
+    internalId, id: internalId, name: `app/e${i % 10}`, data: { i }, ts: BASE + i,
+    env: i % 3 === 0 ? 'staging' : 'production', receivedAt: BASE + i * STEP_MS, source: { kind: 'api' }, ...overrides,
+  }
+}
+
+async function rocksIn(t: Test) {
+  const dir = await tempDir()
+  const rocks = new CountingRocks(await openRocks(join(dir, 'db')))
+  t.teardown(async () => { await rocks.close(); await removeDir(dir) })
+  return rocks
+}
+
+async function listAll(store: EventStore, q: EventQuery): Promise<{ ids: string[]; pages: number }> {
+  const ids: string[] = []
+  for (let cursor: string | undefined, pages = 1; ; pages++) {
+    const page = await store.queryEvents({ ...q, ...(cursor && { cursor }) })
+    ids.push(...page.events.map((e) => e.internalId))
+    if (page.nextCursor === null) return { ids, pages }
+    cursor = page.nextCursor
+  }
+}
+
+t.test('a filter that matches nothing, or little, reads a handful of entries, not every event', async (t) => {
+  const rocks = await rocksIn(t)
+  const store = await openRocksEventStore(rocks)
+  const events = Array.from({ length: 3000 }, (_, i) => event(i))
+  await store.insertEvents(events)
+  const cost = async (q: Omit<EventQuery, 'limit'>) => {
+    rocks.read = 0
+    const page = await store.queryEvents({ ...q, limit: 50 })
+    return { events: page.events.length, cursor: page.nextCursor, read: rocks.read }
+  }
+  t.same(await cost({ name: 'nope' }), { events: 0, cursor: null, read: 0 }, 'name without a match')
+  t.same(await cost({ env: 'nope' }), { events: 0, cursor: null, read: 0 }, 'env without a match')
+  t.same(await cost({ id: 'nope' }), { events: 0, cursor: null, read: 0 }, 'dedup id without a match')
+  const none = { events: 0, cursor: null, read: 0 }
+  t.same(await cost({ receivedAfter: BASE + 10_000_000 }), none, 'received_after in the future')
+  t.same(await cost({ receivedBefore: BASE - 10_000_000 }), none, 'received_before in the past')
+  t.same(await cost({ name: 'app/e1', env: 'nope' }), { events: 0, cursor: null, read: 0 }, 'name and env')
+  const recent = await cost({ receivedAfter: BASE + 2990 * STEP_MS })
+  t.equal(recent.events, 9)
+  t.ok(recent.read <= 9 + 3, `the last 9 events read ${recent.read} entries (ID times may be off by up to 2 s)`)
+  const paged = await cost({ name: 'app/e7', env: 'staging' })
+  t.same([paged.events, paged.read], [50, 51], 'a page of env + name reads the page and one more')
+  t.equal(paged.cursor, events.filter((e) => e.name === 'app/e7' && e.env === 'staging').reverse()[49].internalId)
+})
+
+t.test('a query reads at most its scan budget, then gives a cursor; the pages hold every match once', async (t) => {
+  const rocks = await rocksIn(t)
+  const store = await openRocksEventStore(rocks, { scanBudget: 100 })
+  const events = Array.from({ length: 1000 }, (_, i) => event(i, i % 97 === 0 ? { name: 'rare/one' } : {}))
+  events[500] = { ...events[500], duplicateOf: events[499].internalId }
+  await store.insertEvents(events)
+  // Every event but the rare ones is production or staging: an env + time query reads the env index.
+  rocks.read = 0
+  const first = await store.queryEvents({ env: 'production', receivedBefore: BASE + 300 * STEP_MS, limit: 1000 })
+  t.ok(rocks.read <= 100, `one page read ${rocks.read} entries`)
+  t.ok(first.nextCursor, 'a cursor to continue')
+  const expected = events.filter((e) => e.env === 'production' && e.receivedAt < BASE + 300 * STEP_MS)
+    .map((e) => e.internalId).reverse()
+  const listed = await listAll(store, { env: 'production', receivedBefore: BASE + 300 * STEP_MS, limit: 1000 })
+  t.same(listed.ids, expected, 'env + time, page by page')
+  t.ok(listed.pages > 1, `${listed.pages} pages`)
+  const noDuplicates = events.filter((e) => e.duplicateOf === undefined).map((e) => e.internalId).reverse()
+  t.same((await listAll(store, { limit: 7 })).ids, noDuplicates, 'every event, in pages of 7 and budget-bounded')
+  const rare = await listAll(store, { name: 'rare/one', limit: 3 })
+  t.same(rare.ids, events.filter((e) => e.name === 'rare/one').map((e) => e.internalId).reverse(), 'a rare name')
+})
+
+t.test('more off-clock events in a time range than the budget: the index is read unwindowed, exactly', async (t) => {
+  const rocks = await rocksIn(t)
+  const store = await openRocksEventStore(rocks, { scanBudget: 400 })
+  // 200 events; every other one has an ID made an hour before it was received.
+  const events = Array.from({ length: 200 }, (_, i) => {
+    const e = event(i)
+    return i % 2 ? { ...e, receivedAt: e.receivedAt + 3_600_000 } : e
+  })
+  await store.insertEvents(events)
+  const q = { receivedAfter: BASE + 3_600_000, limit: 4 }
+  const expected = events.filter((e) => e.receivedAt > q.receivedAfter).map((e) => e.internalId).reverse()
+  t.same((await listAll(store, q)).ids, expected, '100 off-clock events in range: the whole index, page by page')
+  // Off-clock entries carry env, name and dedup id: only the 10 of app/e1 are read (100 + 10 × 20 < 400),
+  // so the ID window holds.
+  const named = { ...q, name: 'app/e1' }
+  rocks.read = 0
+  const page = await store.queryEvents(named)
+  t.ok(rocks.read <= 120, `${rocks.read} entries read for a page`)
+  const namedExpected = events.filter((e) => e.name === 'app/e1' && e.receivedAt > q.receivedAfter)
+    .map((e) => e.internalId).reverse()
+  t.same(page.events.map((e) => e.internalId), namedExpected.slice(0, 4))
+  t.same((await listAll(store, named)).ids, namedExpected, 'and page by page')
+  const near = { receivedAfter: BASE + 3_600_000 + 150 * STEP_MS, limit: 10 }
+  const nearExpected = events.filter((e) => e.receivedAt > near.receivedAfter).map((e) => e.internalId).reverse()
+  t.same((await listAll(store, near)).ids, nearExpected, 'a range with few off-clock events merges them in')
+})
+
+t.test('an event and its index entries are one write', async (t) => {
+  const rocks = await rocksIn(t)
+  const store = await openRocksEventStore(rocks)
+  rocks.writes = []
+  const late = event(1, { receivedAt: BASE + STEP_MS + 7_200_000 })
+  await store.insertEvents([event(0, { id: 'order-0' }), late])
+  t.equal(rocks.writes.length, 1)
+  const spaces = rocks.writes[0].map((op) => (op.type === 'put' ? op.key[0] : op.type)).join('')
+  // By dedup id only when one was given (else the internal ID is the dedup id); by receive time only when off clock.
+  t.equal(spaces, 'EINGP' + 'ENGPH', 'events, by dedup id, name, env, env + name, receive time')
+})
+
+t.test('a data dir of the old layout (events, id index) is indexed on open; nothing stored is lost', async (t) => {
+  const dir = await tempDir()
+  t.teardown(() => removeDir(dir))
+  const path = join(dir, 'db')
+  const events = Array.from({ length: 1200 }, (_, i) => event(i, { id: `order-${i % 400}` }))
+  events[3] = { ...events[3], receivedAt: BASE - 86_400_000 } // received a day before its ID's time
+  events[9] = { ...events[9], duplicateOf: events[8].internalId }
+  let rocks = await openRocks(path)
+  // Format 1, as store/rocksdb.ts wrote it: `E<internalId>` → JSON, `I<id>\0<internalId>` → ''.
+  await rocks.write(events.flatMap((e): WriteOp[] => [
+    { type: 'put', key: 'E' + e.internalId, value: JSON.stringify(e) },
+    { type: 'put', key: `I${e.id}\0${e.internalId}`, value: '' },
+  ]))
+  await rocks.close()
+
+  rocks = await openRocks(path)
+  const store = await openRocksEventStore(rocks)
+  const newest = [...events].reverse()
+  const ids = (filter: (e: StoredEvent) => boolean) => newest.filter(filter).map((e) => e.internalId)
+  const everything = await listAll(store, { limit: 500, includeDuplicates: true })
+  t.same(everything.ids, ids(() => true), 'every event is still listed')
+  t.same((await listAll(store, { limit: 500 })).ids, ids((e) => !e.duplicateOf), 'duplicates known from the index')
+  t.same(await store.getEvent(events[7].internalId), events[7], 'read back equal')
+  t.same((await listAll(store, { id: 'order-5', limit: 10 })).ids, ids((e) => e.id === 'order-5'), 'by dedup id')
+  t.same((await listAll(store, { name: 'app/e4', limit: 50 })).ids, ids((e) => e.name === 'app/e4'), 'by name')
+  const staging = ids((e) => e.env === 'staging' && !e.duplicateOf)
+  t.same((await listAll(store, { env: 'staging', limit: 50 })).ids, staging, 'by env, without the duplicate')
+  t.same((await listAll(store, { receivedBefore: BASE, limit: 50 })).ids, [events[3].internalId], 'off-clock by time')
+  await rocks.close()
+
+  // Opening again finds the indexes built and reads no event to rebuild them.
+  const counting = new CountingRocks(await openRocks(path))
+  rocks = counting
+  const again = await openRocksEventStore(counting)
+  t.equal(counting.read, 0, 'no rebuild on the next open')
+  t.same((await listAll(again, { name: 'app/e4', env: 'production', limit: 50 })).ids,
+    ids((e) => e.name === 'app/e4' && e.env === 'production'))
+  await rocks.close()
+})
