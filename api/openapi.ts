@@ -14,6 +14,8 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/v1/events', summary: 'Stored events, newest first', query: ['id', 'name', 'env', 'received_after', 'received_before', 'include_duplicates', ...LIST], response: list({ $ref: '#/components/schemas/StoredEvent' }) },
   { method: 'get', path: '/v1/events/{id}', summary: 'One stored event by internal ID (a duplicate carries duplicate_of)', response: envelope({ $ref: '#/components/schemas/StoredEvent' }) },
   { method: 'get', path: '/v1/events/{id}/runs', summary: 'Function runs of an event', response: list(anyObject) },
+  { method: 'get', path: '/v1/events/stream', summary: 'Newly stored events as Server-Sent Events (text/event-stream)', query: ['env', 'name', 'since'], response: { type: 'string' } },
+  { method: 'post', path: '/v1/events/{id}/replay', summary: 'Send a copy of a stored event as a new event, so its functions run again', ok: 202, response: envelope(anyObject) },
   { method: 'get', path: '/v1/envs', summary: 'Environments', response: list(anyObject) },
   { method: 'post', path: '/v1/envs', summary: 'Create an environment', body: { type: 'object', properties: { name: { type: 'string' }, branch: { type: 'boolean' }, max_body_bytes: { type: 'integer' }, max_events_per_second: { type: 'integer' } }, required: ['name'] }, ok: 201, response: envelope(anyObject) },
   { method: 'patch', path: '/v1/envs/{name}', summary: 'Change an environment (max_body_bytes, max_events_per_second)', body: { type: 'object', properties: { max_body_bytes: { type: 'integer' }, max_events_per_second: { type: 'integer' } } }, response: envelope(anyObject) },
