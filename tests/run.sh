@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 echo "node $(node --version)"
 bash tests/infra/provision.sh
 npx tsc --noEmit
+npx tsc --noEmit -p dashboard
+# The browser tests need the built dashboard (dist/dashboard/); rebuilt when its sources changed.
+node scripts/build-dashboard.ts --if-stale
 npx madge --circular --extensions ts --ts-config tsconfig.json core bus ingest dedup transformer router runner store control api client cli
 node tests/infra/up.ts
 trap 'node tests/infra/down.ts' EXIT

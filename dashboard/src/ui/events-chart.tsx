@@ -1,0 +1,48 @@
+// Events per minute by name (the five most frequent), over the events the list has loaded.
+import { useEffect, useRef } from 'preact/hooks'
+import uPlot from 'uplot'
+import 'uplot/dist/uPlot.min.css'
+
+const COLORS = ['#3b82f6', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6']
+const MINUTE = 60_000
+
+export function perMinute(events: Array<{ name: string; received_at: number }>) {
+  const counts = new Map<string, number>()
+  for (const e of events) counts.set(e.name, (counts.get(e.name) ?? 0) + 1)
+  const names = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, COLORS.length).map(([n]) => n)
+  const times = events.map((e) => e.received_at)
+  const first = Math.floor(Math.min(...times) / MINUTE)
+  const last = Math.floor(Math.max(...times) / MINUTE)
+  const minutes = Array.from({ length: Math.min(last - first + 1, 24 * 60) }, (_, i) => (last - i) * 60).reverse()
+  const series = names.map((name) => {
+    const buckets = new Map<number, number>()
+    for (const e of events) if (e.name === name) buckets.set(Math.floor(e.received_at / MINUTE) * 60, (buckets.get(Math.floor(e.received_at / MINUTE) * 60) ?? 0) + 1)
+    return minutes.map((m) => buckets.get(m) ?? 0)
+  })
+  return { names, data: [minutes, ...series] as uPlot.AlignedData }
+}
+
+export function EventsChart({ events }: { events: Array<{ name: string; received_at: number }> }) {
+  const box = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (!box.current || events.length === 0) return
+    const { names, data } = perMinute(events)
+    const plot = new uPlot({
+      width: box.current.clientWidth,
+      height: 140,
+      series: [{}, ...names.map((name, i) => ({ label: name, stroke: COLORS[i], width: 2, points: { show: data[0].length < 30 } }))],
+      axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor', size: 40 }],
+      legend: { show: true },
+    }, data, box.current)
+    const resize = () => box.current && plot.setSize({ width: box.current.clientWidth, height: 140 })
+    window.addEventListener('resize', resize)
+    return () => { window.removeEventListener('resize', resize); plot.destroy() }
+  }, [events])
+  if (events.length === 0) return null
+  return (
+    <figure class="chart">
+      <figcaption>Events per minute by name (the {events.length} loaded)</figcaption>
+      <div ref={box} role="img" aria-label="Events per minute by name" />
+    </figure>
+  )
+}
