@@ -62,7 +62,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   const keys = createKeys(adapters.control, envs)
   const incoming = createOutput(bus, topics.incoming, codecs.event, (e) => `${e.env}\0${e.id}`)
   const functions = createFunctionParts(
-    { bus, control: adapters.control, envs, topics, incoming, runStore: adapters.runs, runCodec: codecs.run, eventCodec: codecs.event, openRunnerState: adapters.openRunnerState, log },
+    { bus, control: adapters.control, envs, topics, incoming, runStore: adapters.runs, events: adapters.events, runCodec: codecs.run, eventCodec: codecs.event, openRunnerState: adapters.openRunnerState, log },
     { partitions: config.partitions, eventLimits: config, functionsFile: config.functionsFile, watch: config.watch, functions: options.functions, scope: options.functionScope },
   )
   const webhooks = createWebhookParts({ bus, control: adapters.control, envs, topics, incoming, requests: adapters.requests, rawCodec: codecs.raw, log }, config)

@@ -17,6 +17,7 @@ export const errorCatalogue = {
   ENV_NOT_FOUND: { statusCode: 404, retriable: false, message: 'The environment does not exist' },
   NOT_FOUND: { statusCode: 404, retriable: false, message: 'The resource does not exist' },
   CONFLICT: { statusCode: 409, retriable: false, message: 'The resource already exists' },
+  RUN_NOT_RETRIABLE: { statusCode: 409, retriable: false, message: 'Only a failed run can be retried' },
   BODY_TOO_LARGE: { statusCode: 413, retriable: false, message: 'The request body is over the limit' },
   RATE_LIMITED: { statusCode: 429, retriable: true, message: "The environment's event rate limit is reached; retry after Retry-After seconds" },
   LOG_UNAVAILABLE: { statusCode: 503, retriable: true, message: 'The event log cannot take records right now' },
