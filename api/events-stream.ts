@@ -29,6 +29,9 @@ type StreamQuery = Static<typeof StreamQuery>
 
 export function eventsStreamRoutes(deps: { events: EventStore }, config = { pollIntervalMs: POLL_INTERVAL_MS }) {
   return async (app: FastifyInstance) => {
+    // Open streams never end on their own: the server ends them when it closes, before the store does.
+    const open = new Set<() => void>()
+    app.addHook('preClose', async () => { for (const end of open) end() })
     app.get<{ Querystring: StreamQuery }>('/v1/events/stream', {
       schema: {
         querystring: StreamQuery,
@@ -53,7 +56,14 @@ export function eventsStreamRoutes(deps: { events: EventStore }, config = { poll
       let closed = false
       let timer: NodeJS.Timeout | undefined
       let lastWrite = Date.now()
-      request.raw.once('close', () => { closed = true; clearTimeout(timer) })
+      const end = () => {
+        closed = true
+        clearTimeout(timer)
+        open.delete(end)
+        out.end()
+      }
+      open.add(end)
+      out.once('close', end)
       const poll = async () => {
         try {
           const page = await deps.events.queryEvents({ limit: POLL_WINDOW })

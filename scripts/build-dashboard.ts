@@ -2,7 +2,7 @@
 // one minified app.js, app.css and index.html, served by api/dashboard.ts. Never committed.
 // `--if-stale` builds only when the output is missing or older than a source file (scripts/start.sh).
 import { build } from 'esbuild'
-import { copyFile, mkdir, readdir, stat } from 'node:fs/promises'
+import { copyFile, mkdir, readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -24,11 +24,16 @@ export async function dashboardIsStale(): Promise<boolean> {
 }
 
 export async function buildDashboard(): Promise<void> {
+  // A clean folder: chunk names change with their content, and the server serves every file in it.
+  await rm(DASHBOARD_OUT, { recursive: true, force: true })
   await mkdir(DASHBOARD_OUT, { recursive: true })
   await build({
     entryPoints: { app: join(DASHBOARD_SRC, 'src/main.tsx') },
     outdir: DASHBOARD_OUT,
     bundle: true,
+    // CodeMirror loads as its own chunk, only on the webhook page (dashboard/src/ui/lazy-editor.tsx).
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     minify: true,
     sourcemap: 'linked',
     format: 'esm',

@@ -1,7 +1,7 @@
 // Events, newest first and live: new events arrive over GET /v1/events/stream while the page
 // shows the newest ones (no end of range, not paused). Filters live in the URL, so a view can be shared.
 import { useEffect, useState } from 'preact/hooks'
-import { api, currentEnv, query, streamEvents } from '../api.ts'
+import { api, currentEnv, query, signingKey, streamEvents } from '../api.ts'
 import { Empty, ErrorMessage, Loading } from '../ui/common.tsx'
 import { time } from '../ui/format.ts'
 import { EventsChart } from '../ui/events-chart.tsx'
@@ -67,7 +67,8 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
   const [paused, setPaused] = useState(false)
   const [stream, setStream] = useState<'live' | 'reconnecting' | 'off'>('off')
   const [names, setNames] = useState<string[]>([])
-  const key = params.toString()
+  // Filters, environment and signing key: a change of any loads the list again.
+  const key = `${params}\0${signingKey.value}`
 
   useEffect(() => {
     let current = true
@@ -84,7 +85,9 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
   const canBeLive = !filters.to && !filters.q
   useEffect(() => {
     if (!canBeLive || paused || state.loading || state.error) { setStream('off'); return }
-    return streamEvents(`/v1/events/stream${query({ env, name: filters.name })}`, {
+    // Events stored since the newest one shown (while loading or paused) come first.
+    const since = events.reduce((newest, e) => Math.max(newest, e.received_at), 0) || undefined
+    return streamEvents(`/v1/events/stream${query({ env, name: filters.name, since })}`, {
       onEvent: (event) => setEvents((list) => (list.some((e) => e.internal_id === event.internal_id) ? list : [event, ...list])),
       onState: setStream,
     })

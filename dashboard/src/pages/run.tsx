@@ -1,6 +1,6 @@
 // One run: its step timeline (each step's start, duration, attempts, output or error with
 // stack) and the function's output or final error. Refreshes while the run is not finished.
-import { useEffect } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { Badge, ErrorMessage, Loading } from '../ui/common.tsx'
 import { JsonView } from '../ui/json-view.tsx'
@@ -35,6 +35,7 @@ function timeline(run: any) {
 
 export function RunPage({ id }: { id: string }) {
   const run = useApi(() => api('GET', `/v1/runs/${id}`), [id])
+  const [action, setAction] = useState<{ ok?: string; error?: Error }>({})
   const r = run.data?.data
   const unfinished = r && (r.status === 'queued' || r.status === 'running')
   useEffect(() => {
@@ -45,6 +46,10 @@ export function RunPage({ id }: { id: string }) {
   if (run.loading && !r) return <Loading />
   if (!r) return <><h1 tabIndex={-1}>Run</h1><ErrorMessage error={run.error} /><p><a href="#/runs">Back to runs</a></p></>
   const steps = timeline(r)
+  const retry = () => api('POST', `/v1/runs/${id}/retry`).then(
+    () => { setAction({ ok: 'Retrying from the failed step; completed steps keep their results.' }); run.reload() },
+    (error) => setAction({ error }),
+  )
   return (
     <div id="run-detail">
       <p class="crumbs"><a href="#/runs">Runs</a> /</p>
@@ -58,6 +63,11 @@ export function RunPage({ id }: { id: string }) {
         <dt>Duration</dt><dd>{duration(runDuration(r))}{unfinished ? ' so far' : ''}</dd>
         {r.next_attempt_at && <><dt>Next attempt</dt><dd>{time(r.next_attempt_at)}</dd></>}
       </dl>
+      <div class="actions">
+        {r.status === 'failed' && <button type="button" id="retry-run" onClick={retry}>Retry run</button>}
+        {action.ok && <p class="ok" role="status">{action.ok}</p>}
+        <ErrorMessage error={action.error} />
+      </div>
       <h2>Steps</h2>
       {steps.length === 0 ? <p class="muted">No step has finished yet.</p> : (
         <ol id="timeline" class="timeline">

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { ErrorMessage } from '../ui/common.tsx'
-import { CodeEditor, type Problem } from '../ui/code-editor.tsx'
+import { CodeEditor, type Problem } from '../ui/lazy-editor.tsx'
 import { JsonView } from '../ui/json-view.tsx'
 
 const DEBOUNCE_MS = 400

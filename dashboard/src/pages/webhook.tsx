@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { CopyButton, ErrorMessage, Loading, Ok } from '../ui/common.tsx'
-import { CodeEditor, type Problem } from '../ui/code-editor.tsx'
+import { CodeEditor, type Problem } from '../ui/lazy-editor.tsx'
 import { lines } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
 import { Preview } from './webhook-preview.tsx'

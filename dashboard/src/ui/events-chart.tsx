@@ -31,6 +31,8 @@ export function EventsChart({ events }: { events: Array<{ name: string; received
       width: box.current.clientWidth,
       height: 140,
       series: [{}, ...names.map((name, i) => ({ label: name, stroke: COLORS[i], width: 2, points: { show: data[0].length < 30 } }))],
+      // At least ten minutes wide, so one busy minute is a bar in context rather than the whole axis.
+      scales: { x: { time: true, range: (_u, min, max) => [Math.min(min, max - 600), max + 60] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
       axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor', size: 40 }],
       legend: { show: true },
     }, data, box.current)
