@@ -51,3 +51,10 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   }) as Array<{ id: string; impact: string; targets: string[] }>
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.slice(0, 3).join(', ')}`)
 }
+
+/** Replaces a CodeMirror editor's whole text, as typing would. */
+export async function setEditor(page: Page, selector: string, text: string): Promise<void> {
+  const content = page.locator(`${selector} .cm-content`)
+  await content.waitFor()
+  await content.fill(text)
+}

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium } from '../infra/chromium.ts'
 import { startServer, getJson, postJson, eventually, TEST_SIGNING_KEY } from '../helpers/server.ts'
-import { ensureDashboardBuilt, errorsOf, openPage } from './browser.ts'
+import { ensureDashboardBuilt, errorsOf, openPage, setEditor } from './browser.ts'
 
 await ensureDashboardBuilt()
 const server = await startServer()
@@ -14,13 +14,6 @@ const browser: Browser = await launchChromium()
 t.teardown(() => browser.close())
 
 const open = (t: Test, path: string): Promise<Page> => openPage(t, browser, `${server.url}/dashboard/#${path}`)
-
-/** Replaces a CodeMirror editor's whole text, as typing would. */
-export async function setEditor(page: Page, selector: string, text: string): Promise<void> {
-  const content = page.locator(`${selector} .cm-content`)
-  await content.waitFor()
-  await content.fill(text)
-}
 
 t.test('"Send event" posts to the Dev Server and the event shows in the events list', async (t) => {
   const page = await open(t, '/send')

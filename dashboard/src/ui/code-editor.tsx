@@ -4,11 +4,11 @@
 import { useEffect, useRef } from 'preact/hooks'
 import { basicSetup } from 'codemirror'
 import { EditorView } from '@codemirror/view'
-import { Compartment, EditorState } from '@codemirror/state'
+import { EditorState } from '@codemirror/state'
 import { javascript } from '@codemirror/lang-javascript'
 import { json } from '@codemirror/lang-json'
 import { syntaxTree } from '@codemirror/language'
-import { forceLinting, linter, lintGutter, type Diagnostic } from '@codemirror/lint'
+import { linter, lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint'
 
 /** An error the server found, at a line and column when it knows them (1-based). */
 export interface Problem { message: string; line?: number; column?: number }
@@ -48,7 +48,6 @@ export function CodeEditor(props: {
   const onChange = useRef(props.onChange)
   onChange.current = props.onChange
   useEffect(() => {
-    const lint = new Compartment()
     view.current = new EditorView({
       parent: box.current!,
       state: EditorState.create({
@@ -56,7 +55,7 @@ export function CodeEditor(props: {
         extensions: [
           basicSetup,
           props.language === 'javascript' ? javascript() : json(),
-          lint.of(linter((v) => [...syntaxDiagnostics(v), ...problemDiagnostic(v, problem.current)], { delay: 150 })),
+          linter((v) => [...syntaxDiagnostics(v), ...problemDiagnostic(v, problem.current)], { delay: 150 }),
           lintGutter(),
           EditorView.contentAttributes.of({ 'aria-label': props.label, id: `${props.id}-input` }),
           EditorView.updateListener.of((update) => { if (update.docChanged) onChange.current(update.state.doc.toString()) }),
@@ -68,7 +67,9 @@ export function CodeEditor(props: {
   }, [])
   useEffect(() => {
     problem.current = props.problem ?? null
-    if (view.current) forceLinting(view.current)
+    // The linter runs on edits; a problem the server reports later is shown at once.
+    const v = view.current
+    if (v) v.dispatch(setDiagnostics(v.state, [...syntaxDiagnostics(v), ...problemDiagnostic(v, problem.current)]))
   }, [props.problem])
   return <div class="code-editor" id={props.id} ref={box} />
 }
