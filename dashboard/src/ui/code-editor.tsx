@@ -54,6 +54,8 @@ export function CodeEditor(props: {
         doc: props.value,
         extensions: [
           basicSetup,
+          // Wrapped lines and a growing editor: no scroll region inside the page (phones, keyboard users).
+          EditorView.lineWrapping,
           props.language === 'javascript' ? javascript() : json(),
           linter((v) => [...syntaxDiagnostics(v), ...problemDiagnostic(v, problem.current)], { delay: 150 }),
           lintGutter(),
