@@ -18,8 +18,8 @@ export async function ensureDashboardBuilt(): Promise<void> {
 const problems = new WeakMap<Page, string[]>()
 
 /** A page at `size`; its uncaught errors and console errors are kept for `errorsOf`. */
-export async function openPage(t: Test, browser: Browser, url: string, size: keyof typeof SIZES = 'desktop'): Promise<Page> {
-  const page = await browser.newPage({ viewport: SIZES[size] })
+export async function openPage(t: Test, browser: Browser, url: string, size: keyof typeof SIZES = 'desktop', colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+  const page = await browser.newPage({ viewport: SIZES[size], colorScheme })
   const errors: string[] = []
   problems.set(page, errors)
   page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`))

@@ -10,6 +10,9 @@ import { ensureDashboardBuilt, errorsOf, openPage, screenshot, seriousViolations
 
 type Page = [name: string, path: string, readySelector: string]
 
+/** Also seen in the system's dark mode. */
+const DARK = new Set(['events', 'run', 'webhook'])
+
 /** Data worth looking at: long names and payloads, a webhook with a transform and a failed delivery, a failed run. */
 async function seed(url: string): Promise<Page[]> {
   const longName = `app/${'very-long-event-name-'.repeat(8)}end`
@@ -19,7 +22,7 @@ async function seed(url: string): Promise<Page[]> {
     { name: 'app/user.signed-up', data: { plan: 'pro' } },
   ])).body.ids
   const [run] = await finishedRuns(url, eventId)
-  const transform = 'function transform(evt) {\n  return { name: "stripe/" + evt.type, data: evt, id: evt.id }\n}'
+  const transform = 'function transform(evt) {\n  if (!evt.type) throw new Error("no type")\n  return { name: "stripe/" + evt.type, data: evt, id: evt.id }\n}'
   const { body: hook } = await postJson(`${url}/v1/webhooks`, { name: 'stripe', transform })
   await postJson(hook.data.url, { type: 'invoice.paid', id: 'evt_1' })
   await postJson(hook.data.url, { id: 'evt_2' })
@@ -59,9 +62,11 @@ export async function checkEveryPage(size: keyof typeof SIZES): Promise<void> {
   t.teardown(() => server.stop())
   const pages = [...(await seed(server.url)).map((p) => [...p, server.url]), ...EMPTY.map((p) => [...p, empty.url])]
 
-  for (const [name, path, ready, base] of pages) {
-    t.test(`${name} at ${size}: no serious accessibility violation, fits the width, no errors`, async (t) => {
-      const page = await openPage(t, browser, `${base}/dashboard/#${path}`, size)
+  const schemes = pages.flatMap(([name, ...rest]) => [[name, ...rest, 'light'], ...(DARK.has(name) ? [[name, ...rest, 'dark']] : [])])
+  for (const [name, path, ready, base, scheme] of schemes) {
+    const label = `${name}-${size}${scheme === 'dark' ? '-dark' : ''}`
+    t.test(`${label}: no serious accessibility violation, fits the width, no errors`, async (t) => {
+      const page = await openPage(t, browser, `${base}/dashboard/#${path}`, size, scheme as 'light' | 'dark')
       await page.waitForSelector(ready)
       if (name === 'webhook') await page.waitForSelector('#transform .cm-content')
       await page.waitForFunction(() => document.querySelectorAll('[aria-busy=true]').length === 0)
@@ -69,7 +74,7 @@ export async function checkEveryPage(size: keyof typeof SIZES): Promise<void> {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
       t.ok(overflow <= 0, `no sideways scrolling of the page (overflow ${overflow} px)`)
       t.same(errorsOf(page), [], 'no script or console errors')
-      await screenshot(page, `${name}-${size}`)
+      await screenshot(page, label)
     })
   }
 }

@@ -7,8 +7,20 @@ import { EditorView } from '@codemirror/view'
 import { EditorState } from '@codemirror/state'
 import { javascript } from '@codemirror/lang-javascript'
 import { json } from '@codemirror/lang-json'
-import { syntaxTree } from '@codemirror/language'
+import { HighlightStyle, syntaxHighlighting, syntaxTree } from '@codemirror/language'
+import { tags } from '@lezer/highlight'
 import { linter, lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint'
+
+// Colours from CSS variables (style.css), so highlighting keeps its contrast in dark mode too.
+const highlight = HighlightStyle.define([
+  { tag: [tags.keyword, tags.operatorKeyword, tags.modifier], color: 'var(--cm-keyword)' },
+  { tag: [tags.string, tags.special(tags.string), tags.regexp], color: 'var(--j-str)' },
+  { tag: [tags.number, tags.bool, tags.null, tags.atom], color: 'var(--j-num)' },
+  { tag: [tags.propertyName, tags.definition(tags.propertyName)], color: 'var(--j-key)' },
+  { tag: [tags.function(tags.variableName), tags.definition(tags.variableName)], color: 'var(--cm-def)' },
+  { tag: tags.comment, color: 'var(--muted)', fontStyle: 'italic' },
+  { tag: tags.invalid, color: 'var(--bad)' },
+])
 
 /** An error the server found, at a line and column when it knows them (1-based). */
 export interface Problem { message: string; line?: number; column?: number }
@@ -54,6 +66,7 @@ export function CodeEditor(props: {
         doc: props.value,
         extensions: [
           basicSetup,
+          syntaxHighlighting(highlight),
           // Wrapped lines and a growing editor: no scroll region inside the page (phones, keyboard users).
           EditorView.lineWrapping,
           props.language === 'javascript' ? javascript() : json(),

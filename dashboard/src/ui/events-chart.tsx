@@ -24,17 +24,19 @@ export function perMinute(events: Array<{ name: string; received_at: number }>) 
 
 export function EventsChart({ events }: { events: Array<{ name: string; received_at: number }> }) {
   const box = useRef<HTMLDivElement>(null)
+  const { names, data } = events.length ? perMinute(events) : { names: [], data: [[]] as unknown as uPlot.AlignedData }
   useEffect(() => {
     if (!box.current || events.length === 0) return
-    const { names, data } = perMinute(events)
+    const minutes = data[0] as number[]
+    // At least ten minutes wide, so one busy minute is a bar in context rather than the whole axis.
+    const range: uPlot.Range.MinMax = [Math.min(minutes[0], minutes[minutes.length - 1] - 540) - 30, minutes[minutes.length - 1] + 30]
     const plot = new uPlot({
       width: box.current.clientWidth,
       height: 140,
-      series: [{}, ...names.map((name, i) => ({ label: name, stroke: COLORS[i], width: 2, points: { show: data[0].length < 30 } }))],
-      // At least ten minutes wide, so one busy minute is a bar in context rather than the whole axis.
-      scales: { x: { time: true, range: (_u, min, max) => [Math.min(min, max - 600), max + 60] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+      series: [{}, ...names.map((name, i) => ({ label: name, stroke: COLORS[i], fill: `${COLORS[i]}33`, width: 1, paths: uPlot.paths.bars!({ size: [0.8, 24] }) }))],
+      scales: { x: { time: true, auto: false, range }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
       axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor', size: 40 }],
-      legend: { show: true },
+      legend: { show: false },
     }, data, box.current)
     const resize = () => box.current && plot.setSize({ width: box.current.clientWidth, height: 140 })
     window.addEventListener('resize', resize)
@@ -43,8 +45,11 @@ export function EventsChart({ events }: { events: Array<{ name: string; received
   if (events.length === 0) return null
   return (
     <figure class="chart">
-      <figcaption>Events per minute by name (the {events.length} loaded)</figcaption>
-      <div ref={box} role="img" aria-label="Events per minute by name" />
+      <figcaption>Events per minute by name, of the {events.length} loaded</figcaption>
+      <div ref={box} role="img" aria-label={`Events per minute by name: ${names.join(', ')}`} />
+      <ul class="chart-legend">
+        {names.map((name, i) => <li key={name}><span class="swatch" style={{ background: COLORS[i] }} aria-hidden="true" />{name}</li>)}
+      </ul>
     </figure>
   )
 }
