@@ -36,6 +36,7 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/v1/functions', summary: 'Registered functions', query: ['env'], response: list(anyObject) },
   { method: 'get', path: '/v1/runs', summary: 'Function runs, newest first', query: ['function', 'status', 'event', 'env', ...LIST], response: list(anyObject) },
   { method: 'get', path: '/v1/runs/{id}', summary: 'One run with its steps', response: envelope(anyObject) },
+  { method: 'post', path: '/v1/runs/{id}/cancel', summary: 'Cancel a run waiting for a retry (409 RUN_NOT_CANCELLABLE otherwise)', ok: 202, response: envelope(anyObject) },
   { method: 'post', path: '/v1/runs/{id}/retry', summary: 'Retry a failed run from its completed steps (409 RUN_NOT_RETRIABLE otherwise)', ok: 202, response: envelope(anyObject) },
   { method: 'get', path: '/v1/openapi.json', summary: 'This document', response: anyObject, public: true },
 ]

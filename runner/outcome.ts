@@ -11,6 +11,8 @@ export type Outcome =
   | { kind: 'retry'; next: RunRecord }
   | { kind: 'completed'; run: RunDoc }
   | { kind: 'failed'; run: RunDoc }
+  /** A cancel record: the run ends without executing (runner/cancel.ts). */
+  | { kind: 'cancelled'; run: RunDoc }
 
 /** Backoff between attempts; `retries` comes from each function. */
 export const FUNCTION_BACKOFF: Omit<RetryPolicy, 'retries'> = Object.freeze({ initialDelayMs: 1_000, maxDelayMs: 5 * 60_000, factor: 2, jitter: 0.2 })

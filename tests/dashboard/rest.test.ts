@@ -112,3 +112,29 @@ t.test('a failed run retried continues from its completed steps and completes', 
   t.equal(refused.status, 409)
   t.match(refused.body, { code: 'RUN_NOT_RETRIABLE', error: /is completed/ })
 })
+
+t.test('a run waiting for a retry is cancelled and runs no more attempts', async (t) => {
+  const eventId = await sendEvent(server.url, { name: 'shop/sync.requested', data: {} })
+  const running = await eventually(async () => (await getJson(`${server.url}/v1/events/${eventId}/runs`)).body.data[0])
+  const refused = await postJson(`${server.url}/v1/runs/${running.run_id}/retry`, {})
+  t.equal(refused.status, 409, 'not failed: no retry')
+  // A cancel that reaches the runner after the retry started is dropped; ask again while it waits.
+  let dueAt = 0
+  const cancelled = await eventually(async () => {
+    const { body } = await getJson(`${server.url}/v1/runs/${running.run_id}`)
+    if (body.data.status === 'cancelled') return body.data
+    if (body.data.next_attempt_at && (await postJson(`${server.url}/v1/runs/${running.run_id}/cancel`, {})).status === 202) {
+      dueAt = Math.max(dueAt, Date.parse(body.data.next_attempt_at))
+    }
+    return undefined
+  }, 20_000, 100)
+  t.match(cancelled, { status: 'cancelled', next_attempt_at: null, error: { message: 'partner API down' }, ended_at: String })
+  t.same(cancelled.steps.map((s: any) => [s.id, s.status]), [['call-partner', 'retrying']], 'the step that was waiting')
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now()) + 1_000)) // past the retry it was waiting for
+  const { body } = await getJson(`${server.url}/v1/runs/${running.run_id}`)
+  t.equal(body.data.status, 'cancelled', 'still cancelled: the parked retry was dropped')
+  t.equal(body.data.attempts, cancelled.attempts, 'no attempt after the cancel')
+  const again = await postJson(`${server.url}/v1/runs/${running.run_id}/cancel`, {})
+  t.equal(again.status, 409)
+  t.match(again.body, { code: 'RUN_NOT_CANCELLABLE', error: /is cancelled/ })
+})

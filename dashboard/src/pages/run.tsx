@@ -50,6 +50,10 @@ export function RunPage({ id }: { id: string }) {
     () => { setAction({ ok: 'Retrying from the failed step; completed steps keep their results.' }); run.reload() },
     (error) => setAction({ error }),
   )
+  const cancel = () => api('POST', `/v1/runs/${id}/cancel`).then(
+    () => { setAction({ ok: 'Cancel requested: it takes effect unless the retry has already started.' }); run.reload() },
+    (error) => setAction({ error }),
+  )
   return (
     <div id="run-detail">
       <p class="crumbs"><a href="#/runs">Runs</a> /</p>
@@ -65,6 +69,7 @@ export function RunPage({ id }: { id: string }) {
       </dl>
       <div class="actions">
         {r.status === 'failed' && <button type="button" id="retry-run" onClick={retry}>Retry run</button>}
+        {r.status === 'running' && r.next_attempt_at && <button type="button" id="cancel-run" class="secondary" onClick={cancel}>Cancel run</button>}
         {action.ok && <p class="ok" role="status">{action.ok}</p>}
         <ErrorMessage error={action.error} />
       </div>
@@ -87,6 +92,7 @@ export function RunPage({ id }: { id: string }) {
       <h2>Result</h2>
       {r.status === 'completed' ? <JsonView value={r.output} label="Function output" />
         : r.status === 'failed' ? <div id="run-final-error"><RunError error={r.error} /></div>
+        : r.status === 'cancelled' ? <p class="muted">Cancelled while it waited for a retry{r.error ? <>; its last error: <RunError error={r.error} /></> : '.'}</p>
         : <p class="muted">{r.error ? <>Waiting to retry after: <RunError error={r.error} /></> : 'Not finished yet.'}</p>}
     </div>
   )

@@ -5,7 +5,7 @@ import { Badge, Empty, ErrorMessage, Loading } from '../ui/common.tsx'
 import { duration, ms, time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
 
-const STATUSES = ['queued', 'running', 'completed', 'failed']
+const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled']
 const PAGE = 50
 
 export const runDuration = (r: any) => {

@@ -20,7 +20,7 @@ export function Loading() {
 
 const STATUS_CLASS: Record<string, string> = {
   completed: 'good', accepted: 'good', failed: 'bad', running: 'info', queued: 'muted', retrying: 'warn',
-  deduplicated: 'muted', filtered: 'muted', unrouted: 'warn',
+  deduplicated: 'muted', filtered: 'muted', unrouted: 'warn', cancelled: 'warn',
 }
 
 export function Badge({ status }: { status: string }) {
