@@ -37,7 +37,7 @@ export function FunctionsPage() {
                   <td><a href={`#/events${query({ name: f.trigger.event })}`}><code>{f.trigger.event}</code></a></td>
                   <td>{f.retries}</td>
                   <td>{f.timeout_ms === null ? '5 min (default)' : duration(f.timeout_ms)}</td>
-                  <td>{f.rate.done === 0 ? <span class="muted">no finished runs</span> : `${Math.round((100 * f.rate.completed) / f.rate.done)} % of ${f.rate.done}`}</td>
+                  <td>{f.rate.done === 0 ? <span class="muted">no finished runs</span> : `${Math.round((100 * f.rate.completed) / f.rate.done)}% of ${f.rate.done} run${f.rate.done === 1 ? '' : 's'}`}</td>
                   <td class="nowrap">{time(f.registered_at)}</td>
                 </tr>
               ))}

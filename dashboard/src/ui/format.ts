@@ -8,7 +8,8 @@ export function duration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || Number.isNaN(ms)) return ''
   if (ms < 1_000) return `${Math.round(ms)} ms`
   if (ms < 60_000) return `${(ms / 1_000).toFixed(ms < 10_000 ? 2 : 1)} s`
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1_000)} s`
+  const seconds = Math.round((ms % 60_000) / 1_000)
+  return `${Math.floor(ms / 60_000)} min${seconds ? ` ${seconds} s` : ''}`
 }
 
 export const ms = (iso: string | null | undefined): number | undefined => (iso ? Date.parse(iso) : undefined)
