@@ -14,6 +14,11 @@ import { presentRun } from './runs.ts'
 
 const Params = Type.Object({ id: Type.String({ description: 'A run ID' }) })
 type Params = Static<typeof Params>
+/** The run as GET /v1/runs/<id> shows it (its other fields pass through). */
+const RunEnvelope = Type.Object({
+  data: Type.Object({ run_id: Type.String(), status: Type.String(), attempts: Type.Integer() }, { additionalProperties: true }),
+})
+const CancelRequested = Type.Object({ data: Type.Object({ run_id: Type.String(), cancel_requested: Type.Boolean() }) })
 
 export interface RunActionsDeps {
   runs: RunStore
@@ -34,7 +39,7 @@ export function runActionsRoutes(deps: RunActionsDeps) {
   }
 
   return async (app: FastifyInstance) => {
-    app.post<{ Params: Params }>('/v1/runs/:id/cancel', { schema: { params: Params } }, async (request, reply) => {
+    app.post<{ Params: Params }>('/v1/runs/:id/cancel', { schema: { params: Params, response: { 202: CancelRequested } } }, async (request, reply) => {
       const { run, event } = await runAndEvent(request.params.id)
       if (!isParked(run)) throw new SluiceError('RUN_NOT_CANCELLABLE', `run "${run.runId}" is ${run.status} and not waiting for a retry: it cannot be cancelled now`)
       await deps.functionRuns({ env: run.env, key: run.functionId }).publish([cancelRecordFor(run, event, Date.now())])
@@ -42,7 +47,7 @@ export function runActionsRoutes(deps: RunActionsDeps) {
       // Taken by the runner unless the retry started first (then the run goes on): the run's status tells.
       return { data: { run_id: run.runId, cancel_requested: true } }
     })
-    app.post<{ Params: Params }>('/v1/runs/:id/retry', { schema: { params: Params } }, async (request, reply) => {
+    app.post<{ Params: Params }>('/v1/runs/:id/retry', { schema: { params: Params, response: { 202: RunEnvelope } } }, async (request, reply) => {
       const { id } = request.params
       const run = isUlid(id) ? await deps.runs.getRun(id) : null
       if (!run) throw new SluiceError('NOT_FOUND', `run "${id}" does not exist (or is not stored yet)`)

@@ -99,7 +99,7 @@ t.test('a failed run retried continues from its completed steps and completes', 
   t.same(failed.steps.map((s: any) => [s.id, s.status]), [['reserve-stock', 'completed'], ['charge-card', 'failed']])
   const { status, body } = await postJson(`${server.url}/v1/runs/${failed.run_id}/retry`, {})
   t.equal(status, 202)
-  t.match(body.data, { run_id: failed.run_id, status: 'queued', attempts: failed.attempts + 1 })
+  t.match(body.data, { run_id: failed.run_id, status: 'queued', attempts: failed.attempts + 1, steps: [{ id: 'reserve-stock', status: 'completed' }], event_id: eventId })
   const again = await postJson(`${server.url}/v1/runs/${failed.run_id}/retry`, {})
   t.ok(again.status === 202 || again.status === 409, 'a second click while queued: the same retry, or refused')
   const done = await eventually(async () => {
