@@ -6,6 +6,7 @@ const NAV = [
   ['/functions', 'Functions'],
   ['/runs', 'Runs'],
   ['/webhooks', 'Webhooks'],
+  ['/insights', 'Insights'],
   ['/keys', 'Keys'],
   ['/envs', 'Environments'],
   ['/send', 'Send event'],

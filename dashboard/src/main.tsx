@@ -13,6 +13,7 @@ import { WebhookPage } from './pages/webhook.tsx'
 import { KeysPage } from './pages/keys.tsx'
 import { EnvsPage } from './pages/envs.tsx'
 import { SendPage } from './pages/send.tsx'
+import { InsightsPage } from './pages/insights.tsx'
 import './style.css'
 
 const hash = signal(location.hash)
@@ -43,6 +44,7 @@ function Page({ route }: { route: Route }) {
     case '/keys': return <KeysPage />
     case '/envs': return <EnvsPage />
     case '/send': return <SendPage />
+    case '/insights': return <InsightsPage />
     default: return <EventsPage params={route.params} />
   }
 }

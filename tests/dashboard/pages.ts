@@ -42,6 +42,7 @@ async function seed(url: string): Promise<Page[]> {
     ['keys', '/keys', '#keys'],
     ['envs', '/envs', '#envs'],
     ['send', '/send', '#send'],
+    ['insights', '/insights', '#webhook-failures'],
   ]
 }
 
@@ -69,6 +70,10 @@ export async function checkEveryPage(size: keyof typeof SIZES): Promise<void> {
       const page = await openPage(t, browser, `${base}/dashboard/#${path}`, size, scheme as 'light' | 'dark')
       await page.waitForSelector(ready)
       if (name === 'webhook') await page.waitForSelector('#transform .cm-content')
+      if (name === 'insights') {
+        t.match(await page.textContent('#webhook-failures'), /TRANSFORM_THREW.*stripe\s*1/s, 'the failed delivery, by code')
+        t.match(await page.textContent('#run-outcomes tr:has-text("shop-checkout")'), /shop-checkout\s*0\s*1/, 'the failed run')
+      }
       await page.waitForFunction(() => document.querySelectorAll('[aria-busy=true]').length === 0)
       t.same(await seriousViolations(page), [], 'axe-core: no serious or critical violation')
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)

@@ -30,14 +30,21 @@ export function EventsChart({ events }: { events: Array<{ name: string; received
     const minutes = data[0] as number[]
     // At least ten minutes wide, so one busy minute is a bar in context rather than the whole axis.
     const range: uPlot.Range.MinMax = [Math.min(minutes[0], minutes[minutes.length - 1] - 540) - 30, minutes[minutes.length - 1] + 30]
+    // Stacked bars: series k holds the counts of names 0..k, drawn tallest first so each name shows its own slice.
+    const counts = data.slice(1) as number[][]
+    const stacked = counts.map((_, k) => minutes.map((_m, i) => counts.slice(0, k + 1).reduce((sum, c) => sum + c[i], 0)))
+    const order = names.map((_, i) => names.length - 1 - i)
     const plot = new uPlot({
       width: box.current.clientWidth,
       height: 140,
-      series: [{}, ...names.map((name, i) => ({ label: name, stroke: COLORS[i], fill: `${COLORS[i]}33`, width: 1, paths: uPlot.paths.bars!({ size: [0.8, 24] }) }))],
+      series: [{}, ...order.map((k) => ({ label: names[k], stroke: COLORS[k], fill: COLORS[k], width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.8, 24] }) }))],
       scales: { x: { time: true, auto: false, range }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-      axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor', size: 40 }],
+      axes: [
+        { stroke: 'currentColor', space: 70, incrs: [60, 300, 600, 1800, 3600, 21600, 86400], values: (_u, splits) => splits.map((s) => new Date(s * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })) },
+        { stroke: 'currentColor', size: 40 },
+      ],
       legend: { show: false },
-    }, data, box.current)
+    }, [minutes, ...order.map((k) => stacked[k])] as uPlot.AlignedData, box.current)
     const resize = () => box.current && plot.setSize({ width: box.current.clientWidth, height: 140 })
     window.addEventListener('resize', resize)
     return () => { window.removeEventListener('resize', resize); plot.destroy() }
