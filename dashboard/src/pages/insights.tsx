@@ -44,7 +44,8 @@ async function load(env: string) {
 
 function CountTable({ id, caption, rows, columns }: { id: string; caption: string; rows: Array<[string, Record<string, number>]>; columns: string[] }) {
   return (
-    <div class="table-wrap">
+    // Focusable: on a phone the table scrolls sideways, and keyboard users must be able to scroll it.
+    <div class="table-wrap" tabIndex={0} role="region" aria-label={`${caption} counts`}>
       <table id={id} class="list">
         <caption class="sr-only">{caption}</caption>
         <thead><tr><th scope="col">{caption}</th>{columns.map((c) => <th key={c} scope="col">{c}</th>)}</tr></thead>
