@@ -95,8 +95,9 @@ export const StoredEvent = Type.Object({
   received_at: Type.Integer({ description: 'Receive time, milliseconds' }),
   source: Type.Object(
     {
-      kind: Literals(['api', 'webhook', 'function']),
+      kind: Literals(['api', 'webhook', 'function', 'replay']),
       key_id: Type.Optional(Type.String()),
+      event_id: Type.Optional(Type.String({ description: 'replay: the internal ID of the event copied' })),
       webhook_id: Type.Optional(Type.String()),
       request_id: Type.Optional(Type.String()),
       function_id: Type.Optional(Type.String()),

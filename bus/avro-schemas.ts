@@ -27,6 +27,7 @@ export const eventSchema = {
         { type: 'record', name: 'ApiSource', doc: 'Sent to the Event API.', fields: [{ name: 'keyId', type: ['null', 'string'], default: null }] },
         { type: 'record', name: 'WebhookSource', doc: 'Made by a webhook transform.', fields: [{ name: 'webhookId', type: 'string' }, { name: 'requestId', type: 'string' }] },
         { type: 'record', name: 'FunctionSource', doc: 'Sent by a function step (step.sendEvent).', fields: [{ name: 'functionId', type: 'string' }, { name: 'runId', type: 'string' }, { name: 'stepId', type: 'string' }] },
+        { type: 'record', name: 'ReplaySource', doc: 'A copy of a stored event, sent again by POST /v1/events/<id>/replay.', fields: [{ name: 'eventId', type: 'string' }] },
       ],
     },
     { name: 'duplicateOf', type: ['null', 'string'], default: null, doc: 'On `duplicates`: the internal ID of the event this one duplicates.' },
@@ -51,13 +52,14 @@ export const rawRequestSchema = {
   ],
 } as const
 
-const SOURCE_BRANCH = { api: 'dev.sluice.ApiSource', webhook: 'dev.sluice.WebhookSource', function: 'dev.sluice.FunctionSource' } as const
+const SOURCE_BRANCH = { api: 'dev.sluice.ApiSource', webhook: 'dev.sluice.WebhookSource', function: 'dev.sluice.FunctionSource', replay: 'dev.sluice.ReplaySource' } as const
 
 function sourceToAvro(source: EventSource): Record<string, unknown> {
   switch (source.kind) {
     case 'api': return { [SOURCE_BRANCH.api]: { keyId: source.keyId ?? null } }
     case 'webhook': return { [SOURCE_BRANCH.webhook]: { webhookId: source.webhookId, requestId: source.requestId } }
     case 'function': return { [SOURCE_BRANCH.function]: { functionId: source.functionId, runId: source.runId, stepId: source.stepId } }
+    case 'replay': return { [SOURCE_BRANCH.replay]: { eventId: source.eventId } }
     default: {
       const unknown: never = source
       throw new Error(`unknown event source ${JSON.stringify(unknown)}`)
@@ -100,6 +102,7 @@ export function eventFromAvro(value: AvroEvent): StoredEvent {
 function sourceFromAvro(branch: string, fields: Record<string, string | null>): EventSource {
   if (branch === SOURCE_BRANCH.webhook) return { kind: 'webhook', webhookId: fields.webhookId!, requestId: fields.requestId! }
   if (branch === SOURCE_BRANCH.function) return { kind: 'function', functionId: fields.functionId!, runId: fields.runId!, stepId: fields.stepId! }
+  if (branch === SOURCE_BRANCH.replay) return { kind: 'replay', eventId: fields.eventId! }
   return fields.keyId === null || fields.keyId === undefined ? { kind: 'api' } : { kind: 'api', keyId: fields.keyId }
 }
 

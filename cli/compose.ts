@@ -23,6 +23,8 @@ import type { SluiceFunction } from '../client/function.ts'
 import { createIngest } from '../ingest/index.ts'
 import { createApi } from '../api/index.ts'
 import { dashboardRoutes } from '../api/dashboard.ts'
+import { eventsStreamRoutes } from '../api/events-stream.ts'
+import { eventReplayRoutes } from '../api/events-replay.ts'
 import { createHttpServer, type RoutePlugin } from '../api/http.ts'
 import { createFunctionParts } from './parts-functions.ts'
 import { createWebhookParts } from './parts-webhooks.ts'
@@ -73,7 +75,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   const keys = createKeys(adapters.control, envs)
   const incoming = createOutput(bus, topics.incoming, codecs.event, (e) => `${e.env}\0${e.id}`)
   const functions = createFunctionParts(
-    { bus, control: adapters.control, envs, topics, incoming, runStore: adapters.runs, runCodec: codecs.run, eventCodec: codecs.event, openRunnerState: adapters.openRunnerState, log },
+    { bus, control: adapters.control, envs, topics, incoming, runStore: adapters.runs, events: adapters.events, runCodec: codecs.run, eventCodec: codecs.event, openRunnerState: adapters.openRunnerState, log },
     {
       partitions: config.partitions,
       eventLimits: config,
@@ -115,7 +117,9 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     http.push(createIngest({ keys, envs, outputs: { incoming }, webhooks: webhooks.ingest, log: log.child({ stage: 'ingest' }) }, { ...config, devMode: config.mode === 'dev' }).routes)
   }
   if (roles.has('api')) {
-    http.push(createApi({ keys, envs, events: adapters.events, log, extraRoutes: [...functions.routes, ...webhooks.routes] }, { devMode: config.mode === 'dev', signingKey: config.signingKey }).routes)
+    const eventRoutes = [eventsStreamRoutes({ events: adapters.events }), eventReplayRoutes({ events: adapters.events, incoming })]
+    const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes]
+    http.push(createApi({ keys, envs, events: adapters.events, log, extraRoutes }, { devMode: config.mode === 'dev', signingKey: config.signingKey }).routes)
     http.push(dashboardRoutes)
   }
   return { stages, http, health }

@@ -20,12 +20,16 @@ import { createRouter } from '../router/index.ts'
 import type { SendLimits } from '../runner/events.ts'
 import { runsRoutes } from '../api/runs.ts'
 import { functionsRoutes } from '../api/functions.ts'
+import { runActionsRoutes } from '../api/run-actions.ts'
+import type { EventStore } from '../store/types.ts'
 import { createFunctionRunners, createFunctionTopics } from './function-runners.ts'
 import { loadFunctionsFile, watchFunctionsFile } from './functions-file.ts'
 
 export interface FunctionPartsDeps {
   bus: Bus
   runStore: RunStore
+  /** Read by a run's retry, which needs the triggering event. */
+  events: EventStore
   runCodec: Codec<RunDoc>
   eventCodec: Codec<EventRecord>
   openRunnerState(scope: string, partition: number): Promise<RunnerState>
@@ -106,6 +110,10 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
         },
         { inputTopic: deps.topics.events, group: 'router', maxBatchRecords: config.batchRecords.router },
       ),
-    routes: [runsRoutes({ runs: runStore }), functionsRoutes(registry)],
+    routes: [
+      runsRoutes({ runs: runStore }),
+      runActionsRoutes({ runs: runStore, events: deps.events, functionRuns: (fn) => functionTopics.output(fn), snapshots: runs }),
+      functionsRoutes(registry),
+    ],
   }
 }

@@ -19,6 +19,8 @@ export const errorCatalogue = {
   NOT_FOUND: { statusCode: 404, retriable: false, message: 'The resource does not exist' },
   CONFLICT: { statusCode: 409, retriable: false, message: 'The resource already exists' },
   QUERY_TOO_COSTLY: { statusCode: 422, retriable: false, message: 'The query would read more rows or run longer than the store allows' },
+  RUN_NOT_RETRIABLE: { statusCode: 409, retriable: false, message: 'Only a failed run can be retried' },
+  RUN_NOT_CANCELLABLE: { statusCode: 409, retriable: false, message: 'Only a run waiting for a retry can be cancelled' },
   BODY_TOO_LARGE: { statusCode: 413, retriable: false, message: 'The request body is over the limit' },
   RATE_LIMITED: { statusCode: 429, retriable: true, message: "The environment's event rate limit is reached; retry after Retry-After seconds" },
   LOG_UNAVAILABLE: { statusCode: 503, retriable: true, message: 'The event log cannot take records right now' },

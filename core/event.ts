@@ -3,6 +3,8 @@ export type EventSource =
   | { kind: 'api'; keyId?: string }
   | { kind: 'webhook'; webhookId: string; requestId: string }
   | { kind: 'function'; functionId: string; runId: string; stepId: string }
+  /** A copy sent by POST /v1/events/<id>/replay, so the event's functions run again. */
+  | { kind: 'replay'; eventId: string }
 
 export interface EventRecord {
   internalId: string

@@ -26,6 +26,8 @@ export interface RunRecord {
   failing?: { stepId?: string; error: RunError; endedAt: number }
   /** A retry: not to be executed before this time. */
   dueAt?: number
+  /** Set on the record POST /v1/runs/<id>/cancel writes: it ends the run instead of executing it (runner/cancel.ts). */
+  cancel?: { at: number }
   queuedAt: number
   startedAt?: number
 }

@@ -13,6 +13,7 @@ import { executeFunction } from '../client/step.ts'
 import type { RunDoc } from '../store/runs-types.ts'
 import { snapshotOf, type RunRecord } from '../core/run-record.ts'
 import { decide, type Outcome } from './outcome.ts'
+import { cancelled } from './cancel.ts'
 import type { ProcessedMark, RunnerState } from './state.ts'
 import { failedEvent, functionEvent, sentEvents, type SendLimits } from './events.ts'
 
@@ -97,6 +98,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
   }
 
   async function execute(record: RunRecord): Promise<Outcome> {
+    if (record.cancel) return cancelled(record, Date.now())
     const startedAt = Date.now()
     // A first execution that takes a while shows as running before its checkpoint; a quick one
     // goes from queued to its outcome without the extra snapshot. Not awaited: only informative.
@@ -126,6 +128,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
         await Promise.all([outputs.self.publish([outcome.next]), outputs.runs.publish([snapshotOf(outcome.next, 'running')])])
         return
       case 'completed':
+      case 'cancelled':
         await outputs.runs.publish([outcome.run])
         return
       case 'failed': {

@@ -11,6 +11,8 @@ export type Outcome =
   | { kind: 'retry'; next: RunRecord }
   | { kind: 'completed'; run: RunDoc }
   | { kind: 'failed'; run: RunDoc }
+  /** A cancel record: the run ends without executing (runner/cancel.ts). */
+  | { kind: 'cancelled'; run: RunDoc }
 
 /** Backoff between attempts; `retries` comes from each function. */
 export const FUNCTION_BACKOFF: Omit<RetryPolicy, 'retries'> = retryPolicies.functionBackoff

@@ -4,8 +4,9 @@
 /** An error as it crossed from the user's code (name, message, optional code and stack). */
 export interface RunError { name: string; message: string; code?: string; stack?: string }
 
-export type RunStatus = 'queued' | 'running' | 'completed' | 'failed'
-export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'completed', 'failed']
+/** `cancelled`: a retry that waited for its backoff was cancelled (POST /v1/runs/<id>/cancel). */
+export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled'
+export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled']
 
 export interface StepDoc {
   id: string

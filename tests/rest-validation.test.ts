@@ -25,6 +25,7 @@ await call('POST', '/v1/envs', { name: 'staging' })
 // route as documented → [method, URL, body, the error message]
 const CASES: Record<string, [string, string, unknown, string]> = {
   'GET /v1/events': ['GET', '/v1/events?limit=ten', undefined, 'query.limit: must be integer'],
+  'GET /v1/events/stream': ['GET', '/v1/events/stream?since=yesterday', undefined, 'query.since: must be integer'],
   'GET /v1/runs': ['GET', '/v1/runs?limit=5000', undefined, 'query.limit: must be <= 1000'],
   'GET /v1/functions': ['GET', '/v1/functions?env=a&env=b', undefined, 'query.env: must be string'],
   'GET /v1/webhooks': ['GET', '/v1/webhooks?env=a&env=b', undefined, 'query.env: must be string'],

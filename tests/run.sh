@@ -6,9 +6,12 @@ cd "$(dirname "$0")/.."
 echo "node $(node --version)"
 bash tests/infra/provision.sh
 npx tsc --noEmit
+npx tsc --noEmit -p dashboard
 # Formatter and linter (biome.jsonc), then the dependency rules, cycles included (.dependency-cruiser.cjs).
 npm run --silent lint
 npm run --silent depcruise
+# The browser tests need the built dashboard (dist/dashboard/); rebuilt when its sources changed.
+node scripts/build-dashboard.ts --if-stale
 node tests/infra/up.ts
 trap 'node tests/infra/down.ts' EXIT
 log="$(mktemp)"

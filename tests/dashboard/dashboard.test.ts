@@ -1,26 +1,19 @@
-// The dashboard in a real Chromium against a real Dev Server: send an event, find it,
-// build a webhook transform with the preview, create a key.
+// The dashboard in a real Chromium against a real Dev Server: send an event, find it, build a
+// webhook transform with the preview, the central page of a branch-group webhook, keys and
+// environments, the signing key on a production server.
 import t, { type Test } from 'tap'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium } from '../infra/chromium.ts'
 import { startServer, getJson, postJson, eventually, TEST_SIGNING_KEY } from '../helpers/server.ts'
+import { ensureDashboardBuilt, errorsOf, openPage, setEditor } from './browser.ts'
 
+await ensureDashboardBuilt()
 const server = await startServer()
 t.teardown(() => server.stop())
 const browser: Browser = await launchChromium()
 t.teardown(() => browser.close())
 
-const scriptErrors = new WeakMap<Page, string[]>()
-
-async function open(t: Test, path: string): Promise<Page> {
-  const page = await browser.newPage()
-  const errors: string[] = []
-  scriptErrors.set(page, errors)
-  page.on('pageerror', (err) => errors.push(err.message))
-  t.teardown(() => page.close())
-  await page.goto(`${server.url}/dashboard/#${path}`)
-  return page
-}
+const open = (t: Test, path: string): Promise<Page> => openPage(t, browser, `${server.url}/dashboard/#${path}`)
 
 t.test('"Send event" posts to the Dev Server and the event shows in the events list', async (t) => {
   const page = await open(t, '/send')
@@ -28,18 +21,16 @@ t.test('"Send event" posts to the Dev Server and the event shows in the events l
   await page.fill('textarea[name=event]', JSON.stringify({ name: 'dash/sent', data: { from: 'browser' } }))
   await page.click('#send button')
   await page.waitForSelector('#send-result .ok')
-  const sent = (await page.textContent('#send-result'))!
-  const id = /Sent: (\w+)/.exec(sent)![1]
+  const id = /Sent: (\w+)/.exec((await page.textContent('#send-result'))!)![1]
   await eventually(async () => ((await getJson(`${server.url}/v1/events/${id}`)).status === 200 ? true : undefined))
   await page.goto(`${server.url}/dashboard/#/events?name=dash%2Fsent`)
   const row = page.locator(`#events tr[data-id="${id}"]`)
-  await row.waitFor()
   await row.click()
-  await page.waitForSelector('#event-detail pre')
-  const detail = JSON.parse((await page.textContent('#event-detail pre'))!)
-  t.match(detail, { internal_id: id, name: 'dash/sent', data: { from: 'browser' } })
-  t.notMatch(await page.textContent('#view'), /null|undefined/, 'no stray null or undefined text on the page')
-  t.same(scriptErrors.get(page), [], 'no script errors on the page')
+  await page.waitForSelector('#event-detail')
+  t.equal(await page.textContent('#event-internal-id'), id)
+  t.match(await page.textContent('#event-detail [aria-label="Event data"]'), /"from".*"browser"/)
+  t.notMatch(await page.textContent('main'), /null|undefined|NaN/, 'no stray null, undefined or NaN text on the page')
+  t.same(errorsOf(page), [], 'no script or console errors on the page')
 })
 
 t.test('a bad event in "Send event" shows the server error, naming the field', async (t) => {
@@ -49,26 +40,24 @@ t.test('a bad event in "Send event" shows the server error, naming the field', a
   await page.click('#send button')
   await page.waitForSelector('#send-result .error')
   t.equal(await page.textContent('#send-result'), 'EVENT_INVALID: events[0].name: must be a non-empty string')
-  t.same(scriptErrors.get(page), [], 'no script errors on the page')
+  t.same(errorsOf(page), [], 'no script errors on the page (the 400 is the answer, not an error)')
 })
 
-t.test('a webhook is created, its transform edited and previewed, then saved', async (t) => {
+t.test('a webhook is created, its transform edited and previewed as you type, then saved', async (t) => {
   const page = await open(t, '/webhooks')
   await page.fill('#create-webhook input[name=name]', 'stripe')
   await page.click('#create-webhook button')
   await page.waitForSelector('#edit-webhook')
   t.match(await page.textContent('#webhook-url'), new RegExp(`^${server.url}/e/wh_`))
-  await page.fill('textarea[name=transform]', 'function transform(evt) { return { name: "stripe/" + evt.type, data: evt, id: evt.id } }')
-  await page.click('#preview button')
-  await page.waitForSelector('#preview-result pre')
-  const previewed = JSON.parse((await page.textContent('#preview-result pre'))!)
-  t.match(previewed, [{ name: 'stripe/invoice.paid', id: 'evt_1' }])
+  await setEditor(page, '#transform', 'function transform(evt) { return { name: "stripe/" + evt.type, data: evt, id: evt.id } }')
+  await page.waitForSelector('#preview-result >> text=stripe/invoice.paid')
+  t.match(await page.textContent('#preview-result'), /1 event.*"name".*"stripe\/invoice\.paid".*"id".*"evt_1"/s)
   await page.fill('textarea[name=deny_events]', 'stripe/charge.*')
-  await page.click('#edit-webhook > button')
+  await page.click('#save-webhook')
   await page.waitForSelector('#save-status .ok')
   const { body } = await getJson(`${server.url}/v1/webhooks`)
   t.match(body.data, [{ name: 'stripe', transform: /stripe\//, deny_events: ['stripe/charge.*'] }])
-  t.same(scriptErrors.get(page), [], 'no script errors on the page')
+  t.same(errorsOf(page), [], 'no script errors on the page')
 })
 
 t.test('a branch-group webhook\'s central page lists unrouted requests and replays them once the environment exists', async (t) => {
@@ -84,22 +73,22 @@ t.test('a branch-group webhook\'s central page lists unrouted requests and repla
   await eventually(async () => {
     await page.reload()
     await page.waitForSelector('#edit-webhook')
+    await page.waitForSelector('#unrouted-title')
     return (await page.locator('#unrouted tr').count()) === 0 ? true : undefined
   })
   const { body } = await getJson(`${server.url}/v1/events?name=central/ping&env=pr-77`)
   t.equal(body.data.length, 1, 'delivered to the branch environment on replay')
-  t.same(scriptErrors.get(page), [], 'no script errors on the page')
+  t.same(errorsOf(page), [], 'no script errors on the page')
 })
 
-t.test('a preview of a broken transform shows its error code', async (t) => {
+t.test('a preview of a transform that throws shows its error code', async (t) => {
   const { body } = await getJson(`${server.url}/v1/webhooks`)
   const page = await open(t, `/webhooks/${body.data[0].id}`)
   await page.waitForSelector('#edit-webhook')
-  await page.fill('textarea[name=transform]', 'function transform(evt) { throw new Error("nope") }')
-  await page.click('#preview button')
+  await setEditor(page, '#transform', 'function transform(evt) { throw new Error("nope") }')
   await page.waitForSelector('#preview-result .error')
   t.match(await page.textContent('#preview-result'), /^TRANSFORM_THREW: .*nope/)
-  t.same(scriptErrors.get(page), [], 'no script errors on the page')
+  t.same(errorsOf(page), [], 'no script errors on the page')
 })
 
 t.test('a key is created and shown once; environments are listed', async (t) => {
@@ -119,7 +108,21 @@ t.test('a key is created and shown once; environments are listed', async (t) => 
   await page.waitForSelector('#envs >> text=limited-1')
   t.match(await page.textContent('#envs tr:has-text("limited-1")'), /250 events\/s/, 'the rate limit set at creation is shown')
   t.match(await page.textContent('#envs tr:has-text("production")'), /no rate limit/)
-  t.same(scriptErrors.get(page), [], 'no script errors on the page')
+  t.same(errorsOf(page), [], 'no script errors on the page')
+})
+
+t.test('the environment switcher lists environments and scopes the Events page', async (t) => {
+  await postJson(`${server.url}/v1/envs`, { name: 'staging' })
+  await postJson(`${server.url}/e/dev`, { name: 'dash/in-production', data: {} })
+  const page = await open(t, '/events')
+  await page.waitForSelector('#env-switcher option:text-is("staging")', { state: 'attached' })
+  await page.waitForSelector('#events >> text=dash/in-production')
+  await page.selectOption('#env-switcher', 'staging')
+  await page.waitForSelector('.empty >> text=No events')
+  t.equal(await page.locator('#events >> text=dash/in-production').count(), 0, 'production events are not shown for staging')
+  await page.reload()
+  t.equal(await page.inputValue('#env-switcher'), 'staging', 'the choice is remembered')
+  await page.selectOption('#env-switcher', '')
 })
 
 t.test('on a production server the dashboard asks for the signing key', async (t) => {
@@ -132,6 +135,6 @@ t.test('on a production server the dashboard asks for the signing key', async (t
   t.match(await page.textContent('[role=alert]'), /^UNAUTHORIZED/)
   await page.fill('#signing-key', TEST_SIGNING_KEY)
   await page.dispatchEvent('#signing-key', 'change')
-  await page.waitForSelector('#events')
+  await page.waitForSelector('#live-status >> text=Live')
   t.equal(await page.locator('[role=alert]').count(), 0)
 })

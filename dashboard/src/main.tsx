@@ -1,0 +1,68 @@
+// The Sluice dashboard: Preact pages over the REST API (/v1), routed by the URL hash.
+import { render } from 'preact'
+import { signal } from '@preact/signals'
+import { useEffect } from 'preact/hooks'
+import { Header } from './header.tsx'
+import { EventsPage } from './pages/events.tsx'
+import { EventPage } from './pages/event.tsx'
+import { FunctionsPage } from './pages/functions.tsx'
+import { RunsPage } from './pages/runs.tsx'
+import { RunPage } from './pages/run.tsx'
+import { WebhooksPage } from './pages/webhooks.tsx'
+import { WebhookPage } from './pages/webhook.tsx'
+import { KeysPage } from './pages/keys.tsx'
+import { EnvsPage } from './pages/envs.tsx'
+import { SendPage } from './pages/send.tsx'
+import { InsightsPage } from './pages/insights.tsx'
+import './style.css'
+
+const hash = signal(location.hash)
+window.addEventListener('hashchange', () => { hash.value = location.hash })
+
+export interface Route { path: string; params: URLSearchParams }
+
+function parse(value: string): Route {
+  const [path, search] = (value.slice(1) || '/events').split('?')
+  return { path, params: new URLSearchParams(search) }
+}
+
+const DETAIL_PAGES: Array<[RegExp, (id: string) => preact.JSX.Element]> = [
+  [/^\/events\/(.+)$/, (id) => <EventPage id={id} />],
+  [/^\/runs\/(.+)$/, (id) => <RunPage id={id} />],
+  [/^\/webhooks\/(.+)$/, (id) => <WebhookPage id={id} />],
+]
+
+function Page({ route }: { route: Route }) {
+  for (const [pattern, page] of DETAIL_PAGES) {
+    const match = pattern.exec(route.path)
+    if (match) return page(decodeURIComponent(match[1]))
+  }
+  switch (route.path) {
+    case '/functions': return <FunctionsPage />
+    case '/runs': return <RunsPage params={route.params} />
+    case '/webhooks': return <WebhooksPage />
+    case '/keys': return <KeysPage />
+    case '/envs': return <EnvsPage />
+    case '/send': return <SendPage />
+    case '/insights': return <InsightsPage />
+    default: return <EventsPage params={route.params} />
+  }
+}
+
+function App() {
+  const route = parse(hash.value)
+  // A new page starts at the top, with focus on its heading for keyboard and screen-reader users.
+  useEffect(() => {
+    window.scrollTo(0, 0)
+    document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true })
+  }, [route.path])
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus() }}>Skip to content</a>
+      <Header path={route.path} />
+      <main id="main" tabIndex={-1}><Page route={route} /></main>
+    </>
+  )
+}
+
+render(<App />, document.getElementById('app')!)

@@ -1,0 +1,38 @@
+import type { ComponentChildren } from 'preact'
+
+export function ErrorMessage({ error }: { error?: Error | string | null }) {
+  if (!error) return null
+  return <p class="error" role="alert">{typeof error === 'string' ? error : error.message}</p>
+}
+
+export function Ok({ children, id }: { children: ComponentChildren; id?: string }) {
+  return <p class="ok" role="status" id={id}>{children}</p>
+}
+
+/** What to do next when a list is empty. */
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <div class="empty">{children}</div>
+}
+
+export function Loading() {
+  return <p class="muted" aria-busy="true">Loading…</p>
+}
+
+const STATUS_CLASS: Record<string, string> = {
+  completed: 'good', accepted: 'good', failed: 'bad', running: 'info', queued: 'muted', retrying: 'warn',
+  deduplicated: 'muted', filtered: 'muted', unrouted: 'warn', cancelled: 'warn',
+}
+
+export function Badge({ status }: { status: string }) {
+  return <span class={`badge ${STATUS_CLASS[status] ?? ''}`}>{status}</span>
+}
+
+/** Copies text to the clipboard; says so for a moment. */
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const copy = async (e: Event) => {
+    const button = e.currentTarget as HTMLButtonElement
+    await navigator.clipboard.writeText(text).then(() => { button.textContent = 'Copied' }, () => { button.textContent = 'Copy failed' })
+    setTimeout(() => { button.textContent = label }, 1_500)
+  }
+  return <button type="button" class="small" onClick={copy}>{label}</button>
+}

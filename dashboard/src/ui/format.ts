@@ -1,0 +1,26 @@
+export function time(value: number | string | null | undefined): string {
+  if (value === null || value === undefined || value === '') return ''
+  const date = new Date(value)
+  return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString()
+}
+
+export function duration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || Number.isNaN(ms)) return ''
+  if (ms < 1_000) return `${Math.round(ms)} ms`
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(ms < 10_000 ? 2 : 1)} s`
+  const seconds = Math.round((ms % 60_000) / 1_000)
+  return `${Math.floor(ms / 60_000)} min${seconds ? ` ${seconds} s` : ''}`
+}
+
+export const ms = (iso: string | null | undefined): number | undefined => (iso ? Date.parse(iso) : undefined)
+
+/** The lines of a textarea list (CIDRs, event-name patterns), blanks dropped. */
+export const lines = (text: string): string[] => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean)
+
+export function parseJson(text: string, field: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new Error(`${field}: not valid JSON (${(err as Error).message})`)
+  }
+}

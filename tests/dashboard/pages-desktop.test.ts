@@ -1,0 +1,4 @@
+// Every dashboard page at 1280×800 (see pages.ts).
+import { checkEveryPage } from './pages.ts'
+
+await checkEveryPage('desktop')

@@ -1,0 +1,85 @@
+// Every page of the dashboard, with data and empty, at one size (pages-desktop.test.ts at 1280×800,
+// pages-phone.test.ts at 390×844): axe-core finds no serious or critical violation, nothing
+// overflows the width, no script or console error. Screenshots go to tests/dashboard/screenshots/
+// (gitignored) for a person to look at.
+import t from 'tap'
+import { launchChromium } from '../infra/chromium.ts'
+import { eventually, getJson, postJson, ROOT, startServer } from '../helpers/server.ts'
+import { finishedRuns } from '../functions/fixtures/rest.ts'
+import { ensureDashboardBuilt, errorsOf, openPage, screenshot, seriousViolations, type SIZES } from './browser.ts'
+
+type Page = [name: string, path: string, readySelector: string]
+
+/** Also seen in the system's dark mode. */
+const DARK = new Set(['events', 'run', 'webhook'])
+
+/** Data worth looking at: long names and payloads, a webhook with a transform and a failed delivery, a failed run. */
+async function seed(url: string): Promise<Page[]> {
+  const longName = `app/${'very-long-event-name-'.repeat(8)}end`
+  const [eventId, longId] = (await postJson(`${url}/e/dev`, [
+    { name: 'shop/order.placed', data: { sku: 'A1', amount: 12, customer: { name: 'Ada Lovelace', tags: ['vip', 'beta'] } } },
+    { name: longName, id: `dedup-${'x'.repeat(120)}`, data: { text: 'lorem ipsum '.repeat(400), nested: { a: { b: { c: { d: [1, 2, 3] } } } } } },
+    { name: 'app/user.signed-up', data: { plan: 'pro' } },
+  ])).body.ids
+  const [run] = await finishedRuns(url, eventId)
+  const transform = 'function transform(evt) {\n  if (!evt.type) throw new Error("no type")\n  return { name: "stripe/" + evt.type, data: evt, id: evt.id }\n}'
+  const { body: hook } = await postJson(`${url}/v1/webhooks`, { name: 'stripe', transform })
+  await postJson(hook.data.url, { type: 'invoice.paid', id: 'evt_1' })
+  await postJson(hook.data.url, { id: 'evt_2' })
+  await eventually(async () => ((await getJson(`${url}/v1/webhooks/${hook.data.id}/requests`)).body.data.length === 2 ? true : undefined))
+  await postJson(`${url}/v1/keys`, { env: 'production' })
+  await postJson(`${url}/v1/envs`, { name: 'staging' })
+  await eventually(async () => ((await getJson(`${url}/v1/events/${longId}`)).status === 200 ? true : undefined))
+  return [
+    ['events', '/events', '#events'],
+    ['event', `/events/${eventId}`, '#event-runs'],
+    ['event-long', `/events/${longId}`, '#event-detail'],
+    ['functions', '/functions', '#functions'],
+    ['runs', '/runs', '#runs'],
+    ['run', `/runs/${run.run_id}`, '#timeline'],
+    ['webhooks', '/webhooks', '#webhooks'],
+    ['webhook', `/webhooks/${hook.data.id}`, '#deliveries'],
+    ['keys', '/keys', '#keys'],
+    ['envs', '/envs', '#envs'],
+    ['send', '/send', '#send'],
+    ['insights', '/insights', '#webhook-failures'],
+  ]
+}
+
+const EMPTY: Page[] = [
+  ['empty-events', '/events', '.empty'],
+  ['empty-functions', '/functions', '.empty'],
+  ['empty-runs', '/runs', '.empty'],
+  ['empty-webhooks', '/webhooks', '.empty'],
+]
+
+export async function checkEveryPage(size: keyof typeof SIZES): Promise<void> {
+  await ensureDashboardBuilt()
+  const browser = await launchChromium()
+  t.teardown(() => browser.close())
+  const empty = await startServer()
+  t.teardown(() => empty.stop())
+  const server = await startServer({ flags: { functionsFile: `${ROOT}tests/dashboard/fixtures/functions.ts` } })
+  t.teardown(() => server.stop())
+  const pages = [...(await seed(server.url)).map((p) => [...p, server.url]), ...EMPTY.map((p) => [...p, empty.url])]
+
+  const schemes = pages.flatMap(([name, ...rest]) => [[name, ...rest, 'light'], ...(DARK.has(name) ? [[name, ...rest, 'dark']] : [])])
+  for (const [name, path, ready, base, scheme] of schemes) {
+    const label = `${name}-${size}${scheme === 'dark' ? '-dark' : ''}`
+    t.test(`${label}: no serious accessibility violation, fits the width, no errors`, async (t) => {
+      const page = await openPage(t, browser, `${base}/dashboard/#${path}`, size, scheme as 'light' | 'dark')
+      await page.waitForSelector(ready)
+      if (name === 'webhook') await page.waitForSelector('#transform .cm-content')
+      if (name === 'insights') {
+        t.match(await page.textContent('#webhook-failures'), /TRANSFORM_THREW.*stripe\s*1/s, 'the failed delivery, by code')
+        t.match(await page.textContent('#run-outcomes tr:has-text("shop-checkout")'), /shop-checkout\s*0\s*1/, 'the failed run')
+      }
+      await page.waitForFunction(() => document.querySelectorAll('[aria-busy=true]').length === 0)
+      t.same(await seriousViolations(page), [], 'axe-core: no serious or critical violation')
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+      t.ok(overflow <= 0, `no sideways scrolling of the page (overflow ${overflow} px)`)
+      t.same(errorsOf(page), [], 'no script or console errors')
+      await screenshot(page, label)
+    })
+  }
+}
