@@ -39,12 +39,26 @@ const CODES = new Set<string>(['TRANSFORM_COMPILE', 'TRANSFORM_THREW', 'TRANSFOR
 const HARNESS = String.raw`(function () {
   'use strict'
   const parse = JSON.parse, stringify = JSON.stringify, now = Date.now, toText = String, globalEval = eval, NativePromise = Promise
+  const NativeError = Error
   const adopt = async (value) => value
   delete globalThis.WebAssembly
+  // No shared memory, so nothing to wait on: Atomics.wait would only block the isolate's thread
+  // until the CPU stop and be misreported as a CPU-limit kill. A transform that tries is told why.
+  delete globalThis.SharedArrayBuffer
+  const noWaiting = function () { throw new TypeError('Atomics.wait: a transform has no shared memory and must not block') }
+  Object.defineProperty(Atomics, 'wait', { value: noWaiting, writable: true, configurable: true })
+  Object.defineProperty(Atomics, 'waitAsync', { value: noWaiting, writable: true, configurable: true })
   const fail = (code, message) => '[2,' + stringify(code) + ',' + stringify(message) + ']'
+  // An Error as "Name: message"; anything else thrown (a plain object, a string) as what it is.
+  function describe(e) {
+    if (e instanceof NativeError) return toText(e.name) + ': ' + toText(e.message)
+    if (typeof e === 'function') return 'threw a function'
+    if (e !== null && typeof e === 'object') return 'threw ' + (stringify(e) ?? toText(e))
+    return 'threw ' + toText(e)
+  }
   function thrown(e) {
     let text
-    try { text = e !== null && (typeof e === 'object' || typeof e === 'function') ? toText(e.name) + ': ' + toText(e.message) : 'threw ' + toText(e) } catch { text = 'threw a value that cannot be printed' }
+    try { text = describe(e) } catch { text = 'threw a value that cannot be printed' }
     if (text.length > 2000) text = text.slice(0, 2000) + '…'
     return fail(text === 'RangeError: Array buffer allocation failed' ? 'TRANSFORM_MEMORY' : 'TRANSFORM_THREW', text)
   }
