@@ -3,6 +3,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { SluiceError, errorCode, type ErrorCode } from '../core/errors.ts'
+import { safePath } from '../core/fingerprint.ts'
 
 export interface HttpConfig { host: string; port: number; trustProxy: string[] | false }
 
@@ -21,7 +22,7 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     if (sluice.statusCode >= 500) request.log.error({ err }, 'request failed')
     return reply.code(sluice.statusCode).send(sluice.toBody())
   })
-  app.setNotFoundHandler((request, reply) => reply.code(404).send(new SluiceError('NOT_FOUND', `${request.method} ${request.url}: no such route`).toBody()))
+  app.setNotFoundHandler((request, reply) => reply.code(404).send(new SluiceError('NOT_FOUND', `${request.method} ${safePath(request.url)}: no such route`).toBody()))
   const routes: string[] = []
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`)

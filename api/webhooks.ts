@@ -117,7 +117,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
     app.get<{ Params: { id: string; rid: string } }>('/v1/webhooks/:id/requests/:rid', async (request) => {
       const webhook = deps.webhooks.mustGet(request.params.id)
       const record = isUlid(request.params.rid) ? await deps.requests.get(webhook.id, request.params.rid) : null
-      if (!record) throw new SluiceError('NOT_FOUND', `request "${request.params.rid}" of webhook "${webhook.id}" does not exist (or is not processed yet)`)
+      if (!record) throw new SluiceError('NOT_FOUND', `request "${request.params.rid}" of this webhook does not exist (or is not processed yet)`)
       return { data: presentRequest(record) }
     })
     app.post<{ Params: { id: string; rid: string } }>('/v1/webhooks/:id/requests/:rid/replay', async (request, reply) => {
