@@ -37,6 +37,11 @@ export const ConfigSchema = Type.Object({
   transformIsolateMemoryMb: Int(8, 4096),
   transformMaxOutputBytes: Int(1024),
   transformIsolates: Int(1, 256),
+  /** One webhook's requests transformed at once; a transform not yet proven within its limits gets 1. */
+  transformWebhookConcurrency: Int(1, 256),
+  /** Limit kills (CPU, wall time, memory) in a row that pause a webhook's transform. */
+  transformBreakerKills: Int(1, 1000),
+  transformBreakerPauseMs: Int(1000, 24 * 60 * 60 * 1000),
 })
 
 export type Config = Readonly<Static<typeof ConfigSchema>>
@@ -70,6 +75,9 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   transformIsolateMemoryMb: ['SLUICE_TRANSFORM_ISOLATE_MEMORY_MB', Number],
   transformMaxOutputBytes: ['SLUICE_TRANSFORM_MAX_OUTPUT_BYTES', Number],
   transformIsolates: ['SLUICE_TRANSFORM_ISOLATES', Number],
+  transformWebhookConcurrency: ['SLUICE_TRANSFORM_WEBHOOK_CONCURRENCY', Number],
+  transformBreakerKills: ['SLUICE_TRANSFORM_BREAKER_KILLS', Number],
+  transformBreakerPauseMs: ['SLUICE_TRANSFORM_BREAKER_PAUSE_MS', Number],
 }
 
 const DEFAULTS = {
@@ -77,6 +85,7 @@ const DEFAULTS = {
   maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxEventsPerSecond: 0, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
   partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], clickhouseDatabase: 'sluice', watch: false,
   transformCpuTimeMs: 100, transformWallTimeMs: 1000, transformIsolateMemoryMb: 32, transformMaxOutputBytes: 1024 * 1024, transformIsolates: 2,
+  transformWebhookConcurrency: 32, transformBreakerKills: 3, transformBreakerPauseMs: 60_000,
 }
 
 export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {

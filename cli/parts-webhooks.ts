@@ -32,7 +32,14 @@ export function createWebhookParts(deps: WebhookPartsDeps, config: Config) {
   )
   const transformer = createTransformer(
     { bus: deps.bus, codec: rawCodec, webhooks, envs: deps.envs, sandbox, requests, outputs: { incoming: deps.incoming }, log: deps.log.child({ stage: 'transformer' }) },
-    { ...limits(config), inputTopic: deps.topics.raw, group: 'transformer', maxBatchRecords: 256 },
+    {
+      ...limits(config),
+      inputTopic: deps.topics.raw,
+      group: 'transformer',
+      maxBatchRecords: 256,
+      webhookConcurrency: config.transformWebhookConcurrency,
+      breaker: { kills: config.transformBreakerKills, pauseMs: config.transformBreakerPauseMs },
+    },
   )
   return {
     ingest: createWebhookIngest({ webhooks, envs: deps.envs, outputs: { raw } }, { maxBodyBytes: config.maxBodyBytes }),

@@ -33,6 +33,8 @@ export const errorCatalogue = {
   TRANSFORM_TIMEOUT: { statusCode: 422, retriable: false, message: 'The webhook transform ran over its time limit' },
   TRANSFORM_MEMORY: { statusCode: 422, retriable: false, message: 'The webhook transform ran over its memory limit' },
   TRANSFORM_OUTPUT_TOO_LARGE: { statusCode: 422, retriable: false, message: 'The webhook transform returned more than the output limit' },
+  // The transformer's circuit breaker (transformer/breaker.ts): the request was kept, not run.
+  TRANSFORM_PAUSED: { statusCode: 422, retriable: true, message: 'The webhook transform is paused after repeatedly hitting its limits' },
 } as const satisfies Record<string, ErrorSpec>
 
 export type ErrorCode = keyof typeof errorCatalogue

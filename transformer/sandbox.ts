@@ -7,6 +7,9 @@
 // - Calls waiting for the same transform go to an isolate as one batch: one thread hop for
 //   many calls. A slot (isolate) runs one batch at a time, so whatever kills a run is that
 //   batch's doing; where the culprit inside it is unclear, its calls run again, alone.
+// - Fair share: transforms take turns, and a free slot goes to a transform that runs nowhere
+//   else before one that already has a slot, so a slow or hostile transform holds at most one
+//   isolate while others wait; with nobody else waiting it may use them all.
 // - CPU: a batch's synchronous run (microtasks included) gets isolated-vm's `timeout` of
 //   cpuTimeMs + sliceMs and the harness starts no call after sliceMs, so each call has at least
 //   cpuTimeMs. That is wall time of the isolate thread running JS, never less than its CPU time,
@@ -150,6 +153,7 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
   const cacheEntries = opts.cacheEntries ?? Math.max(4, Math.floor((limits.isolateMemoryMb * 1024 * CACHE_HEAP_SHARE) / CONTEXT_KB))
   const slots: Slot[] = Array.from({ length: Math.max(1, opts.isolates ?? 2) }, () => ({ cache: new Map(), busy: false }))
   const pending = new Map<string, Job[]>() // waiting calls per sourceKey; keys take turns in Map order
+  const running = new Map<string, number>() // batches in flight per sourceKey
   let closed = false
 
   function enqueue(jobs: Job[], front: boolean): void {
@@ -159,24 +163,37 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
   }
 
   function takeBatch(): Job[] | undefined {
-    for (const [key, queue] of pending) {
-      let n = 1
-      let chars = queue[0].json.length
-      while (!queue[0].alone && n < queue.length && n < MAX_BATCH_CALLS && !queue[n].alone && (chars += queue[n].json.length) <= MAX_BATCH_INPUT_CHARS) n++
-      pending.delete(key) // re-added at the back: keys take turns
-      if (queue.length > n) pending.set(key, queue)
-      return queue.splice(0, n)
+    let key: string | undefined
+    for (const waiting of pending.keys()) {
+      key ??= waiting
+      if (!running.has(waiting)) { key = waiting; break }
     }
+    if (key === undefined) return undefined
+    const queue = pending.get(key)!
+    let n = 1
+    let chars = queue[0].json.length
+    while (!queue[0].alone && n < queue.length && n < MAX_BATCH_CALLS && !queue[n].alone && (chars += queue[n].json.length) <= MAX_BATCH_INPUT_CHARS) n++
+    pending.delete(key) // re-added at the back: keys take turns
+    if (queue.length > n) pending.set(key, queue)
+    return queue.splice(0, n)
   }
 
   function pump(): void {
     for (const slot of slots.filter((s) => !s.busy)) {
       const batch = takeBatch()
       if (!batch) return
+      const key = batch[0].key
       slot.busy = true
+      running.set(key, (running.get(key) ?? 0) + 1)
       runBatch(slot, batch)
         .catch((err: Error) => batch.forEach((job) => job.reject(err)))
-        .finally(() => { slot.busy = false; if (!closed) pump() })
+        .finally(() => {
+          slot.busy = false
+          const left = running.get(key)! - 1
+          if (left === 0) running.delete(key)
+          else running.set(key, left)
+          if (!closed) pump()
+        })
     }
   }
 
