@@ -23,7 +23,7 @@ import { eventFromAvro, eventSchema, eventToAvro, rawRequestFromAvro, rawRequest
 export interface AvroCodecConfig {
   /** Register schemas there and write the Confluent wire format; absent: single-object encoding. */
   schemaRegistryUrl?: string
-  topics: Pick<TopicNames, 'incoming' | 'events' | 'duplicates' | 'raw'>
+  topics: Pick<TopicNames, 'incoming' | 'events' | 'duplicates' | 'raw' | 'rawSlow'>
 }
 
 export interface AvroCodecs { event: Codec<EventRecord, Buffer>; stored: Codec<StoredEvent, Buffer>; raw: Codec<RawWebhookRequest, Buffer> }
@@ -47,7 +47,7 @@ export async function createAvroCodecs(config: AvroCodecConfig, log: Logger): Pr
     registry = new SchemaRegistryClient({ baseURLs: [config.schemaRegistryUrl] })
   }
   const stored = await avroCodec<StoredEvent>(eventSchema, eventToAvro, eventFromAvro, registry, [topics.incoming, topics.events, topics.duplicates], log)
-  const raw = await avroCodec<RawWebhookRequest>(rawRequestSchema, rawRequestToAvro, rawRequestFromAvro, registry, [topics.raw], log)
+  const raw = await avroCodec<RawWebhookRequest>(rawRequestSchema, rawRequestToAvro, rawRequestFromAvro, registry, [topics.raw, topics.rawSlow], log)
   return { event: stored, stored, raw }
 }
 

@@ -42,6 +42,10 @@ export const ConfigSchema = Type.Object({
   /** Limit kills (CPU, wall time, memory) in a row that pause a webhook's transform. */
   transformBreakerKills: Int(1, 1000),
   transformBreakerPauseMs: Int(1000, 24 * 60 * 60 * 1000),
+  /** How long a transform call may run in the shared lane before its webhook moves to the slow lane. */
+  transformBudgetMs: Int(1, 300_000),
+  /** The slow lane's own isolates. */
+  transformSlowIsolates: Int(1, 256),
 })
 
 export type Config = Readonly<Static<typeof ConfigSchema>>
@@ -78,6 +82,8 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   transformWebhookConcurrency: ['SLUICE_TRANSFORM_WEBHOOK_CONCURRENCY', Number],
   transformBreakerKills: ['SLUICE_TRANSFORM_BREAKER_KILLS', Number],
   transformBreakerPauseMs: ['SLUICE_TRANSFORM_BREAKER_PAUSE_MS', Number],
+  transformBudgetMs: ['SLUICE_TRANSFORM_BUDGET_MS', Number],
+  transformSlowIsolates: ['SLUICE_TRANSFORM_SLOW_ISOLATES', Number],
 }
 
 const DEFAULTS = {
@@ -85,7 +91,7 @@ const DEFAULTS = {
   maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxEventsPerSecond: 0, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
   partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], clickhouseDatabase: 'sluice', watch: false,
   transformCpuTimeMs: 100, transformWallTimeMs: 1000, transformIsolateMemoryMb: 32, transformMaxOutputBytes: 1024 * 1024, transformIsolates: 2,
-  transformWebhookConcurrency: 32, transformBreakerKills: 3, transformBreakerPauseMs: 60_000,
+  transformWebhookConcurrency: 32, transformBreakerKills: 3, transformBreakerPauseMs: 60_000, transformBudgetMs: 100, transformSlowIsolates: 1,
 }
 
 export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {

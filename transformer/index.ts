@@ -2,8 +2,9 @@
 // runs transforms in the sandbox, and publishes the resulting events onto `incoming` keyed
 // by env + dedup id, exactly like the Event API's. Every request's outcome is recorded in
 // the request store; failures become dead letters there, never lost. Each webhook gets a fair
-// share: its own concurrency within a batch, and a circuit breaker that pauses a transform
-// which keeps hitting its limits. See ARCHITECTURE.md.
+// share: its own concurrency within a batch, a time budget in the shared lane (over it, its
+// requests move to the slow lane, with its own topic and isolates), and a circuit breaker that
+// pauses a transform which keeps hitting its limits. See ARCHITECTURE.md.
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/types.ts'
@@ -20,7 +21,8 @@ import type { Webhooks } from '../control/webhooks.ts'
 import type { RequestError, WebhookRequestRecord, WebhookRequestStore } from '../store/requests-types.ts'
 import type { Sandbox } from './sandbox-types.ts'
 import { runPipeline, type PipelineResult } from './pipeline.ts'
-import { createBreaker, type BreakerConfig } from './breaker.ts'
+import { createBreaker, type Breaker, type BreakerConfig } from './breaker.ts'
+import { withinBudget } from './budget.ts'
 import { verifySignature } from './verify.ts'
 
 export interface TransformerDeps {
@@ -28,26 +30,36 @@ export interface TransformerDeps {
   codec: Codec<RawWebhookRequest>
   webhooks: Pick<Webhooks, 'get' | 'nameRules'>
   envs: Pick<Envs, 'get'>
-  sandbox: Sandbox
+  /** The shared lane's isolates, and the slow lane's own. */
+  sandboxes: { shared: Sandbox; slow: Sandbox }
   requests: WebhookRequestStore
-  outputs: { incoming: Output<EventRecord> }
+  outputs: { incoming: Output<EventRecord>; slow: Output<RawWebhookRequest> }
   log: Logger
 }
 
 export interface TransformerConfig extends EventLimits {
-  inputTopic: string
-  group: string
+  /** `raw`, and the slow lane's topic (keyed by webhook like `raw`). */
+  topics: { shared: string; slow: string }
+  /** Consumer groups: the slow lane's is its own, so neither lane's backlog holds the other back. */
+  groups: { shared: string; slow: string }
   maxBatchRecords: number
   /** One webhook's requests in flight at once, within a batch (a webhook on probation gets 1). */
   webhookConcurrency: number
+  /** How long a transform call may run in the shared lane before its request moves to the slow lane. */
+  budgetMs: number
   breaker: BreakerConfig
 }
+
+type Lane = 'shared' | 'slow'
 
 type Delivery =
   | { kind: 'ok'; env: string; events: EventRecord[] }
   | { kind: 'unrouted'; events: EventInput[] }
   | { kind: 'deadLetter'; error: RequestError }
   | { kind: 'drop'; reason: string }
+  | { kind: 'slow' } // shared lane only: the request goes to the slow lane, unrecorded until it runs there
+
+type Transformed = PipelineResult | { kind: 'slow' }
 
 /** Outcomes that mean the sandbox stopped the transform: what the breaker counts. */
 const LIMIT_KILLS = new Set(['TRANSFORM_TIMEOUT', 'TRANSFORM_MEMORY'])
@@ -56,7 +68,33 @@ const BEFORE_TRANSFORM = new Set(['JSON_INVALID', 'JSON_TOO_DEEP'])
 
 export function createTransformer(deps: TransformerDeps, config: TransformerConfig) {
   const breaker = createBreaker(config.breaker)
-  const transformKey = (webhook: WebhookDoc) => `${webhook.id}@${webhook.transformVersion}`
+  const lanes = (['shared', 'slow'] as const).map((lane) => createConsumerStage(
+    deps.bus,
+    deps.codec,
+    { group: config.groups[lane], topics: [config.topics[lane]], maxBatchRecords: config.maxBatchRecords },
+    createLaneHandler(deps, config, breaker, lane),
+  ))
+  return {
+    async start() {
+      for (const lane of lanes) await lane.start()
+    },
+    async stop() {
+      for (const lane of lanes) await lane.stop()
+    },
+  }
+}
+
+const transformKey = (webhook: WebhookDoc) => `${webhook.id}@${webhook.transformVersion}`
+
+function pausedError(kills: number, until: number): RequestError {
+  const message = `the transform hit its CPU, wall-time or memory limit ${kills} times in a row, so it is `
+    + `paused until ${new Date(until).toISOString()} (saving a new transform resumes it at once); `
+    + 'this request was not run: replay it then'
+  return { code: 'TRANSFORM_PAUSED', message }
+}
+
+function createLaneHandler(deps: TransformerDeps, config: TransformerConfig, breaker: Breaker, lane: Lane) {
+  const sandbox = deps.sandboxes[lane]
 
   /** A branch-group webhook's environment comes from the request; none or unknown → unrouted. */
   function routeEnv(webhook: WebhookDoc, raw: RawWebhookRequest): string | undefined {
@@ -76,6 +114,7 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
     const result = await transformed(webhook, raw)
     switch (result.kind) {
       case 'deadLetter':
+      case 'slow':
         return result
       case 'ok': {
         const env = routeEnv(webhook, raw)
@@ -89,19 +128,29 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
     }
   }
 
-  /** The pipeline behind the breaker: a paused transform is not run, and every run is counted. */
-  async function transformed(webhook: WebhookDoc, raw: RawWebhookRequest): Promise<PipelineResult> {
+  /**
+   * The pipeline behind the breaker: a paused transform is not run; one that belongs in the slow
+   * lane is sent there; in the shared lane a call is given up on after its budget; every run counts.
+   */
+  async function transformed(webhook: WebhookDoc, raw: RawWebhookRequest): Promise<Transformed> {
     const request = { text: rawBodyText(raw), headers: raw.headers, query: raw.query }
-    if (webhook.transform === undefined) return runPipeline(deps, webhook, request, config)
+    const pipelineDeps = { sandbox, webhooks: deps.webhooks }
+    if (webhook.transform === undefined) return runPipeline(pipelineDeps, webhook, request, config)
     const key = transformKey(webhook)
     const admission = breaker.admit(key)
-    if (admission.kind === 'paused') {
-      const message = `the transform hit its CPU, wall-time or memory limit ${admission.kills} times in a row, so it is `
-        + `paused until ${new Date(admission.until).toISOString()} (saving a new transform resumes it at once); `
-        + 'this request was not run: replay it then'
-      return { kind: 'deadLetter', error: { code: 'TRANSFORM_PAUSED', message } }
+    if (admission.kind === 'paused') return { kind: 'deadLetter', error: pausedError(admission.kills, admission.until) }
+    let result: PipelineResult
+    if (lane === 'shared') {
+      if (admission.lane === 'slow') return { kind: 'slow' }
+      const budgeted = await withinBudget(sandbox, config.budgetMs, (s) => runPipeline({ ...pipelineDeps, sandbox: s }, webhook, request, config))
+      if (budgeted.kind === 'overBudget') {
+        breaker.record(key, 'overBudget')
+        return { kind: 'slow' }
+      }
+      result = budgeted.value
+    } else {
+      result = await runPipeline(pipelineDeps, webhook, request, config)
     }
-    const result = await runPipeline(deps, webhook, request, config)
     if (result.kind === 'ok') breaker.record(key, 'ok')
     else if (LIMIT_KILLS.has(result.error.code)) breaker.record(key, 'limit')
     else if (!BEFORE_TRANSFORM.has(result.error.code)) breaker.record(key, 'ok')
@@ -116,10 +165,12 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
     return admission.kind === 'run' && !admission.probation ? config.webhookConcurrency : 1
   }
 
-  async function handle(requests: RawWebhookRequest[]): Promise<void> {
-    // Webhooks of one batch run side by side (the sandbox has a pool of isolates and shares it
-    // out by transform), each publishing as soon as its own requests are done: a slow or
-    // hostile webhook holds back only itself. The batch commits once every webhook is done.
+  /**
+   * Webhooks of one batch run side by side (the sandbox shares its isolates out by transform),
+   * each publishing as soon as its own requests are done: a slow or hostile webhook holds back
+   * only itself. The batch commits once every webhook is done.
+   */
+  return async function handle(requests: RawWebhookRequest[]): Promise<void> {
     const byWebhook = new Map<string, RawWebhookRequest[]>()
     for (const request of requests) {
       const group = byWebhook.get(request.webhookId)
@@ -135,9 +186,11 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
     const processedAt = Date.now()
     const events: EventRecord[] = []
     const records: WebhookRequestRecord[] = []
+    const slow: RawWebhookRequest[] = []
     deliveries.forEach((delivery, i) => {
       const request = requests[i]
       const base = { request, processedAt, env: null, eventIds: [], events: [], error: null }
+      const logged = { webhook: fingerprint(request.webhookId), requestId: request.requestId }
       switch (delivery.kind) {
         case 'ok':
           events.push(...delivery.events)
@@ -145,10 +198,13 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
         case 'unrouted':
           return void records.push({ ...base, status: 'unrouted', events: delivery.events })
         case 'deadLetter':
-          deps.log.info({ webhook: fingerprint(request.webhookId), requestId: request.requestId, code: delivery.error.code }, 'webhook request dead-lettered')
+          deps.log.info({ ...logged, code: delivery.error.code }, 'webhook request dead-lettered')
           return void records.push({ ...base, status: 'failed', error: delivery.error })
         case 'drop':
-          return void deps.log.info({ webhook: fingerprint(request.webhookId), requestId: request.requestId, reason: delivery.reason }, 'webhook request dropped')
+          return void deps.log.info({ ...logged, reason: delivery.reason }, 'webhook request dropped')
+        case 'slow':
+          deps.log.debug(logged, 'webhook request moved to the slow lane')
+          return void slow.push(request)
         default: {
           const never: never = delivery
           throw new Error(`unexpected delivery ${JSON.stringify(never)}`)
@@ -156,12 +212,12 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
       }
     })
     // Events first, then outcomes: a crash in between redelivers the batch, which yields the
-    // same IDs, so dedup and the idempotent store absorb the repeat.
-    await deps.outputs.incoming.publish(events)
+    // same IDs, so dedup and the idempotent store absorb the repeat. Requests for the slow lane
+    // are durable there before this batch commits; a redelivery may send one twice, and its
+    // deterministic IDs make the second run a duplicate, not a second event.
+    await Promise.all([deps.outputs.incoming.publish(events), deps.outputs.slow.publish(slow)])
     await deps.requests.record(records)
   }
-
-  return createConsumerStage(deps.bus, deps.codec, { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords }, handle)
 }
 
 /**

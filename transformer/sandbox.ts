@@ -21,7 +21,7 @@
 //   disposes the isolate (rebuilt on the next batch, transforms compiled again) and the calls
 //   it killed run again, alone, on a fresh one: a call that dies there too is a MEMORY error.
 import ivm from 'isolated-vm'
-import type { Sandbox, SandboxLimits, TransformErrorCode, TransformInput, TransformResult } from './sandbox-types.ts'
+import type { RunOptions, Sandbox, SandboxLimits, TransformErrorCode, TransformInput, TransformResult } from './sandbox-types.ts'
 
 export interface SandboxOptions { isolates?: number; cacheEntries?: number }
 
@@ -121,7 +121,17 @@ const HARNESS = String.raw`(function () {
   }
 })()`
 
-interface Job { key: string; source: string; json: string; alone: boolean; retried: boolean; resolve(result: TransformResult): void; reject(err: Error): void }
+interface Job {
+  key: string
+  source: string
+  json: string
+  alone: boolean
+  retried: boolean
+  signal?: AbortSignal
+  onStart?: () => void
+  resolve(result: TransformResult): void
+  reject(err: Error): void
+}
 type Runner = ivm.Reference<(batch: string | null) => string | Promise<string>>
 /** A cached transform: its context and runner, or the deterministic failure of its source. */
 interface Compiled { source: string; context?: ivm.Context; runner?: Runner; failure?: TransformResult }
@@ -132,6 +142,7 @@ const DEADLINE = Symbol('deadline')
 const failure = (code: TransformErrorCode, message: string): TransformResult => ({ kind: 'error', code, message })
 const messageOf = (err: unknown) => (typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : String(err))
 const PROTOCOL = failure('TRANSFORM_THREW', 'the transform broke the sandbox protocol')
+const abandoned = failure('TRANSFORM_TIMEOUT', 'the caller gave up waiting for the transform')
 
 /** A harness fragment as a result ([1, value] ok, [2, code, message] error), or undefined for the others. */
 function resultOf(part: unknown): TransformResult | undefined {
@@ -156,7 +167,9 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
   const running = new Map<string, number>() // batches in flight per sourceKey
   let closed = false
 
-  function enqueue(jobs: Job[], front: boolean): void {
+  function enqueue(all: Job[], front: boolean): void {
+    const jobs = all.filter((job) => !job.signal?.aborted || void job.resolve(abandoned))
+    if (jobs.length === 0) return
     const queue = pending.get(jobs[0].key)
     if (!queue) pending.set(jobs[0].key, jobs)
     else queue.splice(front ? 0 : queue.length, 0, ...jobs)
@@ -170,6 +183,12 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
     }
     if (key === undefined) return undefined
     const queue = pending.get(key)!
+    // Copies re-queued after a stop are not what an abort listener knows: given-up calls leave here.
+    while (queue.length > 0 && queue[0].signal?.aborted) queue.shift()!.resolve(abandoned)
+    if (queue.length === 0) {
+      pending.delete(key)
+      return takeBatch()
+    }
     let n = 1
     let chars = queue[0].json.length
     while (!queue[0].alone && n < queue.length && n < MAX_BATCH_CALLS && !queue[n].alone && (chars += queue[n].json.length) <= MAX_BATCH_INPUT_CHARS) n++
@@ -255,6 +274,7 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
     if (closed) throw new Error('sandbox: closed')
     if (!compiled.runner) return failAll(jobs, compiled.failure!)
     const input = `[${jobs.map((job) => job.json).join(',')}]`
+    for (const job of jobs) job.onStart?.()
     const outcome = await within(limits.wallTimeMs, compiled.runner.apply(undefined, [input], { timeout: syncTimeoutMs, result: { promise: true } }))
     if (closed) throw new Error('sandbox: closed')
     if (outcome !== DEADLINE && 'value' in outcome) return settle(slot, jobs, outcome.value, 'done')
@@ -311,12 +331,23 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
   }
 
   return {
-    async run(sourceKey: string, source: string, input: TransformInput): Promise<TransformResult> {
+    async run(sourceKey: string, source: string, input: TransformInput, options: RunOptions = {}): Promise<TransformResult> {
+      const { signal, onStart } = options
       if (closed) throw new Error('sandbox: closed')
       // Throws (rejects) if the input is not JSON: a bug upstream, not the transform's doing.
       const json = JSON.stringify({ b: input.body, h: input.headers ?? {}, q: input.query ?? {}, r: input.raw })
       return new Promise((resolve, reject) => {
-        enqueue([{ key: sourceKey, source, json, alone: false, retried: false, resolve, reject }], false)
+        const job: Job = { key: sourceKey, source, json, alone: false, retried: false, signal, onStart, resolve, reject }
+        // A call given up on before it started leaves the queue at once; a running one is left to its stop.
+        signal?.addEventListener('abort', () => {
+          const queue = pending.get(sourceKey)
+          const at = queue?.indexOf(job) ?? -1
+          if (at < 0) return
+          queue!.splice(at, 1)
+          if (queue!.length === 0) pending.delete(sourceKey)
+          resolve(abandoned)
+        }, { once: true })
+        enqueue([job], false)
         pump()
       })
     },

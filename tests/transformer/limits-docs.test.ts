@@ -17,6 +17,8 @@ const SETTINGS: Record<string, number> = {
   SLUICE_TRANSFORM_WEBHOOK_CONCURRENCY: defaults.transformWebhookConcurrency,
   SLUICE_TRANSFORM_BREAKER_KILLS: defaults.transformBreakerKills,
   SLUICE_TRANSFORM_BREAKER_PAUSE_MS: defaults.transformBreakerPauseMs,
+  SLUICE_TRANSFORM_BUDGET_MS: defaults.transformBudgetMs,
+  SLUICE_TRANSFORM_SLOW_ISOLATES: defaults.transformSlowIsolates,
 }
 
 /** "`SLUICE_X` 100", "`SLUICE_X` (100)", "`SLUICE_X`, 100 ms", "1 s", "32 MB", "1 MiB" → a number in the setting's unit. */
