@@ -11,6 +11,7 @@ const PAYLOAD_FIELDS = ['body', 'rawBody', 'raw', 'headers']
 const REDACT_PATHS = [...SECRET_FIELDS, ...PAYLOAD_FIELDS].flatMap((field) => [field, `*.${field}`])
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const censor = (value: unknown) => (typeof value === 'string' && value !== '' ? `{${fingerprint(value)}}` : '[redacted]')
+  const censor = (value: unknown) =>
+    (typeof value === 'string' && value !== '' ? `{${fingerprint(value)}}` : '[redacted]')
   return pino({ level, base: undefined, redact: { paths: REDACT_PATHS, censor } }, destination)
 }

@@ -34,7 +34,8 @@ const MAX_TRACKED = 10_000
 
 export function createBreaker(config: BreakerConfig, now: () => number = Date.now) {
   const states = new Map<string, State>()
-  const stateOf = (key: string): State => states.get(key) ?? { kills: 0, overruns: 0, proven: false, pausedUntil: 0, slowUntil: 0 }
+  const fresh: State = { kills: 0, overruns: 0, proven: false, pausedUntil: 0, slowUntil: 0 }
+  const stateOf = (key: string): State => states.get(key) ?? fresh
   function put(key: string, state: State): void {
     if (states.size >= MAX_TRACKED && !states.has(key)) {
       for (const [k, s] of states) if (s.kills === 0 && s.slowUntil <= now()) states.delete(k)
@@ -46,7 +47,8 @@ export function createBreaker(config: BreakerConfig, now: () => number = Date.no
       const state = stateOf(key)
       const at = now()
       if (state.pausedUntil > at) return { kind: 'paused', until: state.pausedUntil, kills: state.kills }
-      return { kind: 'run', lane: state.slowUntil > at ? 'slow' : 'shared', probation: !state.proven || state.kills > 0 }
+      const lane = state.slowUntil > at ? 'slow' : 'shared'
+      return { kind: 'run', lane, probation: !state.proven || state.kills > 0 }
     },
     record(key: string, outcome: RunOutcome): void {
       const state = stateOf(key)
@@ -63,7 +65,8 @@ export function createBreaker(config: BreakerConfig, now: () => number = Date.no
       // After a pause the first kill re-opens it: the probe showed nothing changed.
       const pausedUntil = kills >= config.kills ? at + config.pauseMs : 0
       // The probe after a pause runs in the slow lane too.
-      put(key, { ...state, kills, pausedUntil, slowUntil: Math.max(at, pausedUntil) + config.pauseMs })
+      const slowUntil = Math.max(at, pausedUntil) + config.pauseMs
+      put(key, { ...state, kills, pausedUntil, slowUntil })
     },
   }
 }

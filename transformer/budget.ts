@@ -7,10 +7,16 @@ import type { Sandbox } from './sandbox-types.ts'
 export type Budgeted<T> = { kind: 'done'; value: T } | { kind: 'overBudget' }
 
 /** Runs `work` with a sandbox whose calls are given up on after `budgetMs` of running. */
-export async function withinBudget<T>(sandbox: Sandbox, budgetMs: number, work: (sandbox: Sandbox) => Promise<T>): Promise<Budgeted<T>> {
+export async function withinBudget<T>(
+  sandbox: Sandbox,
+  budgetMs: number,
+  work: (sandbox: Sandbox) => Promise<T>,
+): Promise<Budgeted<T>> {
   const controller = new AbortController()
   let timer: NodeJS.Timeout | undefined
-  const over = new Promise<Budgeted<T>>((resolve) => controller.signal.addEventListener('abort', () => resolve({ kind: 'overBudget' }), { once: true }))
+  const over = new Promise<Budgeted<T>>((resolve) => {
+    controller.signal.addEventListener('abort', () => resolve({ kind: 'overBudget' }), { once: true })
+  })
   const onStart = () => { timer ??= setTimeout(() => controller.abort(), budgetMs) }
   const budgeted: Sandbox = {
     run: (key, source, input) => sandbox.run(key, source, input, { signal: controller.signal, onStart }),

@@ -142,7 +142,8 @@ function createLaneHandler(deps: TransformerDeps, config: TransformerConfig, bre
     let result: PipelineResult
     if (lane === 'shared') {
       if (admission.lane === 'slow') return { kind: 'slow' }
-      const budgeted = await withinBudget(sandbox, config.budgetMs, (s) => runPipeline({ ...pipelineDeps, sandbox: s }, webhook, request, config))
+      const run = (budgeted: Sandbox) => runPipeline({ ...pipelineDeps, sandbox: budgeted }, webhook, request, config)
+      const budgeted = await withinBudget(sandbox, config.budgetMs, run)
       if (budgeted.kind === 'overBudget') {
         breaker.record(key, 'overBudget')
         return { kind: 'slow' }

@@ -11,7 +11,7 @@ export type TransformResult =
 export type TransformErrorCode = Extract<TransformResult, { kind: 'error' }>['code']
 
 export interface RunOptions {
-  /** Once aborted the caller has given up: a call not started never starts, a stopped one is not run again. */
+  /** Once aborted the caller has given up: a call not started never starts, a stopped one runs no more. */
   signal?: AbortSignal
   /** Called when the call's batch starts running in an isolate (a call run again calls it again). */
   onStart?: () => void

@@ -21,7 +21,9 @@
 //   disposes the isolate (rebuilt on the next batch, transforms compiled again) and the calls
 //   it killed run again, alone, on a fresh one: a call that dies there too is a MEMORY error.
 import ivm from 'isolated-vm'
-import type { RunOptions, Sandbox, SandboxLimits, TransformErrorCode, TransformInput, TransformResult } from './sandbox-types.ts'
+import type {
+  RunOptions, Sandbox, SandboxLimits, TransformErrorCode, TransformInput, TransformResult,
+} from './sandbox-types.ts'
 
 export interface SandboxOptions { isolates?: number; cacheEntries?: number }
 
@@ -331,13 +333,15 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
   }
 
   return {
-    async run(sourceKey: string, source: string, input: TransformInput, options: RunOptions = {}): Promise<TransformResult> {
+    async run(sourceKey: string, source: string, input: TransformInput, options: RunOptions = {}) {
       const { signal, onStart } = options
       if (closed) throw new Error('sandbox: closed')
       // Throws (rejects) if the input is not JSON: a bug upstream, not the transform's doing.
       const json = JSON.stringify({ b: input.body, h: input.headers ?? {}, q: input.query ?? {}, r: input.raw })
       return new Promise((resolve, reject) => {
-        const job: Job = { key: sourceKey, source, json, alone: false, retried: false, signal, onStart, resolve, reject }
+        const job: Job = {
+          key: sourceKey, source, json, alone: false, retried: false, signal, onStart, resolve, reject,
+        }
         // A call given up on before it started leaves the queue at once; a running one is left to its stop.
         signal?.addEventListener('abort', () => {
           const queue = pending.get(sourceKey)
