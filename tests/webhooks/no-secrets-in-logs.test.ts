@@ -106,3 +106,15 @@ t.test('a fingerprint is short, stable and says nothing of the secret', async (t
   t.not(fingerprint('wh_abc'), fingerprint('wh_abd'))
   t.match(fingerprint('wh_abc'), /^[0-9a-f]{8}$/)
 })
+
+t.test('the logger redacts well-known secret and payload fields that slip into a log line anyway', async (t) => {
+  const written: string[] = []
+  const log = createLogger('info', { write: (line: string) => void written.push(line) })
+  const webhookId = 'wh_slipped0into0a0log0line0by0mistake'
+  log.info({ webhookId, request: { headers: { authorization: 'Bearer sk_live_slipped' }, body: '{"card":"4242"}' } }, 'oops')
+  const [line] = written
+  t.notMatch(line, webhookId)
+  t.notMatch(line, 'sk_live_slipped')
+  t.notMatch(line, '4242')
+  t.match(JSON.parse(line), { webhookId: `{${fingerprint(webhookId)}}`, request: { headers: '[redacted]', body: `{${fingerprint('{"card":"4242"}')}}` } })
+})
