@@ -67,20 +67,25 @@ t.test('no log line, error or API error body holds a key, signing key, webhook I
   secrets.push(badSignature.slice('sha256='.length))
   const unsigned = (await call('POST', `/e/${signed.id}`, rawBody, { 'X-Signature': badSignature })).body.request_id
   const delivered = (await call('POST', `/e/${plain.id}`, rawBody)).body.request_id
+  const notJson = (await call('POST', `/e/${plain.id}`, '{"m": leak9c2e')).body.request_id
   t.equal((await requestOutcome(throws.id, failed)).error.code, 'TRANSFORM_THREW')
   t.equal((await requestOutcome(loops.id, looped)).error.code, 'TRANSFORM_TIMEOUT')
   t.equal((await requestOutcome(signed.id, unsigned)).error.code, 'SIGNATURE_INVALID')
   t.equal((await requestOutcome(plain.id, delivered)).status, 'delivered')
+  const invalid = (await requestOutcome(plain.id, notJson)).error
+  t.equal(invalid.code, 'JSON_INVALID')
+  t.notMatch(invalid.message, 'leak9c2e', 'the recorded error does not quote the body')
   t.equal((await api('POST', `/v1/webhooks/${throws.id}/requests/${failed}/replay`, {})).status, 202)
   t.equal((await requestOutcome(throws.id, failed, 2)).status, 'failed')
   t.equal((await api('POST', `/v1/webhooks/${loops.id}/requests/replay`, { status: 'failed' })).status, 202)
 
+  secrets.push('leak7f3a')
   const wrongKey = 'sk_wrong0key0that0nobody0issued0x'
   const wrongSigningKey = 'wrong-signing-key-7e2a90'
   secrets.push(wrongKey, wrongSigningKey)
   const refusals = [
     await call('POST', `/e/${wrongKey}`, { name: 'a', data: {} }),
-    await call('POST', `/e/${key}`, '{"name": broken'),
+    await call('POST', `/e/${key}`, '{"n": leak7f3a'), // V8's JSON.parse message quotes ~20 characters around the error
     await call('GET', `/e/${key}`),
     await call('GET', `/e/${plain.id}`),
     await call('POST', `/e/${plain.id}/extra`, rawBody),
