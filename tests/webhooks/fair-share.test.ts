@@ -1,9 +1,10 @@
 // One hostile webhook must not starve the others (issue 9, defect 3). Here every webhook
-// shares one partition of `raw`, the worst case: a transform that loops is run one request at
-// a time until it has proven itself, is paused after SLUICE_TRANSFORM_BREAKER_KILLS limit kills
-// in a row, and its requests are then recorded as TRANSFORM_PAUSED without taking isolate time;
-// nothing is lost: after a fix they replay. A good webhook's request sent behind a hostile
-// backlog is delivered, and the backlog ahead of it cost at most those few kills.
+// shares one partition of `raw`, the worst case: a transform that loops runs one request at a
+// time until it has proven itself; over the shared lane's time budget its requests move to the
+// slow lane, where it is paused after SLUICE_TRANSFORM_BREAKER_KILLS limit kills in a row; its
+// requests are then recorded as TRANSFORM_PAUSED without taking isolate time; nothing is lost:
+// after a fix they replay. A good webhook's request sent behind a hostile backlog is delivered,
+// and the backlog ahead of it cost at most those few kills.
 import t from 'tap'
 import { getJson, postJson, startServer } from '../helpers/server.ts'
 import { createWebhook, deliver, outcome, patchWebhook, storedEvents } from './helpers.ts'
