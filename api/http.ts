@@ -8,6 +8,7 @@ import { SluiceError, errorCode, type ErrorCode } from '../core/errors.ts'
 import type { EventLimits } from '../core/event.ts'
 import { swaggerOptions } from './openapi.ts'
 import { validationError, validatorCompiler } from './validation.ts'
+import { safePath } from '../core/fingerprint.ts'
 
 /** A plain GET route beside the API (/healthz, /readyz): the same handlers serve the ops listener of non-HTTP roles. */
 export type OpsRoutes = Record<string, () => Promise<{ status: number; contentType: string; body: string }>>
@@ -34,7 +35,7 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     if (sluice.statusCode >= 500) request.log.error({ err }, 'request failed')
     return reply.code(sluice.statusCode).send(sluice.toBody())
   })
-  app.setNotFoundHandler((request, reply) => reply.code(404).send(new SluiceError('NOT_FOUND', `${request.method} ${request.url}: no such route`).toBody()))
+  app.setNotFoundHandler((request, reply) => reply.code(404).send(new SluiceError('NOT_FOUND', `${request.method} ${safePath(request.url)}: no such route`).toBody()))
   const routes: string[] = []
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`)

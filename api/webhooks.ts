@@ -207,7 +207,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
         if (!record) {
           throw new SluiceError(
             'NOT_FOUND',
-            `request "${rid}" of webhook "${webhook.id}" does not exist (or is not processed yet)`,
+            `request "${rid}" of this webhook does not exist (or is not processed yet)`,
           )
         }
         return { data: presentRequest(record) }

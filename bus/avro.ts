@@ -26,7 +26,7 @@ export interface AvroCodecConfig {
   schemaRegistryUrl?: string
   /** HTTP basic auth to the registry (Confluent Cloud: API key and secret). */
   schemaRegistryAuth?: { username: string; password: string }
-  topics: Pick<TopicNames, 'incoming' | 'events' | 'duplicates' | 'raw'>
+  topics: Pick<TopicNames, 'incoming' | 'events' | 'duplicates' | 'raw' | 'rawSlow'>
 }
 
 export interface AvroCodecs { event: Codec<EventRecord, Buffer>; stored: Codec<StoredEvent, Buffer>; raw: Codec<RawWebhookRequest, Buffer> }
@@ -60,7 +60,7 @@ export async function createAvroCodecs(config: AvroCodecConfig, log: Logger): Pr
     .catch((err) => {
       throw registryError(err)
     })
-  const raw = await avroCodec<RawWebhookRequest>(rawRequestSchema, rawRequestToAvro, rawRequestFromAvro, registry, [topics.raw], log)
+  const raw = await avroCodec<RawWebhookRequest>(rawRequestSchema, rawRequestToAvro, rawRequestFromAvro, registry, [topics.raw, topics.rawSlow], log)
   return { event: stored, stored, raw }
 }
 

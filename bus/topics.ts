@@ -1,6 +1,8 @@
 // Topic names live here and in config only; stages write to named outputs.
 export interface TopicNames {
   raw: string
+  /** The transformer's slow lane: requests of webhooks whose transforms ran over their budget or a limit. */
+  rawSlow: string
   incoming: string
   events: string
   duplicates: string
@@ -14,6 +16,7 @@ export interface TopicNames {
 export function topicNames(prefix = 'sluice'): TopicNames {
   return {
     raw: `${prefix}.raw`,
+    rawSlow: `${prefix}.raw-slow`,
     incoming: `${prefix}.incoming`,
     events: `${prefix}.events`,
     duplicates: `${prefix}.duplicates`,

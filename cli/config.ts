@@ -85,6 +85,15 @@ export const ConfigSchema = Type.Object({
   localLogLingerMs: Int(0, 1000),
   localLogRetentionCheckMs: Int(1000),
   ...OPS_SETTINGS,
+  /** One webhook's requests transformed at once; a transform not yet proven within its limits gets 1. */
+  transformWebhookConcurrency: Int(1, 256),
+  /** Limit kills (CPU, wall time, memory) in a row that pause a webhook's transform. */
+  transformBreakerKills: Int(1, 1000),
+  transformBreakerPauseMs: Int(1000, 24 * 60 * 60 * 1000),
+  /** How long a transform call may run in the shared lane before its webhook moves to the slow lane. */
+  transformBudgetMs: Int(1, 300_000),
+  /** The slow lane's own isolates. */
+  transformSlowIsolates: Int(1, 256),
 })
 
 export type Config = Readonly<Static<typeof ConfigSchema>>
@@ -149,6 +158,11 @@ export const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   clickhouseCaFile: ['SLUICE_CLICKHOUSE_CA_FILE', String],
   schemaRegistryUser: ['SLUICE_SCHEMA_REGISTRY_USER', String],
   schemaRegistryPassword: ['SLUICE_SCHEMA_REGISTRY_PASSWORD', String],
+  transformWebhookConcurrency: ['SLUICE_TRANSFORM_WEBHOOK_CONCURRENCY', Number],
+  transformBreakerKills: ['SLUICE_TRANSFORM_BREAKER_KILLS', Number],
+  transformBreakerPauseMs: ['SLUICE_TRANSFORM_BREAKER_PAUSE_MS', Number],
+  transformBudgetMs: ['SLUICE_TRANSFORM_BUDGET_MS', Number],
+  transformSlowIsolates: ['SLUICE_TRANSFORM_SLOW_ISOLATES', Number],
 }
 
 /** The command-line flag of a setting (`--kebab-name` but for these). */
@@ -173,6 +187,7 @@ export const DEFAULTS = {
   localLogRetentionCheckMs: 30_000,
   opsPort: 8289, shutdownGraceMs: 25_000, shutdownDelayMs: 0,
   kafkaSessionTimeoutMs: 6000, kafkaHeartbeatIntervalMs: 1000, kafkaTls: false,
+  transformWebhookConcurrency: 32, transformBreakerKills: 3, transformBreakerPauseMs: 60_000, transformBudgetMs: 100, transformSlowIsolates: 1,
 }
 
 export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {

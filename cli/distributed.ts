@@ -45,7 +45,7 @@ export async function startDistributed(
   const topics = topicNames(config.topicPrefix)
   const partitions = { partitions: config.partitions }
   await bus.ensureTopics({
-    [topics.raw]: partitions, [topics.incoming]: partitions, [topics.events]: partitions, [topics.duplicates]: partitions, [topics.runs]: partitions,
+    [topics.raw]: partitions, [topics.rawSlow]: partitions, [topics.incoming]: partitions, [topics.events]: partitions, [topics.duplicates]: partitions, [topics.runs]: partitions,
     // Same partition count as incoming: a dedup partition's changelog is the same partition number.
     [topics.dedupChangelog]: { partitions: config.partitions, compacted: true, retentionMs: 2 * config.dedupWindowMs },
     [topics.control]: { partitions: 1, compacted: true },

@@ -42,7 +42,7 @@ export async function startEmbedded(
   // function topics keep SLUICE_PARTITIONS: a transform or run that hangs holds back only its
   // partition, not every other webhook or run.
   const one = { partitions: 1 }
-  await bus.ensureTopics({ [topics.raw]: { partitions: config.partitions }, [topics.incoming]: one, [topics.events]: one, [topics.duplicates]: one, [topics.runs]: one })
+  await bus.ensureTopics({ [topics.raw]: { partitions: config.partitions }, [topics.rawSlow]: { partitions: config.partitions }, [topics.incoming]: one, [topics.events]: one, [topics.duplicates]: one, [topics.runs]: one })
   const dedupStore = createRocksDedupStore(rocks, { windowMs: config.dedupWindowMs })
   const adapters: Adapters = {
     bus,

@@ -26,23 +26,45 @@ export function createWebhookParts(deps: WebhookPartsDeps, config: Config) {
   const { requests, rawCodec } = deps
   // Keyed by webhook: one webhook's requests are transformed in the order they arrived.
   const raw = createOutput(deps.bus, deps.topics.raw, rawCodec, (r) => r.webhookId)
-  const sandbox = createSandbox(
-    { cpuTimeMs: config.transformCpuTimeMs, wallTimeMs: config.transformWallTimeMs, isolateMemoryMb: config.transformIsolateMemoryMb, maxOutputBytes: config.transformMaxOutputBytes },
-    { isolates: config.transformIsolates },
-  )
+  const slow = createOutput(deps.bus, deps.topics.rawSlow, rawCodec, (r) => r.webhookId)
+  const limits = {
+    cpuTimeMs: config.transformCpuTimeMs,
+    wallTimeMs: config.transformWallTimeMs,
+    isolateMemoryMb: config.transformIsolateMemoryMb,
+    maxOutputBytes: config.transformMaxOutputBytes,
+  }
+  const sandbox = createSandbox(limits, { isolates: config.transformIsolates })
+  const slowSandbox = createSandbox(limits, { isolates: config.transformSlowIsolates })
   const transformer = createTransformer(
-    { bus: deps.bus, codec: rawCodec, webhooks, envs: deps.envs, sandbox, requests, outputs: { incoming: deps.incoming }, log: deps.log.child({ stage: 'transformer' }) },
-    { ...limits(config), inputTopic: deps.topics.raw, group: 'transformer', maxBatchRecords: config.transformerBatchRecords },
+    {
+      bus: deps.bus,
+      codec: rawCodec,
+      webhooks,
+      envs: deps.envs,
+      sandboxes: { shared: sandbox, slow: slowSandbox },
+      requests,
+      outputs: { incoming: deps.incoming, slow },
+      log: deps.log.child({ stage: 'transformer' }),
+    },
+    {
+      ...eventLimits(config),
+      topics: { shared: deps.topics.raw, slow: deps.topics.rawSlow },
+      groups: { shared: 'transformer', slow: 'transformer-slow' },
+      maxBatchRecords: config.transformerBatchRecords,
+      webhookConcurrency: config.transformWebhookConcurrency,
+      budgetMs: config.transformBudgetMs,
+      breaker: { kills: config.transformBreakerKills, pauseMs: config.transformBreakerPauseMs },
+    },
   )
   return {
     ingest: createWebhookIngest({ webhooks, envs: deps.envs, outputs: { raw } }, { maxBodyBytes: config.maxBodyBytes }),
-    routes: [webhookRoutes({ webhooks, requests, replay: createReplay({ requests, outputs: { raw } }), preview: createPreview({ sandbox, webhooks }, limits(config)) })],
+    routes: [webhookRoutes({ webhooks, requests, replay: createReplay({ requests, outputs: { raw } }), preview: createPreview({ sandbox, webhooks }, eventLimits(config)) })],
     transformer,
     /** The sandbox's isolates, once nothing uses them any more. */
-    close: () => sandbox.close(),
+    close: () => Promise.all([sandbox.close(), slowSandbox.close()]).then(() => {}),
   }
 }
 
-function limits(config: EventLimits): EventLimits {
+function eventLimits(config: EventLimits): EventLimits {
   return { maxEvents: config.maxEvents, maxJsonDepth: config.maxJsonDepth, maxNameLength: config.maxNameLength, maxIdLength: config.maxIdLength }
 }

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Bus, BusRecord, ConsumedRecord } from '../bus/types.ts'
 import { SluiceError } from '../core/errors.ts'
+import { fingerprint } from '../core/fingerprint.ts'
 import type { ControlDocs, ControlKind, ControlStore } from './types.ts'
 
 export interface TopicControlOptions {
@@ -48,7 +49,7 @@ export async function createTopicControlStore(bus: Bus, topic: string, log: Logg
       try {
         entry = JSON.parse(record.value.toString('utf8')) as Entry
       } catch (err) {
-        log.error({ err, topic, offset: record.offset, key: record.key }, 'control record is not JSON; skipped')
+        log.error({ err, topic, offset: record.offset, kind, id: fingerprint(id) }, 'control record is not JSON; skipped')
         continue
       }
       if ('doc' in entry) kindMap(kind).set(id, entry.doc)

@@ -45,6 +45,8 @@ export const errorCatalogue = {
   NON_RETRIABLE: { retriable: false, message: 'The function threw NonRetriableError: the run fails without retries' },
   // The client library's code for an error answer that carries no Sluice code (a proxy's error page).
   UNKNOWN: { retriable: false, message: 'An error answer without a Sluice code; its HTTP status decides a retry' },
+  // The transformer's circuit breaker (transformer/breaker.ts): the request was kept, not run.
+  TRANSFORM_PAUSED: { statusCode: 422, retriable: true, message: 'The webhook transform is paused after repeatedly hitting its limits' },
 } as const satisfies Record<string, ErrorSpec>
 
 type Catalogue = typeof errorCatalogue

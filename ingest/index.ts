@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { Output } from '../bus/output.ts'
 import { SluiceError } from '../core/errors.ts'
+import { jsonProblem } from '../core/json-problem.ts'
 import { toEventRecords, validateEventBody, type EventLimits, type EventRecord } from '../core/event.ts'
 import { newUlids, seededUlids } from '../core/ids.ts'
 import type { Envs } from '../control/envs.ts'
@@ -42,7 +43,7 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
     try {
       parsed = JSON.parse(body.toString('utf8'))
     } catch (err) {
-      throw new SluiceError('JSON_INVALID', `body: not valid JSON (${(err as Error).message})`)
+      throw new SluiceError('JSON_INVALID', `body: not valid JSON (${jsonProblem(err)})`)
     }
     const validation = validateEventBody(parsed, config)
     if (!validation.ok) throw new SluiceError(validation.code, validation.message)

@@ -5,6 +5,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
 import type { Logger } from 'pino'
 import type { EventInput } from '../core/event.ts'
+import { fingerprint } from '../core/fingerprint.ts'
 import type { RawWebhookRequest } from '../core/raw-request.ts'
 import type { RequestPage, RequestQuery, RequestStatus, WebhookRequestRecord, WebhookRequestStore } from './requests-types.ts'
 import type { TableNames } from './clickhouse-schema.ts'
@@ -121,7 +122,7 @@ export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): 
       // A mutation rewrites the parts holding the webhook's rows, in the background; the
       // tombstone above already hides them, so nothing waits for it.
       await client.command({ query: `ALTER TABLE ${tables.requests} DELETE WHERE webhook_id = ${sqlString(webhookId)}` })
-      deps.log.info({ webhookId }, 'webhook requests scheduled for deletion')
+      deps.log.info({ webhook: fingerprint(webhookId) }, 'webhook requests scheduled for deletion')
     },
 
     close: async () => {},

@@ -1,7 +1,10 @@
 // The transformer stage: consumes captured webhook requests from `raw`, verifies signatures,
 // runs transforms in the sandbox, and publishes the resulting events onto `incoming` keyed
 // by env + dedup id, exactly like the Event API's. Every request's outcome is recorded in
-// the request store; failures become dead letters there, never lost. See ARCHITECTURE.md.
+// the request store; failures become dead letters there, never lost. Each webhook gets a fair
+// share: its own concurrency within a batch, a time budget in the shared lane (over it, its
+// requests move to the slow lane, with its own topic and isolates), and a circuit breaker that
+// pauses a transform which keeps hitting its limits. See ARCHITECTURE.md.
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/types.ts'
@@ -10,13 +13,16 @@ import type { Codec } from '../bus/codec.ts'
 import type { Output } from '../bus/output.ts'
 import { toEventRecords, type EventInput, type EventLimits, type EventRecord } from '../core/event.ts'
 import { seededUlids } from '../core/ids.ts'
+import { fingerprint } from '../core/fingerprint.ts'
 import { headerOf, rawBodyText, type RawWebhookRequest } from '../core/raw-request.ts'
 import type { Envs } from '../control/envs.ts'
 import { BRANCH_GROUP, type WebhookDoc } from '../control/types.ts'
 import type { Webhooks } from '../control/webhooks.ts'
 import type { RequestError, WebhookRequestRecord, WebhookRequestStore } from '../store/requests-types.ts'
 import type { Sandbox } from './sandbox-types.ts'
-import { runPipeline } from './pipeline.ts'
+import { runPipeline, type PipelineResult } from './pipeline.ts'
+import { createBreaker, type Breaker, type BreakerConfig } from './breaker.ts'
+import { withinBudget } from './budget.ts'
 import { verifySignature } from './verify.ts'
 
 export interface TransformerDeps {
@@ -24,21 +30,71 @@ export interface TransformerDeps {
   codec: Codec<RawWebhookRequest>
   webhooks: Pick<Webhooks, 'get' | 'nameRules'>
   envs: Pick<Envs, 'get'>
-  sandbox: Sandbox
+  /** The shared lane's isolates, and the slow lane's own. */
+  sandboxes: { shared: Sandbox; slow: Sandbox }
   requests: WebhookRequestStore
-  outputs: { incoming: Output<EventRecord> }
+  outputs: { incoming: Output<EventRecord>; slow: Output<RawWebhookRequest> }
   log: Logger
 }
 
-export interface TransformerConfig extends EventLimits { inputTopic: string; group: string; maxBatchRecords: number }
+export interface TransformerConfig extends EventLimits {
+  /** `raw`, and the slow lane's topic (keyed by webhook like `raw`). */
+  topics: { shared: string; slow: string }
+  /** Consumer groups: the slow lane's is its own, so neither lane's backlog holds the other back. */
+  groups: { shared: string; slow: string }
+  maxBatchRecords: number
+  /** One webhook's requests in flight at once, within a batch (a webhook on probation gets 1). */
+  webhookConcurrency: number
+  /** How long a transform call may run in the shared lane before its request moves to the slow lane. */
+  budgetMs: number
+  breaker: BreakerConfig
+}
+
+type Lane = 'shared' | 'slow'
 
 type Delivery =
   | { kind: 'ok'; env: string; events: EventRecord[] }
   | { kind: 'unrouted'; events: EventInput[] }
   | { kind: 'deadLetter'; error: RequestError }
   | { kind: 'drop'; reason: string }
+  | { kind: 'slow' } // shared lane only: the request goes to the slow lane, unrecorded until it runs there
+
+type Transformed = PipelineResult | { kind: 'slow' }
+
+/** Outcomes that mean the sandbox stopped the transform: what the breaker counts. */
+const LIMIT_KILLS = new Set(['TRANSFORM_TIMEOUT', 'TRANSFORM_MEMORY'])
+/** Dead letters decided before the transform ran: they say nothing about it. */
+const BEFORE_TRANSFORM = new Set(['JSON_INVALID', 'JSON_TOO_DEEP'])
 
 export function createTransformer(deps: TransformerDeps, config: TransformerConfig) {
+  const breaker = createBreaker(config.breaker)
+  const lanes = (['shared', 'slow'] as const).map((lane) => createConsumerStage(
+    deps.bus,
+    deps.codec,
+    { group: config.groups[lane], topics: [config.topics[lane]], maxBatchRecords: config.maxBatchRecords },
+    createLaneHandler(deps, config, breaker, lane),
+  ))
+  return {
+    async start() {
+      for (const lane of lanes) await lane.start()
+    },
+    async stop() {
+      for (const lane of lanes) await lane.stop()
+    },
+  }
+}
+
+const transformKey = (webhook: WebhookDoc) => `${webhook.id}@${webhook.transformVersion}`
+
+function pausedError(kills: number, until: number): RequestError {
+  const message = `the transform hit its CPU, wall-time or memory limit ${kills} times in a row, so it is `
+    + `paused until ${new Date(until).toISOString()} (saving a new transform resumes it at once); `
+    + 'this request was not run: replay it then'
+  return { code: 'TRANSFORM_PAUSED', message }
+}
+
+function createLaneHandler(deps: TransformerDeps, config: TransformerConfig, breaker: Breaker, lane: Lane) {
+  const sandbox = deps.sandboxes[lane]
 
   /** A branch-group webhook's environment comes from the request; none or unknown → unrouted. */
   function routeEnv(webhook: WebhookDoc, raw: RawWebhookRequest): string | undefined {
@@ -55,9 +111,10 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
       const verified = verifySignature(webhook.verification, raw)
       if (!verified.ok) return { kind: 'deadLetter', error: { code: 'SIGNATURE_INVALID', message: verified.reason } }
     }
-    const result = await runPipeline(deps, webhook, { text: rawBodyText(raw), headers: raw.headers, query: raw.query }, config)
+    const result = await transformed(webhook, raw)
     switch (result.kind) {
       case 'deadLetter':
+      case 'slow':
         return result
       case 'ok': {
         const env = routeEnv(webhook, raw)
@@ -71,16 +128,70 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
     }
   }
 
-  async function handle(requests: RawWebhookRequest[]): Promise<void> {
-    // Transforms of one batch run side by side (the sandbox has a pool of isolates); results
-    // are published in request order, in one write.
-    const deliveries = await Promise.all(requests.map(deliver))
+  /**
+   * The pipeline behind the breaker: a paused transform is not run; one that belongs in the slow
+   * lane is sent there; in the shared lane a call is given up on after its budget; every run counts.
+   */
+  async function transformed(webhook: WebhookDoc, raw: RawWebhookRequest): Promise<Transformed> {
+    const request = { text: rawBodyText(raw), headers: raw.headers, query: raw.query }
+    const pipelineDeps = { sandbox, webhooks: deps.webhooks }
+    if (webhook.transform === undefined) return runPipeline(pipelineDeps, webhook, request, config)
+    const key = transformKey(webhook)
+    const admission = breaker.admit(key)
+    if (admission.kind === 'paused') return { kind: 'deadLetter', error: pausedError(admission.kills, admission.until) }
+    let result: PipelineResult
+    if (lane === 'shared') {
+      if (admission.lane === 'slow') return { kind: 'slow' }
+      const run = (budgeted: Sandbox) => runPipeline({ ...pipelineDeps, sandbox: budgeted }, webhook, request, config)
+      const budgeted = await withinBudget(sandbox, config.budgetMs, run)
+      if (budgeted.kind === 'overBudget') {
+        breaker.record(key, 'overBudget')
+        return { kind: 'slow' }
+      }
+      result = budgeted.value
+    } else {
+      result = await runPipeline(pipelineDeps, webhook, request, config)
+    }
+    if (result.kind === 'ok') breaker.record(key, 'ok')
+    else if (LIMIT_KILLS.has(result.error.code)) breaker.record(key, 'limit')
+    else if (!BEFORE_TRANSFORM.has(result.error.code)) breaker.record(key, 'ok')
+    return result
+  }
+
+  /** How many of a webhook's requests may be in flight at once, asked again before each one starts. */
+  function concurrencyOf(webhookId: string): number {
+    const webhook = deps.webhooks.get(webhookId)
+    if (webhook?.transform === undefined) return config.webhookConcurrency
+    const admission = breaker.admit(transformKey(webhook))
+    return admission.kind === 'run' && !admission.probation ? config.webhookConcurrency : 1
+  }
+
+  /**
+   * Webhooks of one batch run side by side (the sandbox shares its isolates out by transform),
+   * each publishing as soon as its own requests are done: a slow or hostile webhook holds back
+   * only itself. The batch commits once every webhook is done.
+   */
+  return async function handle(requests: RawWebhookRequest[]): Promise<void> {
+    const byWebhook = new Map<string, RawWebhookRequest[]>()
+    for (const request of requests) {
+      const group = byWebhook.get(request.webhookId)
+      if (group) group.push(request)
+      else byWebhook.set(request.webhookId, [request])
+    }
+    await Promise.all([...byWebhook.entries()].map(([id, group]) => handleWebhook(group, () => concurrencyOf(id))))
+  }
+
+  /** One webhook's requests of a batch: transformed, published in request order, outcomes recorded. */
+  async function handleWebhook(requests: RawWebhookRequest[], concurrency: () => number): Promise<void> {
+    const deliveries = await inTurn(requests, concurrency, deliver)
     const processedAt = Date.now()
     const events: EventRecord[] = []
     const records: WebhookRequestRecord[] = []
+    const slow: RawWebhookRequest[] = []
     deliveries.forEach((delivery, i) => {
       const request = requests[i]
       const base = { request, processedAt, env: null, eventIds: [], events: [], error: null }
+      const logged = { webhook: fingerprint(request.webhookId), requestId: request.requestId }
       switch (delivery.kind) {
         case 'ok':
           events.push(...delivery.events)
@@ -88,10 +199,13 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
         case 'unrouted':
           return void records.push({ ...base, status: 'unrouted', events: delivery.events })
         case 'deadLetter':
-          deps.log.info({ webhookId: request.webhookId, requestId: request.requestId, code: delivery.error.code }, 'webhook request dead-lettered')
+          deps.log.info({ ...logged, code: delivery.error.code }, 'webhook request dead-lettered')
           return void records.push({ ...base, status: 'failed', error: delivery.error })
         case 'drop':
-          return void deps.log.info({ webhookId: request.webhookId, requestId: request.requestId, reason: delivery.reason }, 'webhook request dropped')
+          return void deps.log.info({ ...logged, reason: delivery.reason }, 'webhook request dropped')
+        case 'slow':
+          deps.log.debug(logged, 'webhook request moved to the slow lane')
+          return void slow.push(request)
         default: {
           const never: never = delivery
           throw new Error(`unexpected delivery ${JSON.stringify(never)}`)
@@ -99,12 +213,30 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
       }
     })
     // Events first, then outcomes: a crash in between redelivers the batch, which yields the
-    // same IDs, so dedup and the idempotent store absorb the repeat.
-    await deps.outputs.incoming.publish(events)
+    // same IDs, so dedup and the idempotent store absorb the repeat. Requests for the slow lane
+    // are durable there before this batch commits; a redelivery may send one twice, and its
+    // deterministic IDs make the second run a duplicate, not a second event.
+    await Promise.all([deps.outputs.incoming.publish(events), deps.outputs.slow.publish(slow)])
     await deps.requests.record(records)
   }
+}
 
-  return createConsumerStage(deps.bus, deps.codec, { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords }, handle)
+/**
+ * `work` over `items`, at most `width()` at a time (asked again before each item starts, so a
+ * webhook that turns suspect mid-batch drops to one at a time), results in item order.
+ */
+async function inTurn<T, R>(items: T[], width: () => number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length)
+  let next = 0
+  async function worker(slot: number): Promise<void> {
+    while (next < items.length && (slot === 0 || slot < width())) {
+      const i = next++
+      results[i] = await work(items[i])
+    }
+  }
+  const workers = Math.max(1, Math.min(width(), items.length))
+  await Promise.all(Array.from({ length: workers }, (_, slot) => worker(slot)))
+  return results
 }
 
 /**

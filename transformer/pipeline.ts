@@ -4,6 +4,7 @@
 import { eventProblem, isPlainObject, jsonDepth, type EventInput, type EventLimits } from '../core/event.ts'
 import type { ErrorCode } from '../core/errors.ts'
 import { headerOf } from '../core/raw-request.ts'
+import { jsonProblem } from '../core/json-problem.ts'
 import type { WebhookDoc } from '../control/types.ts'
 import type { Webhooks } from '../control/webhooks.ts'
 import type { RequestError } from '../store/requests-types.ts'
@@ -64,7 +65,7 @@ export function parseBody(text: string, contentType: string | undefined): Parsed
   try {
     return { ok: true, body: JSON.parse(text) }
   } catch (err) {
-    if (declaredJson) return { ok: false, message: `body: Content-Type says JSON but it is not valid JSON (${(err as Error).message})` }
+    if (declaredJson) return { ok: false, message: `body: Content-Type says JSON but it is not valid JSON (${jsonProblem(err)})` }
     return { ok: true, body: text, text: true }
   }
 }

@@ -14,7 +14,7 @@ export function createReplay(deps: ReplayDeps) {
   return {
     async one(webhookId: string, requestId: string): Promise<RawWebhookRequest> {
       const record = await deps.requests.get(webhookId, requestId)
-      if (!record) throw new SluiceError('NOT_FOUND', `request "${requestId}" of webhook "${webhookId}" does not exist (or is not processed yet)`)
+      if (!record) throw new SluiceError('NOT_FOUND', `request "${requestId}" of this webhook does not exist (or is not processed yet)`)
       const replayed = nextAttempt(record.request)
       await deps.outputs.raw.publish([replayed])
       return replayed

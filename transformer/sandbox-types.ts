@@ -11,10 +11,20 @@ export type TransformResult =
 
 export type TransformErrorCode = Extract<TransformResult, { kind: 'error' }>['code']
 
+export interface RunOptions {
+  /** Once aborted the caller has given up: a call not started never starts, a stopped one runs no more. */
+  signal?: AbortSignal
+  /** Called when the call's batch starts running in an isolate (a call run again calls it again). */
+  onStart?: () => void
+}
+
 export interface SandboxLimits { cpuTimeMs: number; wallTimeMs: number; isolateMemoryMb: number; maxOutputBytes: number }
 
 export interface Sandbox {
-  /** Runs `source`'s transform on input. Compiles once per (sourceKey) and reuses it. Never throws for user-code problems: returns kind 'error'. */
-  run(sourceKey: string, source: string, input: TransformInput): Promise<TransformResult>
+  /**
+   * Runs `source`'s transform on input. Compiles once per (sourceKey) and reuses it. Never throws for user-code
+   * problems: returns kind 'error'. A call given up on (`options.signal`) resolves as TRANSFORM_TIMEOUT.
+   */
+  run(sourceKey: string, source: string, input: TransformInput, options?: RunOptions): Promise<TransformResult>
   close(): Promise<void>
 }

@@ -7,6 +7,9 @@
 // - Calls waiting for the same transform go to an isolate as one batch: one thread hop for
 //   many calls. A slot (isolate) runs one batch at a time, so whatever kills a run is that
 //   batch's doing; where the culprit inside it is unclear, its calls run again, alone.
+// - Fair share: transforms take turns, and a free slot goes to a transform that runs nowhere
+//   else before one that already has a slot, so a slow or hostile transform holds at most one
+//   isolate while others wait; with nobody else waiting it may use them all.
 // - CPU: a batch's synchronous run (microtasks included) gets isolated-vm's `timeout` of
 //   cpuTimeMs + sliceMs and the harness starts no call after sliceMs, so each call has at least
 //   cpuTimeMs. That is wall time of the isolate thread running JS, never less than its CPU time,
@@ -19,7 +22,9 @@
 //   it killed run again, alone, on a fresh one: a call that dies there too is a MEMORY error.
 import ivm from 'isolated-vm'
 import { SANDBOX_ERROR_CODES } from '../core/errors.ts'
-import type { Sandbox, SandboxLimits, TransformErrorCode, TransformInput, TransformResult } from './sandbox-types.ts'
+import type {
+  RunOptions, Sandbox, SandboxLimits, TransformErrorCode, TransformInput, TransformResult,
+} from './sandbox-types.ts'
 
 export interface SandboxOptions { isolates?: number; cacheEntries?: number }
 
@@ -40,12 +45,26 @@ const CODES = new Set<string>(SANDBOX_ERROR_CODES)
 const HARNESS = String.raw`(function () {
   'use strict'
   const parse = JSON.parse, stringify = JSON.stringify, now = Date.now, toText = String, globalEval = eval, NativePromise = Promise
+  const NativeError = Error
   const adopt = async (value) => value
   delete globalThis.WebAssembly
+  // No shared memory, so nothing to wait on: Atomics.wait would only block the isolate's thread
+  // until the CPU stop and be misreported as a CPU-limit kill. A transform that tries is told why.
+  delete globalThis.SharedArrayBuffer
+  const noWaiting = function () { throw new TypeError('Atomics.wait: a transform has no shared memory and must not block') }
+  Object.defineProperty(Atomics, 'wait', { value: noWaiting, writable: true, configurable: true })
+  Object.defineProperty(Atomics, 'waitAsync', { value: noWaiting, writable: true, configurable: true })
   const fail = (code, message) => '[2,' + stringify(code) + ',' + stringify(message) + ']'
+  // An Error as "Name: message"; anything else thrown (a plain object, a string) as what it is.
+  function describe(e) {
+    if (e instanceof NativeError) return toText(e.name) + ': ' + toText(e.message)
+    if (typeof e === 'function') return 'threw a function'
+    if (e !== null && typeof e === 'object') return 'threw ' + (stringify(e) ?? toText(e))
+    return 'threw ' + toText(e)
+  }
   function thrown(e) {
     let text
-    try { text = e !== null && (typeof e === 'object' || typeof e === 'function') ? toText(e.name) + ': ' + toText(e.message) : 'threw ' + toText(e) } catch { text = 'threw a value that cannot be printed' }
+    try { text = describe(e) } catch { text = 'threw a value that cannot be printed' }
     if (text.length > 2000) text = text.slice(0, 2000) + '…'
     return fail(text === 'RangeError: Array buffer allocation failed' ? 'TRANSFORM_MEMORY' : 'TRANSFORM_THREW', text)
   }
@@ -105,7 +124,17 @@ const HARNESS = String.raw`(function () {
   }
 })()`
 
-interface Job { key: string; source: string; json: string; alone: boolean; retried: boolean; resolve(result: TransformResult): void; reject(err: Error): void }
+interface Job {
+  key: string
+  source: string
+  json: string
+  alone: boolean
+  retried: boolean
+  signal?: AbortSignal
+  onStart?: () => void
+  resolve(result: TransformResult): void
+  reject(err: Error): void
+}
 type Runner = ivm.Reference<(batch: string | null) => string | Promise<string>>
 /** A cached transform: its context and runner, or the deterministic failure of its source. */
 interface Compiled { source: string; context?: ivm.Context; runner?: Runner; failure?: TransformResult }
@@ -116,6 +145,7 @@ const DEADLINE = Symbol('deadline')
 const failure = (code: TransformErrorCode, message: string): TransformResult => ({ kind: 'error', code, message })
 const messageOf = (err: unknown) => (typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : String(err))
 const PROTOCOL = failure('TRANSFORM_THREW', 'the transform broke the sandbox protocol')
+const abandoned = failure('TRANSFORM_TIMEOUT', 'the caller gave up waiting for the transform')
 
 /** A harness fragment as a result ([1, value] ok, [2, code, message] error), or undefined for the others. */
 function resultOf(part: unknown): TransformResult | undefined {
@@ -137,33 +167,55 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
   const cacheEntries = opts.cacheEntries ?? Math.max(4, Math.floor((limits.isolateMemoryMb * 1024 * CACHE_HEAP_SHARE) / CONTEXT_KB))
   const slots: Slot[] = Array.from({ length: Math.max(1, opts.isolates ?? 2) }, () => ({ cache: new Map(), busy: false }))
   const pending = new Map<string, Job[]>() // waiting calls per sourceKey; keys take turns in Map order
+  const running = new Map<string, number>() // batches in flight per sourceKey
   let closed = false
 
-  function enqueue(jobs: Job[], front: boolean): void {
+  function enqueue(all: Job[], front: boolean): void {
+    const jobs = all.filter((job) => !job.signal?.aborted || void job.resolve(abandoned))
+    if (jobs.length === 0) return
     const queue = pending.get(jobs[0].key)
     if (!queue) pending.set(jobs[0].key, jobs)
     else queue.splice(front ? 0 : queue.length, 0, ...jobs)
   }
 
   function takeBatch(): Job[] | undefined {
-    for (const [key, queue] of pending) {
-      let n = 1
-      let chars = queue[0].json.length
-      while (!queue[0].alone && n < queue.length && n < MAX_BATCH_CALLS && !queue[n].alone && (chars += queue[n].json.length) <= MAX_BATCH_INPUT_CHARS) n++
-      pending.delete(key) // re-added at the back: keys take turns
-      if (queue.length > n) pending.set(key, queue)
-      return queue.splice(0, n)
+    let key: string | undefined
+    for (const waiting of pending.keys()) {
+      key ??= waiting
+      if (!running.has(waiting)) { key = waiting; break }
     }
+    if (key === undefined) return undefined
+    const queue = pending.get(key)!
+    // Copies re-queued after a stop are not what an abort listener knows: given-up calls leave here.
+    while (queue.length > 0 && queue[0].signal?.aborted) queue.shift()!.resolve(abandoned)
+    if (queue.length === 0) {
+      pending.delete(key)
+      return takeBatch()
+    }
+    let n = 1
+    let chars = queue[0].json.length
+    while (!queue[0].alone && n < queue.length && n < MAX_BATCH_CALLS && !queue[n].alone && (chars += queue[n].json.length) <= MAX_BATCH_INPUT_CHARS) n++
+    pending.delete(key) // re-added at the back: keys take turns
+    if (queue.length > n) pending.set(key, queue)
+    return queue.splice(0, n)
   }
 
   function pump(): void {
     for (const slot of slots.filter((s) => !s.busy)) {
       const batch = takeBatch()
       if (!batch) return
+      const key = batch[0].key
       slot.busy = true
+      running.set(key, (running.get(key) ?? 0) + 1)
       runBatch(slot, batch)
         .catch((err: Error) => batch.forEach((job) => job.reject(err)))
-        .finally(() => { slot.busy = false; if (!closed) pump() })
+        .finally(() => {
+          slot.busy = false
+          const left = running.get(key)! - 1
+          if (left === 0) running.delete(key)
+          else running.set(key, left)
+          if (!closed) pump()
+        })
     }
   }
 
@@ -225,6 +277,7 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
     if (closed) throw new Error('sandbox: closed')
     if (!compiled.runner) return failAll(jobs, compiled.failure!)
     const input = `[${jobs.map((job) => job.json).join(',')}]`
+    for (const job of jobs) job.onStart?.()
     const outcome = await within(limits.wallTimeMs, compiled.runner.apply(undefined, [input], { timeout: syncTimeoutMs, result: { promise: true } }))
     if (closed) throw new Error('sandbox: closed')
     if (outcome !== DEADLINE && 'value' in outcome) return settle(slot, jobs, outcome.value, 'done')
@@ -281,12 +334,25 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
   }
 
   return {
-    async run(sourceKey: string, source: string, input: TransformInput): Promise<TransformResult> {
+    async run(sourceKey: string, source: string, input: TransformInput, options: RunOptions = {}) {
+      const { signal, onStart } = options
       if (closed) throw new Error('sandbox: closed')
       // Throws (rejects) if the input is not JSON: a bug upstream, not the transform's doing.
       const json = JSON.stringify({ b: input.body, h: input.headers ?? {}, q: input.query ?? {}, r: input.raw })
       return new Promise((resolve, reject) => {
-        enqueue([{ key: sourceKey, source, json, alone: false, retried: false, resolve, reject }], false)
+        const job: Job = {
+          key: sourceKey, source, json, alone: false, retried: false, signal, onStart, resolve, reject,
+        }
+        // A call given up on before it started leaves the queue at once; a running one is left to its stop.
+        signal?.addEventListener('abort', () => {
+          const queue = pending.get(sourceKey)
+          const at = queue?.indexOf(job) ?? -1
+          if (at < 0) return
+          queue!.splice(at, 1)
+          if (queue!.length === 0) pending.delete(sourceKey)
+          resolve(abandoned)
+        }, { once: true })
+        enqueue([job], false)
         pump()
       })
     },

@@ -81,7 +81,7 @@ t.test('with a schema registry (FAKE, in-process): schemas registered per topic,
   t.teardown(() => registry.close())
   const codecs = await createAvroCodecs({ topics, schemaRegistryUrl: registry.url }, log)
   const subjects = await (await fetch(`${registry.url}/subjects`)).json() as string[]
-  t.same(subjects.sort(), [`${topics.duplicates}-value`, `${topics.events}-value`, `${topics.incoming}-value`, `${topics.raw}-value`].sort(), 'one subject per topic, TopicNameStrategy')
+  t.same(subjects.sort(), [`${topics.duplicates}-value`, `${topics.events}-value`, `${topics.incoming}-value`, `${topics.raw}-value`, `${topics.rawSlow}-value`].sort(), 'one subject per topic, TopicNameStrategy')
 
   const bytes = codecs.stored.encode(events[0])
   t.equal(bytes[0], 0, 'magic byte 0')

@@ -36,7 +36,9 @@ const cases: Case[] = [
   { behaviour: 'the input objects are copies made in the isolate: their constructors lead nowhere', source: fn('return evt.constructor.constructor("return process")().env'), code: 'TRANSFORM_THREW', message: /process is not defined/, withinMs: CPU_STOP_MS },
   { behaviour: 'dynamic import is not supported', source: 'async function transform() { const fs = await import("fs"); return fs.readFileSync("/etc/passwd") }', code: 'TRANSFORM_THREW', message: /Not supported/, withinMs: CPU_STOP_MS },
   { behaviour: 'there is no setTimeout', source: fn('setTimeout(() => {}, 10)'), code: 'TRANSFORM_THREW', message: /setTimeout is not defined/, withinMs: CPU_STOP_MS },
-  { behaviour: 'Atomics.wait on a SharedArrayBuffer blocks only until the CPU limit', source: fn('Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return { name: "x/y" }'), code: 'TRANSFORM_TIMEOUT', withinMs: CPU_STOP_MS },
+  // Defect 7: these were stopped at the CPU limit and reported as TIMEOUT, though they used no CPU.
+  { behaviour: 'there is no SharedArrayBuffer to block on', source: fn('Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return { name: "x/y" }'), code: 'TRANSFORM_THREW', message: /^ReferenceError: SharedArrayBuffer is not defined$/, withinMs: CPU_STOP_MS },
+  { behaviour: 'Atomics.wait is refused with the reason, not left to block', source: fn('Atomics.wait(new Int32Array(4), 0, 0, 5000); return { name: "x/y" }'), code: 'TRANSFORM_THREW', message: /^TypeError: Atomics.wait: a transform has no shared memory and must not block$/, withinMs: CPU_STOP_MS },
   { behaviour: 'eval runs inside the isolate and finds no process', source: fn('return eval("process.pid")'), code: 'TRANSFORM_THREW', message: /process is not defined/, withinMs: CPU_STOP_MS },
   { behaviour: 'indirect eval and new Function find no require', source: fn('const g = (0, eval)("this"); return new Function("return require")()(g.x)'), code: 'TRANSFORM_THREW', message: /require is not defined/, withinMs: CPU_STOP_MS },
   { behaviour: 'a 5 MB return value is over the output limit', source: fn('return { name: "x/y", data: "x".repeat(5 * 1024 * 1024) }'), code: 'TRANSFORM_OUTPUT_TOO_LARGE', message: /1048576 bytes/, withinMs: CPU_STOP_MS, roomy: true },
@@ -46,6 +48,10 @@ const cases: Case[] = [
   { behaviour: 'returning a cyclic object is refused', source: fn('const e = { name: "x/y" }; e.data = e; return e'), code: 'TRANSFORM_THREW', message: /circular structure/, withinMs: CPU_STOP_MS },
   { behaviour: 'returning a BigInt is refused', source: fn('return { name: "x/y", data: { n: 10n } }'), code: 'TRANSFORM_THREW', message: /BigInt/, withinMs: CPU_STOP_MS },
   { behaviour: 'throwing a string is reported with the string', source: fn('throw "boom"'), code: 'TRANSFORM_THREW', message: /^threw boom$/, withinMs: CPU_STOP_MS },
+  // Defect 7: a plain object was reported as "undefined: x".
+  { behaviour: 'throwing a plain object is reported as that object', source: fn('throw { message: "x" }'), code: 'TRANSFORM_THREW', message: /^threw \{"message":"x"\}$/, withinMs: CPU_STOP_MS },
+  { behaviour: 'throwing an Error subclass keeps its name', source: fn('class Nope extends Error { name = "Nope" }; throw new Nope("x")'), code: 'TRANSFORM_THREW', message: /^Nope: x$/, withinMs: CPU_STOP_MS },
+  { behaviour: 'throwing null is reported as null', source: fn('throw null'), code: 'TRANSFORM_THREW', message: /^threw null$/, withinMs: CPU_STOP_MS },
   { behaviour: 'throwing an object whose message getter throws is reported, not crashed on', source: fn('throw { get message() { throw new Error("gotcha") } }'), code: 'TRANSFORM_THREW', message: /cannot be printed/, withinMs: CPU_STOP_MS },
   { behaviour: 'throwing an object whose message getter loops is stopped at the CPU limit', source: fn('throw { get message() { while (true) {} } }'), code: 'TRANSFORM_TIMEOUT', withinMs: CPU_STOP_MS },
   { behaviour: 'a return value with a getter that loops forever is stopped at the CPU limit', source: fn('return { name: "x/y", get data() { while (true) {} } }'), code: 'TRANSFORM_TIMEOUT', withinMs: CPU_STOP_MS },
@@ -76,7 +82,7 @@ t.test('the transform sees no Node or web APIs: only V8, without WebAssembly', a
   const names = ['process', 'require', 'module', 'Buffer', 'fetch', 'setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask', 'WebAssembly', 'XMLHttpRequest', 'JSON', 'Promise', 'SharedArrayBuffer']
   const source = `function transform() { return { name: 'x/y', data: Object.fromEntries(${JSON.stringify(names)}.map((n) => [n, typeof globalThis[n]])) } }`
   const result = await sandbox.run('globals', source, input)
-  t.strictSame(result, { kind: 'ok', value: { name: 'x/y', data: { process: 'undefined', require: 'undefined', module: 'undefined', Buffer: 'undefined', fetch: 'undefined', setTimeout: 'undefined', setInterval: 'undefined', setImmediate: 'undefined', queueMicrotask: 'undefined', WebAssembly: 'undefined', XMLHttpRequest: 'undefined', JSON: 'object', Promise: 'function', SharedArrayBuffer: 'function' } } })
+  t.strictSame(result, { kind: 'ok', value: { name: 'x/y', data: { process: 'undefined', require: 'undefined', module: 'undefined', Buffer: 'undefined', fetch: 'undefined', setTimeout: 'undefined', setInterval: 'undefined', setImmediate: 'undefined', queueMicrotask: 'undefined', WebAssembly: 'undefined', XMLHttpRequest: 'undefined', JSON: 'object', Promise: 'function', SharedArrayBuffer: 'undefined' } } })
 })
 
 t.test('prototype tampering stays in its own context: not the host, not another transform', async (t) => {
