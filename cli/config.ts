@@ -27,6 +27,8 @@ export const ConfigSchema = Type.Object({
   dedupWindowMs: Int(1000),
   topicPrefix: Type.String({ pattern: '^[a-zA-Z0-9._-]+$' }),
   kafkaBrokers: Type.Array(Type.String({ minLength: 1 })),
+  /** A consumer silent this long loses its partitions; also how long a restarted member waits for a killed one's. */
+  kafkaSessionTimeoutMs: Int(1000, 300_000),
   clickhouseUrl: Type.Optional(Type.String({ minLength: 1 })),
   clickhouseDatabase: Type.String({ pattern: '^[a-zA-Z_][a-zA-Z0-9_]*$' }),
   schemaRegistryUrl: Type.Optional(Type.String({ minLength: 1 })),
@@ -60,6 +62,7 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   dedupWindowMs: ['SLUICE_DEDUP_WINDOW_MS', Number],
   topicPrefix: ['SLUICE_TOPIC_PREFIX', String],
   kafkaBrokers: ['SLUICE_KAFKA_BROKERS', list],
+  kafkaSessionTimeoutMs: ['SLUICE_KAFKA_SESSION_TIMEOUT_MS', Number],
   clickhouseUrl: ['SLUICE_CLICKHOUSE_URL', String],
   clickhouseDatabase: ['SLUICE_CLICKHOUSE_DATABASE', String],
   schemaRegistryUrl: ['SLUICE_SCHEMA_REGISTRY_URL', String],
@@ -75,7 +78,7 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
 const DEFAULTS = {
   roles: ['all'], host: '127.0.0.1', port: 8288, dataDir: '.sluice', logLevel: 'info', trustProxy: [],
   maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxEventsPerSecond: 0, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
-  partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], clickhouseDatabase: 'sluice', watch: false,
+  partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], kafkaSessionTimeoutMs: 30_000, clickhouseDatabase: 'sluice', watch: false,
   transformCpuTimeMs: 100, transformWallTimeMs: 1000, transformIsolateMemoryMb: 32, transformMaxOutputBytes: 1024 * 1024, transformIsolates: 2,
 }
 

@@ -28,7 +28,7 @@ export async function startDistributed(config: Config, log: Logger, options: { f
   if (!config.clickhouseUrl && NEEDS_STORE.some((r) => roles.has(r))) {
     throw new SluiceError('CONFIG_INVALID', `clickhouseUrl (SLUICE_CLICKHOUSE_URL): the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`)
   }
-  const bus = await createKafkaBus({ brokers: config.kafkaBrokers, clientId: `sluice-${hostname()}-${process.pid}` }, log.child({ component: 'kafka' }))
+  const bus = await createKafkaBus({ brokers: config.kafkaBrokers, clientId: `sluice-${hostname()}-${process.pid}`, sessionTimeoutMs: config.kafkaSessionTimeoutMs }, log.child({ component: 'kafka' }))
   const topics = topicNames(config.topicPrefix)
   const partitions = { partitions: config.partitions }
   await bus.ensureTopics({
