@@ -46,7 +46,11 @@ export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}): 
     child.stdout!.on('data', onData)
     child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
     child.once('exit', (code) => reject(new Error(`sluice exited with ${code} before it was up:\n${output}`)))
-    setTimeout(() => reject(new Error(`sluice did not come up in 30 s:\n${output}`)), 30_000).unref()
+    // Killed, so a node that comes up late is not left running unowned.
+    setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`sluice did not come up in 30 s:\n${output}`))
+    }, 30_000).unref()
   })
   return { url, child, stopped }
 }
