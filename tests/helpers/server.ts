@@ -30,7 +30,7 @@ export const TEST_SIGNING_KEY = 'test-signing-key-0123456789'
 export interface ChildServer { url: string; child: ChildProcess; stopped: Promise<number | null> }
 
 /** `sluice <command>` as a separate process; resolves once it prints its URL. */
-export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
+export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}, startTimeoutMs = 30_000): Promise<ChildServer> {
   const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args], {
     env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,8 +49,8 @@ export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}): 
     // Killed, so a node that comes up late is not left running unowned.
     setTimeout(() => {
       child.kill('SIGKILL')
-      reject(new Error(`sluice did not come up in 30 s:\n${output}`))
-    }, 30_000).unref()
+      reject(new Error(`sluice did not come up in ${startTimeoutMs} ms:\n${output}`))
+    }, startTimeoutMs).unref()
   })
   return { url, child, stopped }
 }

@@ -1,0 +1,133 @@
+// A distributed Sluice for chaos: a private 3-broker Kafka, the shared ClickHouse (a database of
+// its own), and one process per role as the Helm chart splits them (transformer and dedup apart,
+// so each can be killed on its own). Any role can be killed with SIGKILL and restarted; a
+// restart reuses the role's data dir or starts on an empty one (a pod moved to another node).
+import { createWriteStream, type WriteStream } from 'node:fs'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { eventually } from '../helpers/server.ts'
+import { startKafka, type KafkaCluster } from '../infra/kafka.ts'
+import { distributedEnv, startNode, auth, type Node } from '../distributed/cluster.ts'
+
+export const CHAOS_ROLES = ['ingest', 'transformer', 'dedup', 'router', 'sink', 'api', 'runner'] as const
+export type ChaosRole = (typeof CHAOS_ROLES)[number]
+
+export const WEBHOOK_TRANSFORM = 'function transform(evt) { return { name: "chaos/webhook." + evt.kind, data: evt, id: evt.ref } }'
+
+export interface ChaosCluster {
+  kafka: KafkaCluster
+  database: string
+  clickhouseUrl: string
+  sideEffectsFile: string
+  /** Node logs and side effects; kept when a run fails, so it can be read. */
+  dir: string
+  url(role: ChaosRole): string
+  eventKey: string
+  webhookId: string
+  kill(role: ChaosRole): Promise<void>
+  restart(role: ChaosRole, options: { freshDataDir: boolean }): Promise<void>
+  stop(options?: { keepDir?: boolean }): Promise<void>
+}
+
+const functionsFile = fileURLToPath(new URL('./functions.ts', import.meta.url))
+
+export async function startChaosCluster(name: string): Promise<ChaosCluster> {
+  const dir = await mkdtemp(join(tmpdir(), 'sluice-chaos-'))
+  const sideEffectsFile = join(dir, 'side-effects.tsv')
+  await writeFile(sideEffectsFile, '')
+  const kafka = await startKafka({ brokers: 3 })
+  const env: NodeJS.ProcessEnv = {
+    ...distributedEnv(name, kafka.brokers),
+    CHAOS_SIDE_EFFECTS_FILE: sideEffectsFile,
+    // A restarted member joins once the killed one's session expired: 6 s, not 30, per restart.
+    SLUICE_KAFKA_SESSION_TIMEOUT_MS: '6000',
+    // kafkajs's own info lines (joins, rebalances) log at debug: the logs of a failed run need them.
+    SLUICE_LOG_LEVEL: 'debug',
+  }
+  const nodes = new Map<ChaosRole, Node>()
+  const unregister = killNodesOnExit(() => [...nodes.values()])
+  const logs = new Map<ChaosRole, WriteStream>()
+  const starts = new Map<ChaosRole, number>()
+
+  async function launch(role: ChaosRole, freshDataDir: boolean): Promise<void> {
+    const roleDir = join(dir, role, freshDataDir ? `data-${starts.get(role) ?? 0}` : 'data')
+    await mkdir(roleDir, { recursive: true })
+    const extra = role === 'runner' ? ['--functions', functionsFile] : []
+    const node = await startNode([role], env, extra, 'start', { dataDir: roleDir, startTimeoutMs: 120_000 })
+    starts.set(role, (starts.get(role) ?? 0) + 1)
+    const log = logs.get(role) ?? createWriteStream(join(dir, `${role}.log`), { flags: 'a' })
+    logs.set(role, log)
+    log.write(`--- start ${starts.get(role)} pid ${node.child.pid}\n`)
+    node.child.stdout!.pipe(log, { end: false })
+    node.child.stderr!.pipe(log, { end: false })
+    nodes.set(role, node)
+  }
+
+  const stop = async (options: { keepDir?: boolean } = {}) => {
+    await Promise.all([...nodes.values()].map((n) => n.kill('SIGKILL')))
+    unregister()
+    await kafka.stop()
+    for (const log of logs.values()) log.end()
+    await fetch(`${env.SLUICE_CLICKHOUSE_URL}/`, { method: 'POST', body: `DROP DATABASE IF EXISTS ${env.SLUICE_CLICKHOUSE_DATABASE}` }).catch(() => {})
+    if (!options.keepDir) await rm(dir, { recursive: true, force: true })
+  }
+  try {
+    // The api node first: it creates the ClickHouse tables the others write to.
+    await launch('api', false)
+    await Promise.all(CHAOS_ROLES.filter((r) => r !== 'api').map((r) => launch(r, false)))
+    const api = nodes.get('api')!.url
+    const post = (path: string, body: unknown) => fetch(`${api}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json())
+    const eventKey: string = (await post('/v1/keys', { env: 'production' })).data.key
+    const webhookId: string = (await post('/v1/webhooks', { name: 'chaos', transform: WEBHOOK_TRANSFORM })).data.id
+    await eventually(async () => {
+      const r = await fetch(`${api}/v1/functions`, { headers: auth }).then((res) => res.json())
+      return r.data.length === 2 ? true : undefined
+    }, 60_000, 250)
+    // Ready when ingest knows the key and the webhook (the control plane reaches it through Kafka).
+    await eventually(async () => {
+      const key = await fetch(`${nodes.get('ingest')!.url}/e/${eventKey}`, { method: 'POST', body: '{"name":"chaos/warmup","data":{}}' })
+      const hook = await fetch(`${nodes.get('ingest')!.url}/e/${webhookId}`, { method: 'POST', body: '{"kind":"warmup","ref":"warmup"}' })
+      return key.status === 200 && hook.status === 200 ? true : undefined
+    }, 60_000, 250)
+    return {
+      kafka,
+      database: env.SLUICE_CLICKHOUSE_DATABASE!,
+      clickhouseUrl: env.SLUICE_CLICKHOUSE_URL!,
+      sideEffectsFile,
+      dir,
+      url: (role) => nodes.get(role)!.url,
+      eventKey,
+      webhookId,
+      async kill(role) {
+        await nodes.get(role)!.kill('SIGKILL')
+      },
+      restart: (role, options) => launch(role, options.freshDataDir),
+      stop,
+    }
+  } catch (error) {
+    await stop({ keepDir: true })
+    throw error
+  }
+}
+
+/** The role processes die with this one, also on tap's timeout (SIGALRM), never left running. */
+function killNodesOnExit(nodes: () => Node[]): () => void {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGALRM'] as const
+  const killAll = () => {
+    for (const node of nodes()) if (node.child.exitCode === null) node.child.kill('SIGKILL')
+  }
+  // The Kafka cluster's own handler re-raises the signal; this one only kills and steps aside.
+  const onSignal = () => {
+    killAll()
+    unregister()
+  }
+  const unregister = () => {
+    process.off('exit', killAll)
+    for (const signal of signals) process.off(signal, onSignal)
+  }
+  process.on('exit', killAll)
+  for (const signal of signals) process.on(signal, onSignal)
+  return unregister
+}
