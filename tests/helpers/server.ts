@@ -41,16 +41,23 @@ export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}, s
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const match = /"url":"(http:\/\/[^"]+)"/.exec(output)
-      if (match) resolve(match[1])
+      if (!match) return
+      clearTimeout(deadline)
+      // Up: stop collecting (the stream stays flowing, so a chatty child never blocks on its pipe).
+      child.stdout!.off('data', onData)
+      child.stderr!.off('data', onError)
+      resolve(match[1])
     }
+    const onError = (chunk: Buffer) => { output += chunk.toString() }
     child.stdout!.on('data', onData)
-    child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
+    child.stderr!.on('data', onError)
     child.once('exit', (code) => reject(new Error(`sluice exited with ${code} before it was up:\n${output}`)))
     // Killed, so a node that comes up late is not left running unowned.
-    setTimeout(() => {
+    const deadline = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`sluice did not come up in ${startTimeoutMs} ms:\n${output}`))
-    }, startTimeoutMs).unref()
+    }, startTimeoutMs)
+    deadline.unref()
   })
   return { url, child, stopped }
 }
