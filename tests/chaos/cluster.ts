@@ -23,6 +23,8 @@ export interface ChaosCluster {
   sideEffectsFile: string
   /** Node logs and side effects; kept when a run fails, so it can be read. */
   dir: string
+  /** Role processes that exited without being killed by the harness (a crash is a finding). */
+  unexpectedExits: string[]
   url(role: ChaosRole): string
   eventKey: string
   webhookId: string
@@ -50,6 +52,8 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
   const unregister = killNodesOnExit(() => [...nodes.values()])
   const logs = new Map<ChaosRole, WriteStream>()
   const starts = new Map<ChaosRole, number>()
+  const unexpectedExits: string[] = []
+  const killing = new Set<Node>()
 
   async function launch(role: ChaosRole, freshDataDir: boolean): Promise<void> {
     const roleDir = join(dir, role, freshDataDir ? `data-${starts.get(role) ?? 0}` : 'data')
@@ -63,9 +67,13 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
     node.child.stdout!.pipe(log, { end: false })
     node.child.stderr!.pipe(log, { end: false })
     nodes.set(role, node)
+    node.child.once('exit', (code, signal) => {
+      if (!killing.has(node)) unexpectedExits.push(`${role} (pid ${node.child.pid}) exited by itself: code ${code}, signal ${signal}`)
+    })
   }
 
   const stop = async (options: { keepDir?: boolean } = {}) => {
+    for (const node of nodes.values()) killing.add(node)
     await Promise.all([...nodes.values()].map((n) => n.kill('SIGKILL')))
     unregister()
     await kafka.stop()
@@ -100,7 +108,9 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
       url: (role) => nodes.get(role)!.url,
       eventKey,
       webhookId,
+      unexpectedExits,
       async kill(role) {
+        killing.add(nodes.get(role)!)
         await nodes.get(role)!.kill('SIGKILL')
       },
       restart: (role, options) => launch(role, options.freshDataDir),

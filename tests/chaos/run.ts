@@ -38,10 +38,11 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     const tally = await load.stop()
     log(`load stopped: ${tally.events.size} events and ${tally.webhookRequests.size} webhook requests acknowledged; settling`)
     const verdict = await verifyWhenSettled(cluster, tally, options.settleTimeoutMs)
+    if (cluster.unexpectedExits.length > 0) verdict.examples.unexpectedExits = cluster.unexpectedExits
     const killsByTarget = Object.fromEntries(KILL_TARGETS.map((t) => [t, kills.filter((k) => k.target === t).length]))
     const { events: _events, webhookRequests: _requests, ...loadCounts } = tally
     const c = verdict.counts
-    clean = verdict.settled && c.duplicates === 0 && c.runsUnexpected === 0 && c.stepsRunMoreThanTwice === 0 && c.stepsNeverRun === 0
+    clean = verdict.settled && cluster.unexpectedExits.length === 0 && c.duplicates === 0 && c.runsUnexpected === 0 && c.stepsRunMoreThanTwice === 0 && c.stepsNeverRun === 0
     return { seed: options.seed, verdict, kills, killsByTarget, load: loadCounts, wallMs: Date.now() - started, ...(!clean && { keptDir: cluster.dir }) }
   } finally {
     await cluster.stop({ keepDir: !clean })
