@@ -25,13 +25,22 @@ const kills = Number(values.kills)
 const durationMs = Number(values['duration-s']) * 1000
 const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`)
 
-const result = await runChaos({
-  name: 'chaosbench',
-  seed: chaosSeed(values.seed),
-  kill: { kills, durationMs, maxDownMs: 3000 },
-  load: { senders: Number(values.senders), pauseMs: Number(values['pause-ms']), maxBatch: 20, attempts: 6, requestTimeoutMs: 10_000 },
-  settleTimeoutMs: 180_000,
-}, log)
+const result = await runChaos(
+  {
+    name: 'chaosbench',
+    seed: chaosSeed(values.seed),
+    kill: { kills, durationMs, maxDownMs: 3000 },
+    load: {
+      senders: Number(values.senders),
+      pauseMs: Number(values['pause-ms']),
+      maxBatch: 20,
+      attempts: 6,
+      requestTimeoutMs: 10_000,
+    },
+    settleTimeoutMs: 180_000,
+  },
+  log,
+)
 
 const c = result.verdict.counts
 const clean = result.keptDir === undefined
@@ -43,5 +52,8 @@ report('chaos', countsTable(result), {
   examples: result.verdict.examples,
   ...(result.keptDir && { keptDir: result.keptDir }),
 })
-if (!clean) log(`NOT CLEAN: lost ${c.lost}, duplicates ${c.duplicates}, webhook requests lost ${c.webhookRequestsLost}; logs in ${result.keptDir}`)
+if (!clean)
+  log(
+    `NOT CLEAN: lost ${c.lost}, duplicates ${c.duplicates}, webhook requests lost ${c.webhookRequestsLost}; logs in ${result.keptDir}`,
+  )
 process.exit(clean ? 0 : 1)

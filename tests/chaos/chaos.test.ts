@@ -11,18 +11,25 @@ import { chaosSeed } from './random.ts'
 t.setTimeout(480_000)
 
 t.test('kill -9 of every role and of a broker loses nothing and duplicates nothing', async (t) => {
-  const result = await runChaos({
-    name: 'chaos',
-    seed: chaosSeed(process.env.CHAOS_SEED),
-    // 7 roles + 1 broker, once each.
-    kill: { kills: 8, durationMs: 70_000, maxDownMs: 1500 },
-    load: { senders: 3, pauseMs: 60, maxBatch: 10, attempts: 6, requestTimeoutMs: 10_000 },
-    settleTimeoutMs: 90_000,
-  }, (line) => t.comment(line))
+  const result = await runChaos(
+    {
+      name: 'chaos',
+      seed: chaosSeed(process.env.CHAOS_SEED),
+      // 7 roles + 1 broker, once each.
+      kill: { kills: 8, durationMs: 70_000, maxDownMs: 1500 },
+      load: { senders: 3, pauseMs: 60, maxBatch: 10, attempts: 6, requestTimeoutMs: 10_000 },
+      settleTimeoutMs: 90_000,
+    },
+    (line) => t.comment(line),
+  )
   for (const row of countsTable(result)) t.comment(`${row.count.padEnd(30)} ${row.value}`)
   if (result.keptDir) t.comment(`node logs and side effects kept in ${result.keptDir}`)
   const c = result.verdict.counts
-  t.same(Object.values(result.killsByTarget).every((n) => n >= 1), true, 'every role and a broker were killed')
+  t.same(
+    Object.values(result.killsByTarget).every((n) => n >= 1),
+    true,
+    'every role and a broker were killed',
+  )
   t.ok(c.acknowledged > 500, `load kept flowing through the kills (${c.acknowledged} acknowledged)`)
   t.equal(c.lost, 0, 'every acknowledged event is stored')
   t.equal(c.duplicates, 0, 'no event is stored twice as an original')

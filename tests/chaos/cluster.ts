@@ -14,7 +14,8 @@ import { distributedEnv, startNode, auth, type Node } from '../distributed/clust
 export const CHAOS_ROLES = ['ingest', 'transformer', 'dedup', 'router', 'sink', 'api', 'runner'] as const
 export type ChaosRole = (typeof CHAOS_ROLES)[number]
 
-export const WEBHOOK_TRANSFORM = 'function transform(evt) { return { name: "chaos/webhook." + evt.kind, data: evt, id: evt.ref } }'
+export const WEBHOOK_TRANSFORM =
+  'function transform(evt) { return { name: "chaos/webhook." + evt.kind, data: evt, id: evt.ref } }'
 
 export interface ChaosCluster {
   kafka: KafkaCluster
@@ -68,7 +69,8 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
     node.child.stderr!.pipe(log, { end: false })
     nodes.set(role, node)
     node.child.once('exit', (code, signal) => {
-      if (!killing.has(node)) unexpectedExits.push(`${role} (pid ${node.child.pid}) exited by itself: code ${code}, signal ${signal}`)
+      if (!killing.has(node))
+        unexpectedExits.push(`${role} (pid ${node.child.pid}) exited by itself: code ${code}, signal ${signal}`)
     })
   }
 
@@ -78,7 +80,10 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
     unregister()
     await kafka.stop()
     for (const log of logs.values()) log.end()
-    await fetch(`${env.SLUICE_CLICKHOUSE_URL}/`, { method: 'POST', body: `DROP DATABASE IF EXISTS ${env.SLUICE_CLICKHOUSE_DATABASE}` }).catch(() => {})
+    await fetch(`${env.SLUICE_CLICKHOUSE_URL}/`, {
+      method: 'POST',
+      body: `DROP DATABASE IF EXISTS ${env.SLUICE_CLICKHOUSE_DATABASE}`,
+    }).catch(() => {})
     if (!options.keepDir) await rm(dir, { recursive: true, force: true })
   }
   try {
@@ -86,19 +91,32 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
     await launch('api', false)
     await Promise.all(CHAOS_ROLES.filter((r) => r !== 'api').map((r) => launch(r, false)))
     const api = nodes.get('api')!.url
-    const post = (path: string, body: unknown) => fetch(`${api}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json())
-    const eventKey: string = (await post('/v1/keys', { env: 'production' })).data.key
-    const webhookId: string = (await post('/v1/webhooks', { name: 'chaos', transform: WEBHOOK_TRANSFORM })).data.id
-    await eventually(async () => {
-      const r = await fetch(`${api}/v1/functions`, { headers: auth }).then((res) => res.json())
-      return r.data.length === 2 ? true : undefined
-    }, 60_000, 250)
+    const eventKey: string = (await created(api, '/v1/keys', { env: 'production' })).key
+    const webhookId: string = (await created(api, '/v1/webhooks', { name: 'chaos', transform: WEBHOOK_TRANSFORM })).id
+    await eventually(
+      async () => {
+        const r = await fetch(`${api}/v1/functions`, { headers: auth }).then((res) => res.json())
+        return r.data.length === 2 ? true : undefined
+      },
+      60_000,
+      250,
+    )
     // Ready when ingest knows the key and the webhook (the control plane reaches it through Kafka).
-    await eventually(async () => {
-      const key = await fetch(`${nodes.get('ingest')!.url}/e/${eventKey}`, { method: 'POST', body: '{"name":"chaos/warmup","data":{}}' })
-      const hook = await fetch(`${nodes.get('ingest')!.url}/e/${webhookId}`, { method: 'POST', body: '{"kind":"warmup","ref":"warmup"}' })
-      return key.status === 200 && hook.status === 200 ? true : undefined
-    }, 60_000, 250)
+    await eventually(
+      async () => {
+        const key = await fetch(`${nodes.get('ingest')!.url}/e/${eventKey}`, {
+          method: 'POST',
+          body: '{"name":"chaos/warmup","data":{}}',
+        })
+        const hook = await fetch(`${nodes.get('ingest')!.url}/e/${webhookId}`, {
+          method: 'POST',
+          body: '{"kind":"warmup","ref":"warmup"}',
+        })
+        return key.status === 200 && hook.status === 200 ? true : undefined
+      },
+      60_000,
+      250,
+    )
     return {
       kafka,
       database: env.SLUICE_CLICKHOUSE_DATABASE!,
@@ -120,6 +138,27 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
     await stop({ keepDir: true })
     throw error
   }
+}
+
+/** POSTs until the api answers 201 (a fresh api node may still be catching up on the control plane). */
+async function created(api: string, path: string, body: unknown): Promise<Record<string, string>> {
+  let last = ''
+  return eventually(
+    async () => {
+      const response = await fetch(`${api}${path}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).catch((err: Error) => ({ status: 0, text: async () => err.message }))
+      const text = await response.text()
+      last = `${response.status} ${text}`
+      return response.status === 201 ? JSON.parse(text).data : undefined
+    },
+    60_000,
+    250,
+  ).catch(() => {
+    throw new Error(`POST ${path}: no 201 within 60 s; last answer ${last}`)
+  })
 }
 
 /** The role processes die with this one, also on tap's timeout (SIGALRM), never left running. */

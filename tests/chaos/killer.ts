@@ -7,11 +7,26 @@ import type { Random } from './random.ts'
 export type KillTarget = ChaosRole | 'broker'
 export const KILL_TARGETS: readonly KillTarget[] = [...CHAOS_ROLES, 'broker']
 
-export interface Kill { target: KillTarget; detail: string; atMs: number; downMs: number; restartMs: number }
+export interface Kill {
+  target: KillTarget
+  detail: string
+  atMs: number
+  downMs: number
+  restartMs: number
+}
 
-export interface KillOptions { kills: number; durationMs: number; maxDownMs: number }
+export interface KillOptions {
+  kills: number
+  durationMs: number
+  maxDownMs: number
+}
 
-export async function runKills(cluster: ChaosCluster, random: Random, options: KillOptions, log: (line: string) => void = () => {}): Promise<Kill[]> {
+export async function runKills(
+  cluster: ChaosCluster,
+  random: Random,
+  options: KillOptions,
+  log: (line: string) => void = () => {},
+): Promise<Kill[]> {
   const targets = [...random.shuffle(KILL_TARGETS)]
   while (targets.length < options.kills) targets.push(random.pick(KILL_TARGETS))
   const started = Date.now()
@@ -41,7 +56,9 @@ export async function runKills(cluster: ChaosCluster, random: Random, options: K
       await cluster.restart(target, { freshDataDir })
       kills.push({ target, detail, atMs: killedAt - started, downMs, restartMs: Date.now() - restarting })
     }
-    log(`kill ${i + 1}/${options.kills}: ${target} (${detail}) at ${killedAt - started} ms, down ${Date.now() - killedAt} ms`)
+    log(
+      `kill ${i + 1}/${options.kills}: ${target} (${detail}) at ${killedAt - started} ms, down ${Date.now() - killedAt} ms`,
+    )
   }
   return kills
 }

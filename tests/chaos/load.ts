@@ -8,7 +8,11 @@ import type { Random } from './random.ts'
 export type RequestKind = 'single-id' | 'single' | 'batch-id' | 'batch' | 'webhook'
 const KINDS: readonly RequestKind[] = ['single-id', 'single', 'batch-id', 'batch', 'webhook']
 
-export interface AcknowledgedEvent { name: string; callerId: string | null; kind: RequestKind }
+export interface AcknowledgedEvent {
+  name: string
+  callerId: string | null
+  kind: RequestKind
+}
 
 export interface LoadTally {
   /** internal ID → the event a 200 acknowledged. */
@@ -21,8 +25,18 @@ export interface LoadTally {
   retries: number
 }
 
-export interface LoadTarget { ingestUrl(): string; eventKey: string; webhookId: string }
-export interface LoadOptions { senders: number; pauseMs: number; maxBatch: number; attempts: number; requestTimeoutMs: number }
+export interface LoadTarget {
+  ingestUrl(): string
+  eventKey: string
+  webhookId: string
+}
+export interface LoadOptions {
+  senders: number
+  pauseMs: number
+  maxBatch: number
+  attempts: number
+  requestTimeoutMs: number
+}
 
 export function startLoad(target: LoadTarget, random: Random, options: LoadOptions): { stop(): Promise<LoadTally> } {
   const tally: LoadTally = {
@@ -47,10 +61,18 @@ export function startLoad(target: LoadTarget, random: Random, options: LoadOptio
     if (kind === 'single-id') return [{ name: 'chaos/order', data: { n, flaky: random.next() < 0.1 }, id: callerId() }]
     if (kind === 'single') return [{ name: 'chaos/order', data: { n, flaky: random.next() < 0.1 } }]
     const size = random.int(2, options.maxBatch)
-    return Array.from({ length: size }, (_, i) => ({ name: 'chaos/bulk', data: { n, i }, ...(kind === 'batch-id' && { id: callerId() }) }))
+    return Array.from({ length: size }, (_, i) => ({
+      name: 'chaos/bulk',
+      data: { n, i },
+      ...(kind === 'batch-id' && { id: callerId() }),
+    }))
   }
 
-  async function post(path: string, body: string, headers: Record<string, string>): Promise<{ status: number | 'network'; body?: any }> {
+  async function post(
+    path: string,
+    body: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number | 'network'; body?: any }> {
     try {
       const response = await fetch(`${target.ingestUrl()}${path}`, {
         method: 'POST',
@@ -75,7 +97,9 @@ export function startLoad(target: LoadTarget, random: Random, options: LoadOptio
       if (!retriable || attempt >= options.attempts || stopping) {
         tally.outcomes[answer.status] = (tally.outcomes[answer.status] ?? 0) + 1
         if (answer.status === 200) {
-          answer.body.ids.forEach((id: string, i: number) => tally.events.set(id, { name: events[i].name, callerId: events[i].id ?? null, kind }))
+          answer.body.ids.forEach((id: string, i: number) =>
+            tally.events.set(id, { name: events[i].name, callerId: events[i].id ?? null, kind }),
+          )
           for (const event of events) if (event.id !== undefined) acknowledgedIds.push(event.id)
         }
         return

@@ -7,7 +7,13 @@ import { KILL_TARGETS, runKills, type Kill, type KillOptions } from './killer.ts
 import { seededRandom } from './random.ts'
 import { verifyWhenSettled, type Verdict } from './verify.ts'
 
-export interface ChaosOptions { seed: number; kill: KillOptions; load: LoadOptions; settleTimeoutMs: number; name: string }
+export interface ChaosOptions {
+  seed: number
+  kill: KillOptions
+  load: LoadOptions
+  settleTimeoutMs: number
+  name: string
+}
 
 export interface ChaosResult {
   seed: number
@@ -28,7 +34,11 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
   let clean = false
   try {
     // Two streams, so the kill order and gaps replay exactly whatever the load's timing does.
-    const load = startLoad({ ingestUrl: () => cluster.url('ingest'), eventKey: cluster.eventKey, webhookId: cluster.webhookId }, seededRandom(options.seed ^ 0x9e3779b9), options.load)
+    const load = startLoad(
+      { ingestUrl: () => cluster.url('ingest'), eventKey: cluster.eventKey, webhookId: cluster.webhookId },
+      seededRandom(options.seed ^ 0x9e3779b9),
+      options.load,
+    )
     const kills = await runKills(cluster, seededRandom(options.seed), options.kill, log).catch(async (error) => {
       await load.stop()
       throw error
@@ -36,16 +46,34 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     // A moment of load after the last restart, so the last-restarted role is exercised too.
     await new Promise((r) => setTimeout(r, 3000))
     const tally = await load.stop()
-    log(`load stopped: ${tally.events.size} events and ${tally.webhookRequests.size} webhook requests acknowledged; settling`)
+    log(
+      `load stopped: ${tally.events.size} events and ${tally.webhookRequests.size} webhook requests acknowledged; settling`,
+    )
     const verdict = await verifyWhenSettled(cluster, tally, options.settleTimeoutMs)
     if (cluster.unexpectedExits.length > 0) verdict.examples.unexpectedExits = cluster.unexpectedExits
     const killsByTarget = Object.fromEntries(KILL_TARGETS.map((t) => [t, kills.filter((k) => k.target === t).length]))
     const { events: _events, webhookRequests: _requests, ...loadCounts } = tally
     const c = verdict.counts
-    clean = verdict.settled && cluster.unexpectedExits.length === 0 && c.duplicates === 0 && c.runsUnexpected === 0 && c.stepsRunMoreThanTwice === 0 && c.stepsNeverRun === 0
-    return { seed: options.seed, verdict, kills, killsByTarget, load: loadCounts, wallMs: Date.now() - started, ...(!clean && { keptDir: cluster.dir }) }
+    clean =
+      verdict.settled &&
+      cluster.unexpectedExits.length === 0 &&
+      c.duplicates === 0 &&
+      c.runsUnexpected === 0 &&
+      c.stepsRunMoreThanTwice === 0 &&
+      c.stepsNeverRun === 0
+    return {
+      seed: options.seed,
+      verdict,
+      kills,
+      killsByTarget,
+      load: loadCounts,
+      wallMs: Date.now() - started,
+      ...(!clean && { keptDir: cluster.dir }),
+    }
   } finally {
+    const stopping = Date.now()
     await cluster.stop({ keepDir: !clean })
+    log(`cluster stopped in ${Date.now() - stopping} ms`)
   }
 }
 
