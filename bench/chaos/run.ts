@@ -52,8 +52,8 @@ report('chaos', countsTable(result), {
   examples: result.verdict.examples,
   ...(result.keptDir && { keptDir: result.keptDir }),
 })
-if (!clean)
-  log(
-    `NOT CLEAN: lost ${c.lost}, duplicates ${c.duplicates}, webhook requests lost ${c.webhookRequestsLost}; logs in ${result.keptDir}`,
-  )
+if (!clean) {
+  const what = `lost ${c.lost}, duplicates ${c.duplicates}, webhook requests lost ${c.webhookRequestsLost}`
+  log(`NOT CLEAN: ${what}; see examples in the JSON, logs in ${result.keptDir}`)
+}
 process.exit(clean ? 0 : 1)

@@ -56,9 +56,8 @@ export async function runKills(
       await cluster.restart(target, { freshDataDir })
       kills.push({ target, detail, atMs: killedAt - started, downMs, restartMs: Date.now() - restarting })
     }
-    log(
-      `kill ${i + 1}/${options.kills}: ${target} (${detail}) at ${killedAt - started} ms, down ${Date.now() - killedAt} ms`,
-    )
+    const when = `at ${killedAt - started} ms, down ${Date.now() - killedAt} ms`
+    log(`kill ${i + 1}/${options.kills}: ${target} (${detail}) ${when}`)
   }
   return kills
 }

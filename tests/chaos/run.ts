@@ -46,9 +46,8 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     // A moment of load after the last restart, so the last-restarted role is exercised too.
     await new Promise((r) => setTimeout(r, 3000))
     const tally = await load.stop()
-    log(
-      `load stopped: ${tally.events.size} events and ${tally.webhookRequests.size} webhook requests acknowledged; settling`,
-    )
+    const acknowledged = `${tally.events.size} events and ${tally.webhookRequests.size} webhook requests`
+    log(`load stopped: ${acknowledged} acknowledged; settling`)
     const verdict = await verifyWhenSettled(cluster, tally, options.settleTimeoutMs)
     if (cluster.unexpectedExits.length > 0) verdict.examples.unexpectedExits = cluster.unexpectedExits
     const killsByTarget = Object.fromEntries(KILL_TARGETS.map((t) => [t, kills.filter((k) => k.target === t).length]))
@@ -79,10 +78,8 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
 
 /** The counts as one flat table: what the full run prints and the closing note quotes. */
 export function countsTable(result: ChaosResult): Array<{ count: string; value: number }> {
-  const c = result.verdict.counts
   return [
-    ...Object.entries(c).map(([count, value]) => ({ count, value })),
-    { count: 'runs (completed)', value: c.runsCompleted },
+    ...Object.entries(result.verdict.counts).map(([count, value]) => ({ count, value })),
     ...Object.entries(result.killsByTarget).map(([target, value]) => ({ count: `kills: ${target}`, value })),
     { count: 'kills: total', value: result.kills.length },
     ...Object.entries(result.load.outcomes).map(([status, value]) => ({ count: `requests answered ${status}`, value })),

@@ -97,7 +97,8 @@ export async function verify(cluster: ChaosCluster, tally: LoadTally): Promise<V
     order: string
   }>(
     cluster,
-    `SELECT internal_id, id, name, duplicate_of, visitParamExtractString(data, 'order') AS order FROM events FINAL WHERE name IN (${inNames})`,
+    `SELECT internal_id, id, name, duplicate_of, visitParamExtractString(data, 'order') AS order
+     FROM events FINAL WHERE name IN (${inNames})`,
   )
   const [{ rows }] = await query<{ rows: string }>(
     cluster,
