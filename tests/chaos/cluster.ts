@@ -50,7 +50,6 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
     SLUICE_LOG_LEVEL: 'debug',
   }
   const nodes = new Map<ChaosRole, Node>()
-  const unregister = killNodesOnExit(() => [...nodes.values()])
   const logs = new Map<ChaosRole, WriteStream>()
   const starts = new Map<ChaosRole, number>()
   const unexpectedExits: string[] = []
@@ -77,7 +76,6 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
   const stop = async (options: { keepDir?: boolean } = {}) => {
     for (const node of nodes.values()) killing.add(node)
     await Promise.all([...nodes.values()].map((n) => n.kill('SIGKILL')))
-    unregister()
     await kafka.stop()
     for (const log of logs.values()) log.end()
     // 18.16 can take minutes to drop one (seen under load): the server goes on dropping it after
@@ -164,22 +162,3 @@ async function created(api: string, path: string, body: unknown): Promise<Record
   })
 }
 
-/** The role processes die with this one, also on tap's timeout (SIGALRM), never left running. */
-function killNodesOnExit(nodes: () => Node[]): () => void {
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGALRM'] as const
-  const killAll = () => {
-    for (const node of nodes()) if (node.child.exitCode === null) node.child.kill('SIGKILL')
-  }
-  // The Kafka cluster's own handler re-raises the signal; this one only kills and steps aside.
-  const onSignal = () => {
-    killAll()
-    unregister()
-  }
-  const unregister = () => {
-    process.off('exit', killAll)
-    for (const signal of signals) process.off(signal, onSignal)
-  }
-  process.on('exit', killAll)
-  for (const signal of signals) process.on(signal, onSignal)
-  return unregister
-}

@@ -29,12 +29,39 @@ export const TEST_SIGNING_KEY = 'test-signing-key-0123456789'
 
 export interface ChildServer { url: string; child: ChildProcess; stopped: Promise<number | null> }
 
+const children = new Set<ChildProcess>()
+let killingOnExit = false
+const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGALRM'] as const
+
+/** Kills every child server still running, then lets the signal end this process as it would have. */
+function killChildren(signal?: NodeJS.Signals): void {
+  for (const child of children) child.kill('SIGKILL')
+  if (signal === undefined) return
+  for (const s of EXIT_SIGNALS) process.off(s, killChildren)
+  process.kill(process.pid, signal)
+}
+
+/**
+ * Child servers die with the test process, also on tap's timeout (SIGALRM), whose teardowns
+ * never run: otherwise they are left running, holding ports, consumer groups and CPU.
+ */
+function killChildrenOnExit(child: ChildProcess): void {
+  if (!killingOnExit) {
+    killingOnExit = true
+    process.on('exit', () => killChildren())
+    for (const s of EXIT_SIGNALS) process.on(s, killChildren)
+  }
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+}
+
 /** `sluice <command>` as a separate process; resolves once it prints its URL. */
 export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}, startTimeoutMs = 30_000): Promise<ChildServer> {
   const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args], {
     env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  killChildrenOnExit(child)
   const stopped = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {
