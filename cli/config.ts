@@ -59,6 +59,7 @@ export const ConfigSchema = Type.Object({
   dedupWindowMs: Int(1000),
   topicPrefix: Type.String({ pattern: '^[a-zA-Z0-9._-]+$' }),
   kafkaBrokers: Type.Array(Type.String({ minLength: 1 })),
+  /** A consumer silent this long loses its partitions; also how long a restarted member waits for a killed one's. */
   clickhouseUrl: Type.Optional(Type.String({ minLength: 1 })),
   clickhouseDatabase: Type.String({ pattern: '^[a-zA-Z_][a-zA-Z0-9_]*$' }),
   /** Bounds on every store read (REST listings included): over them, QUERY_TOO_COSTLY. No 0: never unbounded. */
@@ -117,6 +118,7 @@ export const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   dedupWindowMs: ['SLUICE_DEDUP_WINDOW_MS', Number],
   topicPrefix: ['SLUICE_TOPIC_PREFIX', String],
   kafkaBrokers: ['SLUICE_KAFKA_BROKERS', list],
+  kafkaSessionTimeoutMs: ['SLUICE_KAFKA_SESSION_TIMEOUT_MS', Number],
   clickhouseUrl: ['SLUICE_CLICKHOUSE_URL', String],
   clickhouseDatabase: ['SLUICE_CLICKHOUSE_DATABASE', String],
   clickhouseQueryTimeoutSeconds: ['SLUICE_CLICKHOUSE_QUERY_TIMEOUT_SECONDS', Number],
@@ -144,7 +146,6 @@ export const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   opsPort: ['SLUICE_OPS_PORT', Number],
   shutdownGraceMs: ['SLUICE_SHUTDOWN_GRACE_MS', Number],
   shutdownDelayMs: ['SLUICE_SHUTDOWN_DELAY_MS', Number],
-  kafkaSessionTimeoutMs: ['SLUICE_KAFKA_SESSION_TIMEOUT_MS', Number],
   kafkaHeartbeatIntervalMs: ['SLUICE_KAFKA_HEARTBEAT_INTERVAL_MS', Number],
   kafkaTls: ['SLUICE_KAFKA_TLS', bool],
   kafkaCaFile: ['SLUICE_KAFKA_CA_FILE', String],

@@ -52,6 +52,8 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
   let woken = false
   let sleeping: AbortController | undefined
   let timerLoop: Promise<void> | undefined
+  /** Outcomes executed but not yet durable, by run and seq (see handle); emptied as they are applied. */
+  const unapplied = new Map<string, Outcome>()
 
   /** A newly parked retry may be due before the timer loop's next check. */
   function wakeTimers(): void {
@@ -84,7 +86,15 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
           parked.push(record)
           continue
         }
-        await apply(record, await execute(record))
+        // A redelivery after the log refused this record's outcome applies that outcome again instead
+        // of executing again: an outage of the log must not re-run the step once per redelivery.
+        const key = `${runId}\0${record.seq}`
+        const outcome = unapplied.get(key) ?? (await execute(record))
+        unapplied.delete(key)
+        await apply(record, outcome).catch((err) => {
+          unapplied.set(key, outcome)
+          throw err
+        })
         last = record.seq
         processed.push({ runId, seq: record.seq })
       }
@@ -185,6 +195,8 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
           wakeTimers()
         },
         onRevoke: async (revoked) => {
+          // Another runner now owns these runs; it executes what was not applied here.
+          unapplied.clear()
           for (const p of revoked.flatMap((a) => a.partitions)) {
             const state = states.get(p)
             states.delete(p)

@@ -18,12 +18,19 @@ export function distributedEnv(name: string, brokers?: string[]): NodeJS.Process
   }
 }
 
-export async function startNode(roles: string[], env: NodeJS.ProcessEnv, extraArgs: string[] = [], command: 'start' | 'dev' = 'start'): Promise<Node> {
-  const dataDir = await tempDir('sluice-node-')
+export interface NodeOptions {
+  /** Start on this data dir and leave it when the node stops (a container restarted in its pod); by default a fresh one, removed. */
+  dataDir?: string
+  /** How long the node may take to come up (a loaded machine, a consumer group waiting for a killed member). */
+  startTimeoutMs?: number
+}
+
+export async function startNode(roles: string[], env: NodeJS.ProcessEnv, extraArgs: string[] = [], command: 'start' | 'dev' = 'start', options: NodeOptions = {}): Promise<Node> {
+  const dir = options.dataDir ?? (await tempDir('sluice-node-'))
   const args = roles[0] === 'runner' ? ['runner', ...extraArgs] : [command, ...roles.flatMap((r) => ['--role', r]), ...extraArgs]
   // --ops-port 0: roles without HTTP serve /healthz and /readyz on a free port of their own.
-  const node = await spawnServer([...args, '--port', '0', '--ops-port', '0', '--data-dir', dataDir], env)
-  node.stopped.then(() => removeDir(dataDir))
+  const node = await spawnServer([...args, '--port', '0', '--ops-port', '0', '--data-dir', dir], env, options.startTimeoutMs)
+  if (options.dataDir === undefined) node.stopped.then(() => removeDir(dir))
   return {
     ...node,
     roles,

@@ -23,6 +23,23 @@ class Captured<T> implements Output<T> {
   async publish(values: T[]): Promise<void> { this.values.push(...values) }
 }
 
+/** Refuses its first `failures` publishes, as Kafka does while a partition's leader moves. */
+class Refusing<T> extends Captured<T> {
+  refused = 0
+  readonly failures: number
+  constructor(failures: number) {
+    super()
+    this.failures = failures
+  }
+  override async publish(values: T[]): Promise<void> {
+    if (this.refused < this.failures) {
+      this.refused++
+      throw new Error('the log cannot take records right now')
+    }
+    await super.publish(values)
+  }
+}
+
 const dir = await tempDir()
 const rocks = await openRocks(join(dir, 'db'))
 const log = pino({ level: 'silent' })
@@ -37,12 +54,12 @@ const limits = { maxEvents: 100, maxJsonDepth: 16, maxNameLength: 256, maxIdLeng
 let topics = 0
 
 /** A runner for `handler` on a fresh one-partition topic; `state` defaults to the RocksDB one. */
-async function serve(t: Test, handler: FunctionHandler, options: { state?: RunnerState; topic?: string; backoffMs?: number } = {}) {
+async function serve(t: Test, handler: FunctionHandler, options: { state?: RunnerState; topic?: string; backoffMs?: number; runs?: Captured<RunDoc> } = {}) {
   const topic = options.topic ?? `fn-${++topics}`
   await bus.ensureTopics({ [topic]: { partitions: 1 } })
   const fn = defineFunction({ id: 'app' }, { id: topic, retries: 2 }, { event: 'test/x' }, handler)
   const self = createOutput(bus, topic, codec, (r) => r.runId)
-  const runs = new Captured<RunDoc>()
+  const runs = options.runs ?? new Captured<RunDoc>()
   const incoming = new Captured<EventRecord>()
   const runner = createRunner(
     { bus, fn, codec, outputs: { self, runs, incoming }, openState: async () => options.state ?? createRocksRunnerState(rocks, topic), log },
@@ -71,6 +88,18 @@ t.test('a redelivered record of a run is dropped: the handler runs once', async 
   await self.publish([marker])
   await finished(marker.runId) // one partition: the duplicate was consumed before this
   t.equal(executions.get(event.internalId), 1)
+})
+
+t.test('a step whose outcome the log refuses is not executed again when its batch is redelivered', async (t) => {
+  let executions = 0
+  const runs = new Refusing<RunDoc>(3)
+  const { self, finished } = await serve(t, async ({ step }) => step.run('charge', () => ++executions), { runs })
+  const record = firstRecord(eventNamed(), 'app-f', Date.now())
+  await self.publish([record])
+  const run = await finished(record.runId)
+  t.equal(runs.refused, 3, 'the log refused the step\'s checkpoint three times')
+  t.equal(executions, 1, 'the step ran once')
+  t.equal(run.status, 'completed')
 })
 
 t.test('a step re-executed because its mark was lost sends the same event IDs, which dedup drops', async (t) => {

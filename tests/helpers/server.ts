@@ -33,31 +33,62 @@ export const TEST_SIGNING_KEY = 'test-signing-key-0123456789'
 
 export interface ChildServer { url: string; child: ChildProcess; stopped: Promise<number | null> }
 
+const children = new Set<ChildProcess>()
+let killingOnExit = false
+const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGALRM'] as const
+
+/** Kills every child server still running, then lets the signal end this process as it would have. */
+function killChildren(signal?: NodeJS.Signals): void {
+  for (const child of children) child.kill('SIGKILL')
+  if (signal === undefined) return
+  for (const s of EXIT_SIGNALS) process.off(s, killChildren)
+  process.kill(process.pid, signal)
+}
+
+/**
+ * Child servers die with the test process, also on tap's timeout (SIGALRM), whose teardowns
+ * never run: otherwise they are left running, holding ports, consumer groups and CPU.
+ */
+function killChildrenOnExit(child: ChildProcess): void {
+  if (!killingOnExit) {
+    killingOnExit = true
+    process.on('exit', () => killChildren())
+    for (const s of EXIT_SIGNALS) process.on(s, killChildren)
+  }
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+}
+
 /** `sluice <command>` as a separate process; resolves once it prints its URL. */
-export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
+export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}, startTimeoutMs = 30_000): Promise<ChildServer> {
   const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args], {
     env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  killChildrenOnExit(child)
   const stopped = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL') // not left running, unowned, on a shared machine
-      reject(new Error(`sluice did not come up in 30 s:\n${output}`))
-    }, 30_000)
-    timer.unref()
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const match = /"url":"(http:\/\/[^"]+)"/.exec(output)
-      if (match) {
-        clearTimeout(timer)
-        resolve(match[1])
-      }
+      if (!match) return
+      clearTimeout(deadline)
+      // Up: stop collecting (the stream stays flowing, so a chatty child never blocks on its pipe).
+      child.stdout!.off('data', onData)
+      child.stderr!.off('data', onError)
+      resolve(match[1])
     }
+    const onError = (chunk: Buffer) => { output += chunk.toString() }
     child.stdout!.on('data', onData)
-    child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
+    child.stderr!.on('data', onError)
     child.once('exit', (code) => reject(new Error(`sluice exited with ${code} before it was up:\n${output}`)))
+    // Killed, so a node that comes up late is not left running unowned.
+    const deadline = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`sluice did not come up in ${startTimeoutMs} ms:\n${output}`))
+    }, startTimeoutMs)
+    deadline.unref()
   })
   return { url, child, stopped }
 }

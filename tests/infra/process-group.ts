@@ -74,7 +74,7 @@ export function commandLineOf(pid: number): string {
 
 /**
  * Kills the groups and removes their temp dir when this node process ends, also
- * by SIGINT/SIGTERM (tap's timeout), so a failed test cannot leave brokers or
+ * by SIGINT/SIGTERM/SIGALRM (tap's timeout), so a failed test cannot leave brokers or
  * data behind. Returns the unregister.
  */
 export function killGroupsOnExit(pids: () => number[], dir: string): () => void {
@@ -91,10 +91,10 @@ export function killGroupsOnExit(pids: () => number[], dir: string): () => void 
   };
   const unregister = () => {
     process.off('exit', cleanUp);
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(signal, onSignal);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGALRM'] as const) process.off(signal, onSignal);
   };
   process.on('exit', cleanUp);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGALRM'] as const) process.on(signal, onSignal);
   return unregister;
 }
 

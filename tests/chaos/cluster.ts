@@ -1,0 +1,164 @@
+// A distributed Sluice for chaos: a private 3-broker Kafka, the shared ClickHouse (a database of
+// its own), and one process per role as the Helm chart splits them (transformer and dedup apart,
+// so each can be killed on its own). Any role can be killed with SIGKILL and restarted; a
+// restart reuses the role's data dir or starts on an empty one (a pod moved to another node).
+import { createWriteStream, type WriteStream } from 'node:fs'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { eventually } from '../helpers/server.ts'
+import { startKafka, type KafkaCluster } from '../infra/kafka.ts'
+import { distributedEnv, startNode, auth, type Node } from '../distributed/cluster.ts'
+
+export const CHAOS_ROLES = ['ingest', 'transformer', 'dedup', 'router', 'sink', 'api', 'runner'] as const
+export type ChaosRole = (typeof CHAOS_ROLES)[number]
+
+export const WEBHOOK_TRANSFORM =
+  'function transform(evt) { return { name: "chaos/webhook." + evt.kind, data: evt, id: evt.ref } }'
+
+export interface ChaosCluster {
+  kafka: KafkaCluster
+  database: string
+  clickhouseUrl: string
+  sideEffectsFile: string
+  /** Node logs and side effects; kept when a run fails, so it can be read. */
+  dir: string
+  /** Role processes that exited without being killed by the harness (a crash is a finding). */
+  unexpectedExits: string[]
+  url(role: ChaosRole): string
+  eventKey: string
+  webhookId: string
+  kill(role: ChaosRole): Promise<void>
+  restart(role: ChaosRole, options: { freshDataDir: boolean }): Promise<void>
+  stop(options?: { keepDir?: boolean }): Promise<void>
+}
+
+const functionsFile = fileURLToPath(new URL('./functions.ts', import.meta.url))
+
+export async function startChaosCluster(name: string): Promise<ChaosCluster> {
+  const dir = await mkdtemp(join(tmpdir(), 'sluice-chaos-'))
+  const sideEffectsFile = join(dir, 'side-effects.tsv')
+  await writeFile(sideEffectsFile, '')
+  const kafka = await startKafka({ brokers: 3 })
+  const env: NodeJS.ProcessEnv = {
+    ...distributedEnv(name, kafka.brokers),
+    CHAOS_SIDE_EFFECTS_FILE: sideEffectsFile,
+    // A restarted member joins once the killed one's session expired: 6 s, not 30, per restart.
+    SLUICE_KAFKA_SESSION_TIMEOUT_MS: '6000',
+    // kafkajs's own info lines (joins, rebalances) log at debug: the logs of a failed run need them.
+    SLUICE_LOG_LEVEL: 'debug',
+  }
+  const nodes = new Map<ChaosRole, Node>()
+  const logs = new Map<ChaosRole, WriteStream>()
+  const starts = new Map<ChaosRole, number>()
+  const unexpectedExits: string[] = []
+  const killing = new Set<Node>()
+
+  async function launch(role: ChaosRole, freshDataDir: boolean): Promise<void> {
+    const roleDir = join(dir, role, freshDataDir ? `data-${starts.get(role) ?? 0}` : 'data')
+    await mkdir(roleDir, { recursive: true })
+    const extra = role === 'runner' ? ['--functions', functionsFile] : []
+    const node = await startNode([role], env, extra, 'start', { dataDir: roleDir, startTimeoutMs: 120_000 })
+    starts.set(role, (starts.get(role) ?? 0) + 1)
+    const log = logs.get(role) ?? createWriteStream(join(dir, `${role}.log`), { flags: 'a' })
+    logs.set(role, log)
+    log.write(`--- start ${starts.get(role)} pid ${node.child.pid}\n`)
+    node.child.stdout!.pipe(log, { end: false })
+    node.child.stderr!.pipe(log, { end: false })
+    nodes.set(role, node)
+    node.child.once('exit', (code, signal) => {
+      if (!killing.has(node))
+        unexpectedExits.push(`${role} (pid ${node.child.pid}) exited by itself: code ${code}, signal ${signal}`)
+    })
+  }
+
+  const stop = async (options: { keepDir?: boolean } = {}) => {
+    for (const node of nodes.values()) killing.add(node)
+    await Promise.all([...nodes.values()].map((n) => n.kill('SIGKILL')))
+    await kafka.stop()
+    for (const log of logs.values()) log.end()
+    // 18.16 can take minutes to drop one (seen under load): the server goes on dropping it after
+    // this gives up waiting, and the run's counts are not held up.
+    await fetch(`${env.SLUICE_CLICKHOUSE_URL}/`, {
+      method: 'POST',
+      body: `DROP DATABASE IF EXISTS ${env.SLUICE_CLICKHOUSE_DATABASE}`,
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => {})
+    if (!options.keepDir) await rm(dir, { recursive: true, force: true })
+  }
+  try {
+    // The api node first: it creates the ClickHouse tables the others write to.
+    await launch('api', false)
+    await Promise.all(CHAOS_ROLES.filter((r) => r !== 'api').map((r) => launch(r, false)))
+    const api = nodes.get('api')!.url
+    const eventKey: string = (await created(api, '/v1/keys', { env: 'production' })).key
+    const webhookId: string = (await created(api, '/v1/webhooks', { name: 'chaos', transform: WEBHOOK_TRANSFORM })).id
+    await eventually(
+      async () => {
+        const r = await fetch(`${api}/v1/functions`, { headers: auth }).then((res) => res.json())
+        return r.data.length === 2 ? true : undefined
+      },
+      60_000,
+      250,
+    )
+    // Ready when ingest knows the key and the webhook (the control plane reaches it through Kafka).
+    await eventually(
+      async () => {
+        const key = await fetch(`${nodes.get('ingest')!.url}/e/${eventKey}`, {
+          method: 'POST',
+          body: '{"name":"chaos/warmup","data":{}}',
+        })
+        const hook = await fetch(`${nodes.get('ingest')!.url}/e/${webhookId}`, {
+          method: 'POST',
+          body: '{"kind":"warmup","ref":"warmup"}',
+        })
+        return key.status === 200 && hook.status === 200 ? true : undefined
+      },
+      60_000,
+      250,
+    )
+    return {
+      kafka,
+      database: env.SLUICE_CLICKHOUSE_DATABASE!,
+      clickhouseUrl: env.SLUICE_CLICKHOUSE_URL!,
+      sideEffectsFile,
+      dir,
+      url: (role) => nodes.get(role)!.url,
+      eventKey,
+      webhookId,
+      unexpectedExits,
+      async kill(role) {
+        killing.add(nodes.get(role)!)
+        await nodes.get(role)!.kill('SIGKILL')
+      },
+      restart: (role, options) => launch(role, options.freshDataDir),
+      stop,
+    }
+  } catch (error) {
+    await stop({ keepDir: true })
+    throw error
+  }
+}
+
+/** POSTs until the api answers 201 (a fresh api node may still be catching up on the control plane). */
+async function created(api: string, path: string, body: unknown): Promise<Record<string, string>> {
+  let last = ''
+  return eventually(
+    async () => {
+      const response = await fetch(`${api}${path}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).catch((err: Error) => ({ status: 0, text: async () => err.message }))
+      const text = await response.text()
+      last = `${response.status} ${text}`
+      return response.status === 201 ? JSON.parse(text).data : undefined
+    },
+    60_000,
+    250,
+  ).catch(() => {
+    throw new Error(`POST ${path}: no 201 within 60 s; last answer ${last}`)
+  })
+}
+

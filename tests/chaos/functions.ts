@@ -1,0 +1,34 @@
+// Functions served by the chaos runs' runner. Every step appends one line to the file named by
+// CHAOS_SIDE_EFFECTS_FILE (an O_APPEND write of one short line is atomic), so the checks can
+// count how often each step of each run really executed, across kill -9s of the runner.
+import { appendFileSync } from 'node:fs'
+import { Client } from 'sluice/client'
+
+const client = new Client({ id: 'chaos' })
+
+function sideEffect(fn: string, step: string, eventId: string, attempt: number): void {
+  appendFileSync(process.env.CHAOS_SIDE_EFFECTS_FILE!, `${fn}\t${step}\t${eventId}\t${attempt}\t${process.pid}\n`)
+}
+
+/** Two steps and a sent event; an order marked `flaky` fails its first attempt, so its retry is parked. */
+export const fulfil = client.createFunction(
+  { id: 'fulfil', retries: 5 },
+  { event: 'chaos/order' },
+  async ({ event, step, attempt }) => {
+    await step.run('reserve', () => sideEffect('fulfil', 'reserve', event.internalId, attempt))
+    if (event.data.flaky === true && attempt === 0)
+      throw new Error('the first attempt of a flaky order fails on purpose')
+    await step.run('charge', () => sideEffect('fulfil', 'charge', event.internalId, attempt))
+    await step.sendEvent('shipped', { name: 'chaos/shipped', data: { order: event.internalId } })
+    return { order: event.internalId }
+  },
+)
+
+/** One step per webhook event, so webhook deliveries are checked end to end as well. */
+export const audit = client.createFunction(
+  { id: 'audit' },
+  { event: 'chaos/webhook.paid' },
+  async ({ event, step, attempt }) => {
+    await step.run('record', () => sideEffect('audit', 'record', event.internalId, attempt))
+  },
+)
