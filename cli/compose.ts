@@ -103,7 +103,14 @@ export interface Running { url: string; routes: string[]; stop(): Promise<void> 
 
 /** Starts the stages, then HTTP; stops HTTP, the stages in reverse, then `closeAdapters`. */
 export async function run(config: Config, log: Logger, parts: { stages: Stage[]; http: RoutePlugin[] }, upFields: object, closeAdapters: () => Promise<void>): Promise<Running> {
-  const http = createHttpServer({ host: config.host, port: config.port, trustProxy: config.trustProxy.length ? config.trustProxy : false }, log, parts.http)
+  const http = createHttpServer({
+    host: config.host,
+    port: config.port,
+    trustProxy: config.trustProxy.length ? config.trustProxy : false,
+    limits: config,
+    // The dev server's REST API is open, so a page must not reach it by a rebound name.
+    ...(config.mode === 'dev' && { allowedHosts: config.allowedHosts }),
+  }, log, parts.http)
   for (const stage of parts.stages) await stage.start()
   const url = await http.start()
   log.info({ url, ...upFields }, 'sluice is up')

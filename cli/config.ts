@@ -37,6 +37,15 @@ export const ConfigSchema = Type.Object({
   transformIsolateMemoryMb: Int(8, 4096),
   transformMaxOutputBytes: Int(1024),
   transformIsolates: Int(1, 256),
+  // The HTTP server (api/edge.ts): a slow or idle client holds a connection only so long.
+  requestTimeoutMs: Int(0),
+  headersTimeoutMs: Int(1),
+  keepAliveTimeoutMs: Int(1),
+  socketIdleTimeoutMs: Int(0),
+  /** Connections past this are refused; 0: no cap. */
+  maxConnections: Int(0),
+  /** Names the dev server answers to besides loopback names, IP addresses and `host` (DNS rebinding). */
+  allowedHosts: Type.Array(Type.String({ minLength: 1 })),
 })
 
 export type Config = Readonly<Static<typeof ConfigSchema>>
@@ -70,6 +79,12 @@ const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   transformIsolateMemoryMb: ['SLUICE_TRANSFORM_ISOLATE_MEMORY_MB', Number],
   transformMaxOutputBytes: ['SLUICE_TRANSFORM_MAX_OUTPUT_BYTES', Number],
   transformIsolates: ['SLUICE_TRANSFORM_ISOLATES', Number],
+  requestTimeoutMs: ['SLUICE_REQUEST_TIMEOUT_MS', Number],
+  headersTimeoutMs: ['SLUICE_HEADERS_TIMEOUT_MS', Number],
+  keepAliveTimeoutMs: ['SLUICE_KEEP_ALIVE_TIMEOUT_MS', Number],
+  socketIdleTimeoutMs: ['SLUICE_SOCKET_IDLE_TIMEOUT_MS', Number],
+  maxConnections: ['SLUICE_MAX_CONNECTIONS', Number],
+  allowedHosts: ['SLUICE_ALLOWED_HOSTS', list],
 }
 
 const DEFAULTS = {
@@ -77,6 +92,10 @@ const DEFAULTS = {
   maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxEventsPerSecond: 0, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
   partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], clickhouseDatabase: 'sluice', watch: false,
   transformCpuTimeMs: 100, transformWallTimeMs: 1000, transformIsolateMemoryMb: 32, transformMaxOutputBytes: 1024 * 1024, transformIsolates: 2,
+  // Keep-alive outlives the 60 s idle timeout of common load balancers, so they never reuse a
+  // connection Sluice is closing (fastify's default, for the same reason).
+  requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000, socketIdleTimeoutMs: 120_000,
+  maxConnections: 10_000, allowedHosts: [],
 }
 
 export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {

@@ -10,6 +10,8 @@ const SERVER_OPTIONS = {
   port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' }, 'signing-key': { type: 'string' },
   'log-level': { type: 'string' }, 'trust-proxy': { type: 'string' }, role: { type: 'string', multiple: true },
   functions: { type: 'string' }, watch: { type: 'boolean' }, partitions: { type: 'string' },
+  'request-timeout-ms': { type: 'string' }, 'headers-timeout-ms': { type: 'string' }, 'keep-alive-timeout-ms': { type: 'string' },
+  'socket-idle-timeout-ms': { type: 'string' }, 'max-connections': { type: 'string' }, 'allowed-hosts': { type: 'string' },
 } as const
 
 const USAGE = `usage: sluice <command>
@@ -28,6 +30,9 @@ export function serverConfig(command: 'dev' | 'start' | 'runner', args: string[]
   const flags: Flags = {
     port: values.port, host: values.host, dataDir: values['data-dir'], signingKey: values['signing-key'], logLevel: values['log-level'],
     trustProxy: values['trust-proxy'], roles: values.role?.join(','), functionsFile: values.functions, watch: values.watch, partitions: values.partitions,
+    requestTimeoutMs: values['request-timeout-ms'], headersTimeoutMs: values['headers-timeout-ms'],
+    keepAliveTimeoutMs: values['keep-alive-timeout-ms'], socketIdleTimeoutMs: values['socket-idle-timeout-ms'],
+    maxConnections: values['max-connections'], allowedHosts: values['allowed-hosts'],
   }
   const config = loadConfig(command === 'runner' ? 'start' : command, flags, env)
   if (command !== 'runner') return config
