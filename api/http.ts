@@ -31,7 +31,8 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     clientErrorHandler,
     frameworkErrors: (err, _request, reply) => {
       const sluice = toSluiceError(err)
-      reply.raw.writeHead(sluice.statusCode, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(sluice.toBody()))
+      const body = JSON.stringify(sluice.toBody())
+      reply.raw.writeHead(sluice.statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body)
     },
     // node checks request and headers timeouts this often (30 s by default, which let slow
     // headers live for ~78 s).

@@ -11,6 +11,8 @@ export interface RawConnection {
   /** Resolves when the server has closed the connection. */
   closed: Promise<void>
   write(data: string | Buffer): boolean
+  /** Every byte the server sent so far. */
+  received(): Buffer
 }
 
 export function rawConnect(url: string): Promise<RawConnection> {
@@ -34,7 +36,7 @@ export function rawConnect(url: string): Promise<RawConnection> {
       response.catch(() => {}) // observed by whoever awaits it
       // Writes after the server closed fail with EPIPE/ECONNRESET: expected in these tests.
       socket.on('error', () => {})
-      resolve({ socket, response, closed, write: (data) => !socket.destroyed && socket.write(data) })
+      resolve({ socket, response, closed, write: (data) => !socket.destroyed && socket.write(data), received: () => received })
     })
     socket.once('error', reject)
   })
