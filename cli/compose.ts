@@ -1,6 +1,7 @@
 // Wires the stages of the roles a process plays onto the adapters it was given. Both
 // composition roots use it: embedded (RocksDB adapters, every role) and distributed (Kafka
 // and ClickHouse adapters, the roles named by --role).
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/types.ts'
 import type { Codec } from '../bus/codec.ts'
@@ -99,7 +100,13 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   return { stages, http }
 }
 
-export interface Running { url: string; routes: string[]; stop(): Promise<void> }
+export interface Running {
+  url: string
+  routes: string[]
+  /** A request through the server's routes without a socket (fastify's inject), for tests that send thousands. */
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>
+  stop(): Promise<void>
+}
 
 /** Starts the stages, then HTTP; stops HTTP, the stages in reverse, then `closeAdapters`. */
 export async function run(config: Config, log: Logger, parts: { stages: Stage[]; http: RoutePlugin[] }, upFields: object, closeAdapters: () => Promise<void>): Promise<Running> {
@@ -117,6 +124,7 @@ export async function run(config: Config, log: Logger, parts: { stages: Stage[];
   return {
     url,
     routes: http.routes(),
+    inject: (options) => http.app.inject(options),
     async stop() {
       await http.stop()
       for (const stage of [...parts.stages].reverse()) await stage.stop()
