@@ -49,16 +49,25 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   const [code, message] = CLIENT_ERRORS[err.code ?? ''] ?? ['REQUEST_INVALID', `request: not valid HTTP/1.1 (${err.code ?? 'parse error'})`]
   const error = new SluiceError(code, message)
   const body = JSON.stringify(error.toBody())
-  // Only when nothing of a response was written yet (a keep-alive request mid-answer has one).
-  if (!socket.writable || (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage?.headersSent) {
-    socket.destroy()
-    return
+  const answer = () => {
+    if (!socket.writable) {
+      socket.destroy()
+      return
+    }
+    socket.once('finish', () => socket.destroy())
+    socket.end(
+      `HTTP/1.1 ${error.statusCode} ${STATUS_TEXT[error.statusCode] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
   }
-  socket.once('finish', () => socket.destroy())
-  socket.end(
-    `HTTP/1.1 ${error.statusCode} ${STATUS_TEXT[error.statusCode] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  )
+  const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  if (!pending || pending.writableFinished) return answer()
+  // A pipelined request that does not parse while the one before it, fully received, is still
+  // being answered: that answer goes out first, then this one.
+  if (pending.req.complete) return void pending.once('finish', answer)
+  // The request being answered is the one that timed out mid-body: its answer is this one.
+  if (pending.headersSent) socket.destroy()
+  else answer()
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }
