@@ -29,9 +29,14 @@ export function applyLimits(server: Server, limits: HttpLimits): void {
   if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections
   // Without a listener node answers 417 with an empty body.
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-    const error = new SluiceError('EXPECTATION_FAILED', `expect: "${printable(request.headers.expect)}" is not supported (only 100-continue)`)
+    const expect = printable(request.headers.expect)
+    const error = new SluiceError('EXPECTATION_FAILED', `expect: "${expect}" is not supported (only 100-continue)`)
     const body = JSON.stringify(error.toBody())
-    response.writeHead(error.statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' })
+    response.writeHead(error.statusCode, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    })
     response.end(body)
   })
 }
@@ -46,7 +51,8 @@ const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
 /** fastify's `clientErrorHandler`: the answer to a request node could not parse, then close. */
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
-  const [code, message] = CLIENT_ERRORS[err.code ?? ''] ?? ['REQUEST_INVALID', `request: not valid HTTP/1.1 (${err.code ?? 'parse error'})`]
+  const [code, message] = CLIENT_ERRORS[err.code ?? '']
+    ?? ['REQUEST_INVALID', `request: not valid HTTP/1.1 (${err.code ?? 'parse error'})`]
   const error = new SluiceError(code, message)
   const body = JSON.stringify(error.toBody())
   const answer = () => {
@@ -56,7 +62,8 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     }
     socket.once('finish', () => socket.destroy())
     socket.end(
-      `HTTP/1.1 ${error.statusCode} ${STATUS_TEXT[error.statusCode] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${error.statusCode} ${STATUS_TEXT[error.statusCode] ?? 'Error'}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     )
   }
@@ -70,7 +77,11 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   else answer()
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+}
 
 /**
  * The dev server's defence against DNS rebinding: a page on evil.example that re-points its
@@ -82,7 +93,11 @@ export function hostGuard(configuredHost: string, allowed: string[]) {
   return async (request: FastifyRequest) => {
     const host = hostName(request.headers.host)
     if (host !== undefined && (names.has(host) || host.endsWith('.localhost') || isIP(host) !== 0)) return
-    throw new SluiceError('HOST_NOT_ALLOWED', `host: "${printable(request.headers.host)}" is not a name this dev server answers to; add it with --allowed-hosts / SLUICE_ALLOWED_HOSTS`)
+    const given = printable(request.headers.host)
+    throw new SluiceError(
+      'HOST_NOT_ALLOWED',
+      `host: "${given}" is not a name this dev server answers to; add it with --allowed-hosts / SLUICE_ALLOWED_HOSTS`,
+    )
   }
 }
 

@@ -32,7 +32,9 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     frameworkErrors: (err, _request, reply) => {
       const sluice = toSluiceError(err)
       const body = JSON.stringify(sluice.toBody())
-      reply.raw.writeHead(sluice.statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body)
+      reply.raw
+        .writeHead(sluice.statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
+        .end(body)
     },
     // node checks request and headers timeouts this often (30 s by default, which let slow
     // headers live for ~78 s).
@@ -54,8 +56,11 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     if (request.raw.complete === false) reply.header('connection', 'close')
     return reply.code(sluice.statusCode).send(sluice.toBody())
   })
-  app.setNotFoundHandler((request, reply) => reply.code(404).send(new SluiceError('NOT_FOUND', routeErrorMessage(request.method, request.url)).toBody()))
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonParser(app.getDefaultJsonParser('error', 'error') as JsonParser))
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(new SluiceError('NOT_FOUND', routeErrorMessage(request.method, request.url)).toBody())
+  })
+  const parseJson = app.getDefaultJsonParser('error', 'error') as JsonParser
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonParser(parseJson))
   const routes: string[] = []
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`)

@@ -5,7 +5,8 @@ import type { IncomingMessage } from 'node:http'
 import { SluiceError } from '../core/errors.ts'
 
 export function readBody(payload: IncomingMessage, maxBytes: number, whose: string): Promise<Buffer> {
-  const tooLarge = (bytes: string) => new SluiceError('BODY_TOO_LARGE', `body: ${bytes} bytes, the limit for ${whose} is ${maxBytes}`)
+  const tooLarge = (bytes: string) =>
+    new SluiceError('BODY_TOO_LARGE', `body: ${bytes} bytes, the limit for ${whose} is ${maxBytes}`)
   const declared = Number(payload.headers['content-length'])
   if (declared > maxBytes) return Promise.reject(tooLarge(String(declared)))
   return new Promise((resolve, reject) => {

@@ -20,14 +20,18 @@ import { createRateLimiter } from './rate-limit.ts'
 export interface WebhookIngest {
   owns(id: string): boolean
   /** Checks what needs no body (the webhook, its state, the source IP); throws the refusal. */
-  admit(request: FastifyRequest<{ Params: { key?: string } }>): WebhookAdmission
-  handle(request: FastifyRequest<{ Params: { key?: string } }>, reply: FastifyReply, body: Buffer, admission: WebhookAdmission): Promise<unknown>
+  admit(request: KeyRequest): WebhookAdmission
+  handle(request: KeyRequest, reply: FastifyReply, body: Buffer, admission: WebhookAdmission): Promise<unknown>
 }
 
 export interface WebhookAdmission { webhook: WebhookDoc; ip: string; maxBodyBytes: number }
 
 // What a request was admitted as, decided from its URL and headers before its body is read.
-type Admission = { kind: 'event'; target: Target; maxBodyBytes: number } | { kind: 'webhook'; webhook: WebhookAdmission; maxBodyBytes: number }
+type Admission =
+  | { kind: 'event'; target: Target; maxBodyBytes: number }
+  | { kind: 'webhook'; webhook: WebhookAdmission; maxBodyBytes: number }
+
+export type KeyRequest = FastifyRequest<{ Params: { key?: string } }>
 
 export interface IngestDeps { keys: Keys; envs: Envs; outputs: { incoming: Output<EventRecord> }; webhooks?: WebhookIngest; log: Logger }
 
@@ -44,14 +48,16 @@ export interface IngestConfig extends EventLimits {
 export function createIngest(deps: IngestDeps, config: IngestConfig) {
   const limiter = createRateLimiter()
 
-  function admit(request: FastifyRequest<{ Params: { key?: string } }>): Admission {
+  function admit(request: KeyRequest): Admission {
     const key = request.params.key ?? ''
     if (deps.webhooks?.owns(key)) {
       const webhook = deps.webhooks.admit(request)
       return { kind: 'webhook', webhook, maxBodyBytes: Math.min(webhook.maxBodyBytes, config.maxBodyCeilingBytes) }
     }
-    const target = resolveTarget(key, headerValue(request.headers['x-service-env']), config.devMode, deps.keys, deps.envs)
-    return { kind: 'event', target, maxBodyBytes: Math.min(target.env.maxBodyBytes ?? config.maxBodyBytes, config.maxBodyCeilingBytes) }
+    const envHeader = headerValue(request.headers['x-service-env'])
+    const target = resolveTarget(key, envHeader, config.devMode, deps.keys, deps.envs)
+    const maxBodyBytes = Math.min(target.env.maxBodyBytes ?? config.maxBodyBytes, config.maxBodyCeilingBytes)
+    return { kind: 'event', target, maxBodyBytes }
   }
 
   async function eventApi(request: FastifyRequest, reply: FastifyReply, { env, keyId }: Target, body: Buffer) {
@@ -92,7 +98,8 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       app.removeAllContentTypeParsers()
       app.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => {
         const admission = admitted.get(request)!
-        return readBody(payload, admission.maxBodyBytes, admission.kind === 'event' ? `environment "${admission.target.env.name}"` : 'this webhook')
+        const whose = admission.kind === 'event' ? `environment "${admission.target.env.name}"` : 'this webhook'
+        return readBody(payload, admission.maxBodyBytes, whose)
       })
       if (config.devMode) {
         // The dashboard's "Send to Dev Server" posts from the browser.
@@ -104,7 +111,7 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
         app.options('/e/*', async (_req, reply) => reply.code(204).send())
         app.options('/e', async (_req, reply) => reply.code(204).send())
       }
-      const handler = async (request: FastifyRequest<{ Params: { key?: string } }>, reply: FastifyReply) => {
+      const handler = async (request: KeyRequest, reply: FastifyReply) => {
         const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
         const admission = admitted.get(request)!
         if (admission.kind === 'webhook') return deps.webhooks!.handle(request, reply, body, admission.webhook)
@@ -112,7 +119,7 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       }
       // Before any byte of the body is read: a wrong key costs the sender one round trip and
       // the server no memory, and the body limit that applies is known.
-      const onRequest = async (request: FastifyRequest<{ Params: { key?: string } }>) => {
+      const onRequest = async (request: KeyRequest) => {
         admitted.set(request, admit(request))
       }
       app.post('/e/:key', { onRequest }, handler)

@@ -1,7 +1,7 @@
 // The webhook side of `/e/<id>`: check the webhook's state and IP rules, capture the raw
 // request onto `raw`, and answer once it is durable. Nothing here parses or transforms the
 // body, so a broken transform can lose nothing and a slow one never holds the sender up.
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply } from 'fastify'
 import type { Output } from '../bus/output.ts'
 import { SluiceError } from '../core/errors.ts'
 import { newUlid } from '../core/ids.ts'
@@ -11,7 +11,7 @@ import { BRANCH_GROUP } from '../control/types.ts'
 import { isWebhookId, type Webhooks } from '../control/webhooks.ts'
 import { normalizeIp } from '../control/webhook-lists.ts'
 import { canonicalHeaders, queryArrays } from '../transformer/canonical.ts'
-import type { WebhookAdmission, WebhookIngest } from './index.ts'
+import type { KeyRequest, WebhookAdmission, WebhookIngest } from './index.ts'
 
 export interface WebhookIngestDeps { webhooks: Webhooks; envs: Envs; outputs: { raw: Output<RawWebhookRequest> } }
 export interface WebhookIngestConfig { maxBodyBytes: number }
@@ -19,7 +19,7 @@ export interface WebhookIngestConfig { maxBodyBytes: number }
 export function createWebhookIngest(deps: WebhookIngestDeps, config: WebhookIngestConfig): WebhookIngest {
   return {
     owns: isWebhookId,
-    admit(request: FastifyRequest<{ Params: { key?: string } }>): WebhookAdmission {
+    admit(request: KeyRequest): WebhookAdmission {
       const webhook = deps.webhooks.get(request.params.key ?? '')
       if (!webhook) throw new SluiceError('NOT_FOUND', 'webhook: no such webhook (it was deleted, or the URL is wrong)')
       if (webhook.disabled) throw new SluiceError('WEBHOOK_DISABLED', `webhook "${webhook.name}" is disabled`)
@@ -27,10 +27,11 @@ export function createWebhookIngest(deps: WebhookIngestDeps, config: WebhookInge
       // so a spoofed X-Forwarded-For from anyone else is ignored.
       const ip = normalizeIp(request.ip)
       if (!deps.webhooks.ipRules(webhook).allows(ip)) throw new SluiceError('IP_DENIED', `source IP ${ip}: not allowed for this webhook`)
-      const maxBodyBytes = (webhook.env === BRANCH_GROUP ? undefined : deps.envs.get(webhook.env)?.maxBodyBytes) ?? config.maxBodyBytes
+      const envLimit = webhook.env === BRANCH_GROUP ? undefined : deps.envs.get(webhook.env)?.maxBodyBytes
+      const maxBodyBytes = envLimit ?? config.maxBodyBytes
       return { webhook, ip, maxBodyBytes }
     },
-    async handle(request: FastifyRequest<{ Params: { key?: string } }>, reply: FastifyReply, body: Buffer, { webhook, ip }: WebhookAdmission) {
+    async handle(request: KeyRequest, reply: FastifyReply, body: Buffer, { webhook, ip }: WebhookAdmission) {
       const receivedAt = Date.now()
       const raw: RawWebhookRequest = {
         requestId: newUlid(receivedAt),
