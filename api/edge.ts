@@ -23,7 +23,10 @@ export interface HttpLimits {
 /** Applies the limits to the node server fastify made, and answers `Expect` values node does not know. */
 export function applyLimits(server: Server, limits: HttpLimits): void {
   server.requestTimeout = limits.requestTimeoutMs
-  server.headersTimeout = limits.headersTimeoutMs
+  // node measures both from the request's start and expects headers ≤ request (its constructor
+  // refuses the opposite); past it, a slow body outlived the request timeout until the headers one.
+  const { headersTimeoutMs, requestTimeoutMs } = limits
+  server.headersTimeout = requestTimeoutMs > 0 ? Math.min(headersTimeoutMs, requestTimeoutMs) : headersTimeoutMs
   server.keepAliveTimeout = limits.keepAliveTimeoutMs
   server.timeout = limits.socketIdleTimeoutMs
   if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections

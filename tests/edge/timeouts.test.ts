@@ -31,6 +31,19 @@ t.test('a body trickled at 1 byte per 200 ms is cut off at the request timeout w
   t.same(response?.json, { status: 408, code: 'REQUEST_TIMEOUT', error: 'request: not received in time' })
 })
 
+t.test('a request timeout shorter than the headers timeout still cuts a slow body at the request timeout', async (t) => {
+  const short = await startServer({ flags: { requestTimeoutMs: '1500' } })
+  t.teardown(() => short.stop())
+  const connection = await rawConnect(short.url)
+  const started = Date.now()
+  connection.write('POST /e/k HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{')
+  const trickle = setInterval(() => connection.write(' '), 200)
+  await withTimeout(connection.closed, 8000, 'close')
+  clearInterval(trickle)
+  t.ok(Date.now() - started < 4000, `closed after ${Date.now() - started} ms (request timeout 1500 ms, headers timeout 10 s)`)
+  t.equal((await connection.response).json.code, 'REQUEST_TIMEOUT')
+})
+
 t.test('headers trickled one byte at a time are cut off at the headers timeout', async (t) => {
   const { afterMs, response } = await trickle('', 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '.padEnd(400, 'x'), 100)
   t.ok(afterMs < 3500, `closed after ${afterMs} ms (limit 1000 ms)`)
