@@ -4,7 +4,7 @@
 import { isIP } from 'node:net'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { SluiceError, type ErrorCode } from '../core/errors.ts'
 
 export interface HttpLimits {
@@ -20,7 +20,7 @@ export interface HttpLimits {
   maxConnections: number
 }
 
-/** Applies the limits to the node server fastify made, and answers `Expect` values node does not know. */
+/** Applies the limits to the node server fastify made. */
 export function applyLimits(server: Server, limits: HttpLimits): void {
   server.requestTimeout = limits.requestTimeoutMs
   // node measures both from the request's start and expects headers ≤ request (its constructor
@@ -30,6 +30,17 @@ export function applyLimits(server: Server, limits: HttpLimits): void {
   server.keepAliveTimeout = limits.keepAliveTimeoutMs
   server.timeout = limits.socketIdleTimeoutMs
   if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections
+}
+
+/**
+ * node answers `Expect: 100-continue` at once, inviting the body before the key was checked.
+ * Instead the request goes straight to fastify, and `continueOnceAdmitted` (a `preParsing` hook)
+ * answers 100 once the route's onRequest hooks (authentication, body limits) have passed.
+ */
+export function answerExpect(server: Server): void {
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    server.emit('request', request, response)
+  })
   // Without a listener node answers 417 with an empty body.
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     const expect = printable(request.headers.expect)
@@ -42,6 +53,11 @@ export function applyLimits(server: Server, limits: HttpLimits): void {
     })
     response.end(body)
   })
+}
+
+export async function continueOnceAdmitted(request: FastifyRequest, reply: FastifyReply) {
+  const expectsContinue = request.headers.expect?.toLowerCase() === '100-continue'
+  if (expectsContinue && !reply.raw.headersSent) reply.raw.writeContinue()
 }
 
 // node's HTTP parser refuses a request before fastify sees it; its error codes, by what they mean.

@@ -4,7 +4,7 @@ import { isUtf8 } from 'node:buffer'
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { SluiceError, errorCode, type ErrorCode } from '../core/errors.ts'
-import { applyLimits, clientErrorHandler, hostGuard, type HttpLimits } from './edge.ts'
+import { applyLimits, clientErrorHandler, continueOnceAdmitted, answerExpect, hostGuard, type HttpLimits } from './edge.ts'
 import { FASTIFY_ERRORS, routeErrorMessage } from './fastify-errors.ts'
 
 export interface HttpConfig {
@@ -41,6 +41,7 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     http: { connectionsCheckingInterval: 1000 },
   })
   if (config.limits) applyLimits(app.server, config.limits)
+  answerExpect(app.server)
   let closing = false
   app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return
@@ -48,6 +49,7 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     throw new SluiceError('SERVER_CLOSING', 'the server is shutting down; retry')
   })
   if (config.allowedHosts) app.addHook('onRequest', hostGuard(config.host, config.allowedHosts))
+  app.addHook('preParsing', continueOnceAdmitted)
   app.setErrorHandler((err, request, reply) => {
     const sluice = toSluiceError(err)
     if (sluice.statusCode >= 500) request.log.error({ err }, 'request failed')

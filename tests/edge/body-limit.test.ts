@@ -74,6 +74,22 @@ t.test('a Content-Length over the limit is refused before a byte of the body is 
   t.same([response.status, response.json.code], [413, 'BODY_TOO_LARGE'])
 })
 
+t.test('Expect: 100-continue: a wrong key is refused before the client is invited to send the body', async (t) => {
+  const head = (key: string) => `POST /e/${key} HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Length: 24\r\n\r\n`
+  const refused = await rawConnect(server.url)
+  refused.write(head('not-a-key'))
+  const response = await answer(refused)
+  t.equal(response.status, 401)
+  t.notMatch(refused.received().toString(), /100 Continue/, 'no invitation to send the body')
+  const admitted = await rawConnect(server.url)
+  admitted.write(head(key))
+  await withTimeout((async () => { while (!admitted.received().toString().includes('100 Continue')) await sleep(10) })(), 3000, '100 Continue')
+  admitted.write('{"name":"a/b","data":{}}')
+  await withTimeout((async () => { while (!/HTTP\/1.1 200/.test(admitted.received().toString())) await sleep(10) })(), 3000, '200')
+  admitted.socket.destroy()
+  t.pass('invited after the key passed, then accepted')
+})
+
 t.test('16 endless streams do not grow the server by what they stream', async (t) => {
   globalThis.gc?.()
   const before = process.memoryUsage().rss
