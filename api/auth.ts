@@ -8,7 +8,9 @@ export function signingKeyGuard(devMode: boolean, signingKey: string | undefined
   return async (request: FastifyRequest) => {
     if (devMode) return
     const header = request.headers.authorization ?? ''
-    const token = header.startsWith('Bearer ') ? header.slice(7) : ''
+    // The scheme is case-insensitive (RFC 9110, 11.1).
+    const token = /^bearer +(.*)$/is.exec(header)?.[1] ?? ''
+    // Hashes of equal length are compared, so neither the length nor a prefix of the key leaks.
     const given = createHash('sha256').update(token).digest()
     if (!expected || !timingSafeEqual(given, expected)) throw new SluiceError('UNAUTHORIZED', 'authorization: expected "Bearer <signing key>"')
   }

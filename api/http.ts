@@ -1,19 +1,30 @@
 // The HTTP server that ingest and the REST API register on. Errors leave as
 // `{status, code, error}` with the same number in the HTTP status.
+import { isUtf8 } from 'node:buffer'
 import swagger from '@fastify/swagger'
 import type { ErrorObject } from 'ajv'
-import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { SluiceError, errorCode, type ErrorCode } from '../core/errors.ts'
 import type { EventLimits } from '../core/event.ts'
+import { applyLimits, clientErrorHandler, continueOnceAdmitted, answerExpect, hostGuard, type HttpLimits } from './edge.ts'
+import { FASTIFY_ERRORS, routeErrorMessage } from './fastify-errors.ts'
 import { swaggerOptions } from './openapi.ts'
 import { validationError, validatorCompiler } from './validation.ts'
-import { safePath } from '../core/fingerprint.ts'
 
 /** A plain GET route beside the API (/healthz, /readyz): the same handlers serve the ops listener of non-HTTP roles. */
 export type OpsRoutes = Record<string, () => Promise<{ status: number; contentType: string; body: string }>>
 
-export interface HttpConfig { host: string; port: number; trustProxy: string[] | false; eventLimits: EventLimits }
+export interface HttpConfig {
+  host: string
+  port: number
+  trustProxy: string[] | false
+  eventLimits: EventLimits
+  /** Timeouts and the connection cap (cli/config.ts); node's defaults when absent. */
+  limits?: HttpLimits
+  /** Set in dev mode: only loopback names, IP literals, `host` and these may be in `Host`. */
+  allowedHosts?: string[]
+}
 
 export type RoutePlugin = (app: FastifyInstance) => Promise<void>
 
@@ -26,16 +37,46 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     // On close, requests in flight finish (a graceful shutdown answers them); idle keep-alive
     // connections are closed at once and, in stop() below, as soon as each goes idle.
     forceCloseConnections: 'idle',
+    // Our own 503 below, in the documented shape, instead of fastify's.
+    return503OnClosing: false,
+    clientErrorHandler,
+    frameworkErrors: (err, _request, reply) => {
+      const sluice = toSluiceError(err)
+      const body = JSON.stringify(sluice.toBody())
+      reply.raw
+        .writeHead(sluice.statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
+        .end(body)
+    },
+    // node checks request and headers timeouts this often (30 s by default, which let slow
+    // headers live for ~78 s).
+    http: { connectionsCheckingInterval: 1000 },
   })
   app.setValidatorCompiler(validatorCompiler)
   // Before the routes: it collects them as they are added.
   app.register(swagger, swaggerOptions(config.eventLimits))
+  if (config.limits) applyLimits(app.server, config.limits)
+  answerExpect(app.server)
+  let closing = false
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return
+    reply.header('connection', 'close')
+    throw new SluiceError('SERVER_CLOSING', 'the server is shutting down; retry')
+  })
+  if (config.allowedHosts) app.addHook('onRequest', hostGuard(config.host, config.allowedHosts))
+  app.addHook('preParsing', continueOnceAdmitted)
   app.setErrorHandler((err, request, reply) => {
     const sluice = toSluiceError(err)
     if (sluice.statusCode >= 500) request.log.error({ err }, 'request failed')
+    // Answered before its body was read (bad key, over the limit): the rest of the body is not
+    // worth reading, and a connection mid-body cannot carry another request.
+    if (request.raw.complete === false) reply.header('connection', 'close')
     return reply.code(sluice.statusCode).send(sluice.toBody())
   })
-  app.setNotFoundHandler((request, reply) => reply.code(404).send(new SluiceError('NOT_FOUND', `${request.method} ${safePath(request.url)}: no such route`).toBody()))
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(new SluiceError('NOT_FOUND', routeErrorMessage(request.method, request.url)).toBody())
+  })
+  const parseJson = app.getDefaultJsonParser('error', 'error') as JsonParser
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonParser(parseJson))
   const routes: string[] = []
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`)
@@ -64,6 +105,7 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
       return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`
     },
     async stop() {
+      closing = true
       // Node closes the connections idle when close() starts; a keep-alive connection whose request
       // finishes later would hold close() until its keep-alive timeout.
       const idle = setInterval(() => app.server.closeIdleConnections(), 50)
@@ -84,10 +126,26 @@ function toSluiceError(err: unknown): SluiceError {
   const code = errorCode(err)
   if (code) return new SluiceError(code, (err as Error).message)
   const e = err as { statusCode?: number; code?: string; message?: string; validation?: unknown }
-  const byStatus: Record<number, ErrorCode> = { 413: 'BODY_TOO_LARGE', 400: 'REQUEST_INVALID', 415: 'REQUEST_INVALID', 404: 'NOT_FOUND' }
-  if (e.statusCode && byStatus[e.statusCode]) {
-    const mapped = e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || e.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'JSON_INVALID' : byStatus[e.statusCode]
-    return new SluiceError(mapped, e.message)
-  }
+  const byStatus: Record<number, ErrorCode> = { 413: 'BODY_TOO_LARGE', 400: 'REQUEST_INVALID', 415: 'CONTENT_TYPE_UNSUPPORTED', 404: 'NOT_FOUND' }
+  const known = e.code ? FASTIFY_ERRORS[e.code] : undefined
+  if (known) return new SluiceError(known[0], known[1] ?? e.message)
+  if (e.statusCode && byStatus[e.statusCode]) return new SluiceError(byStatus[e.statusCode], e.message)
   return new SluiceError('INTERNAL', 'internal error', { cause: err })
 }
+
+/**
+ * fastify's JSON parser (which refuses `__proto__` and `constructor.prototype` keys) with two
+ * changes: an empty body is no body (a DELETE with `Content-Type: application/json` is fine),
+ * and bytes that are not UTF-8 are refused rather than turned into U+FFFD.
+ */
+function jsonParser(parse: JsonParser) {
+  return (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    const bytes = body as Buffer
+    if (bytes.length === 0) return done(null, undefined)
+    if (!isUtf8(bytes)) return done(new SluiceError('JSON_INVALID', 'body: not valid UTF-8'), undefined)
+    parse(request, bytes.toString('utf8'), done)
+  }
+}
+
+// The callback form getDefaultJsonParser returns (its declared type is a union with the promise form).
+type JsonParser = (request: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void) => void

@@ -28,9 +28,15 @@ export const ErrorBody = Type.Object(
   },
 )
 
+/**
+ * What any route may answer before or beside its own errors: 403 HOST_NOT_ALLOWED (the dev server's
+ * Host check), 415 CONTENT_TYPE_UNSUPPORTED (a Content-Type that does not parse), 500 INTERNAL.
+ */
+const EDGE_STATUSES = [403, 415, 500]
+
 /** The error responses a route can give, each with the shared error body. */
 export function errors(...statuses: number[]): Record<number, typeof ErrorBody> {
-  return Object.fromEntries(statuses.map((status) => [status, ErrorBody]))
+  return Object.fromEntries([...new Set([...statuses, ...EDGE_STATUSES])].map((status) => [status, ErrorBody]))
 }
 
 export const One = <T extends TSchema>(data: T) => Type.Object({ data })

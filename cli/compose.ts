@@ -1,6 +1,7 @@
 // Wires the stages of the roles a process plays onto the adapters it was given. Both
 // composition roots use it: embedded (RocksDB adapters, every role) and distributed (Kafka
 // and ClickHouse adapters, the roles named by --role).
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/types.ts'
 import type { Codec } from '../bus/codec.ts'
@@ -125,7 +126,13 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   return { stages, http, health }
 }
 
-export interface Running { url: string; routes: string[]; stop(): Promise<void> }
+export interface Running {
+  url: string
+  routes: string[]
+  /** A request through the server's routes without a socket (fastify's inject), for tests that send thousands. */
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>
+  stop(): Promise<void>
+}
 
 export interface RunOptions {
   /** Readiness probes of the process's connections (Kafka, ClickHouse). */
@@ -151,7 +158,20 @@ export async function run(
   const serveHttp = parts.http.length > 0
   const trustProxy = config.trustProxy.length ? config.trustProxy : false
   const http = serveHttp
-    ? createHttpServer({ host: config.host, port: config.port, trustProxy, eventLimits: config }, log, parts.http, health.routes)
+    ? createHttpServer(
+        {
+          host: config.host,
+          port: config.port,
+          trustProxy,
+          eventLimits: config,
+          limits: config,
+          // The dev server's REST API is open, so a page must not reach it by a rebound name.
+          ...(config.mode === 'dev' && { allowedHosts: config.allowedHosts }),
+        },
+        log,
+        parts.http,
+        health.routes,
+      )
     : undefined
   const ops = serveHttp ? undefined : createOpsServer({ host: config.host, port: config.opsPort }, health.routes)
   const started: Stage[] = []
@@ -180,6 +200,10 @@ export async function run(
   return {
     url,
     routes: http?.routes() ?? Object.keys(health.routes).map((path) => `GET ${path}`),
+    inject: (options) => {
+      if (!http) throw new Error('inject: this process serves no HTTP role')
+      return http.app.inject(options)
+    },
     async stop() {
       health.markStopping()
       if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs))

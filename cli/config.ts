@@ -95,6 +95,15 @@ export const ConfigSchema = Type.Object({
   transformBudgetMs: Int(1, 300_000),
   /** The slow lane's own isolates. */
   transformSlowIsolates: Int(1, 256),
+  // The HTTP server (api/edge.ts): a slow or idle client holds a connection only so long.
+  requestTimeoutMs: Int(0),
+  headersTimeoutMs: Int(1),
+  keepAliveTimeoutMs: Int(1),
+  socketIdleTimeoutMs: Int(0),
+  /** Connections past this are refused; 0: no cap. */
+  maxConnections: Int(0),
+  /** Names the dev server answers to besides loopback names, IP addresses and `host` (DNS rebinding). */
+  allowedHosts: Type.Array(Type.String({ minLength: 1 })),
 })
 
 export type Config = Readonly<Static<typeof ConfigSchema>>
@@ -164,6 +173,12 @@ export const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   transformBreakerPauseMs: ['SLUICE_TRANSFORM_BREAKER_PAUSE_MS', Number],
   transformBudgetMs: ['SLUICE_TRANSFORM_BUDGET_MS', Number],
   transformSlowIsolates: ['SLUICE_TRANSFORM_SLOW_ISOLATES', Number],
+  requestTimeoutMs: ['SLUICE_REQUEST_TIMEOUT_MS', Number],
+  headersTimeoutMs: ['SLUICE_HEADERS_TIMEOUT_MS', Number],
+  keepAliveTimeoutMs: ['SLUICE_KEEP_ALIVE_TIMEOUT_MS', Number],
+  socketIdleTimeoutMs: ['SLUICE_SOCKET_IDLE_TIMEOUT_MS', Number],
+  maxConnections: ['SLUICE_MAX_CONNECTIONS', Number],
+  allowedHosts: ['SLUICE_ALLOWED_HOSTS', list],
 }
 
 /** The command-line flag of a setting (`--kebab-name` but for these). */
@@ -189,6 +204,10 @@ export const DEFAULTS = {
   opsPort: 8289, shutdownGraceMs: 25_000, shutdownDelayMs: 0,
   kafkaSessionTimeoutMs: 6000, kafkaHeartbeatIntervalMs: 1000, kafkaTls: false,
   transformWebhookConcurrency: 32, transformBreakerKills: 3, transformBreakerPauseMs: 60_000, transformBudgetMs: 100, transformSlowIsolates: 1,
+  // Keep-alive outlives the 60 s idle timeout of common load balancers, so they never reuse a
+  // connection Sluice is closing (fastify's default, for the same reason).
+  requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000, socketIdleTimeoutMs: 120_000,
+  maxConnections: 10_000, allowedHosts: [],
 }
 
 export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {

@@ -24,6 +24,14 @@ export const errorCatalogue = {
   BODY_TOO_LARGE: { statusCode: 413, retriable: false, message: 'The request body is over the limit' },
   RATE_LIMITED: { statusCode: 429, retriable: true, message: "The environment's event rate limit is reached; retry after Retry-After seconds" },
   LOG_UNAVAILABLE: { statusCode: 503, retriable: true, message: 'The event log cannot take records right now' },
+  // The HTTP edge: requests refused before they reach a route (api/edge.ts, api/fastify-errors.ts).
+  REQUEST_TIMEOUT: { statusCode: 408, retriable: true, message: 'The request did not arrive within the time limit' },
+  URL_TOO_LONG: { statusCode: 414, retriable: false, message: 'A path segment of the URL is over the limit' },
+  CONTENT_TYPE_UNSUPPORTED: { statusCode: 415, retriable: false, message: 'The Content-Type is not one this route reads' },
+  EXPECTATION_FAILED: { statusCode: 417, retriable: false, message: 'The Expect header asks for something other than 100-continue' },
+  HEADERS_TOO_LARGE: { statusCode: 431, retriable: false, message: 'The request headers are over the limit' },
+  HOST_NOT_ALLOWED: { statusCode: 403, retriable: false, message: 'The Host header names a host the dev server does not answer to' },
+  SERVER_CLOSING: { statusCode: 503, retriable: true, message: 'The server is shutting down' },
   INTERNAL: { statusCode: 500, retriable: true, message: 'Internal error' },
   CONFIG_INVALID: { statusCode: 500, retriable: false, message: 'The configuration is not valid' },
   // Startup: a server (Kafka, ClickHouse, schema registry) refused the configured login or was not trusted.

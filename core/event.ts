@@ -46,6 +46,8 @@ export function toEventRecords(events: EventInput[], at: { internalIds: string[]
 export interface EventLimits { maxEvents: number; maxJsonDepth: number; maxNameLength: number; maxIdLength: number }
 
 export const RESERVED_PREFIX = 'sluice/'
+/** The largest time in ms a JavaScript Date (and so every reader of `ts`) can represent. */
+export const MAX_DATE_MS = 8.64e15
 const FIELDS = new Set(['name', 'data', 'id', 'ts'])
 
 export type Validation = { ok: true; events: EventInput[] } | { ok: false; code: 'EVENT_INVALID' | 'TOO_MANY_EVENTS' | 'JSON_TOO_DEEP'; message: string }
@@ -70,11 +72,15 @@ export function eventProblem(event: unknown, limits: Pick<EventLimits, 'maxNameL
   const { name, data, id, ts } = event
   if (typeof name !== 'string' || name.length === 0) return '.name: must be a non-empty string'
   if (name.length > limits.maxNameLength) return `.name: longer than ${limits.maxNameLength} characters`
+  // A lone surrogate has no UTF-8 form: stored or hashed, it becomes U+FFFD, the same as another.
+  if (!name.isWellFormed()) return '.name: not well-formed Unicode (a lone surrogate such as \\ud800)'
   if (!allowReserved && name.startsWith(RESERVED_PREFIX)) return `.name: the prefix "${RESERVED_PREFIX}" is reserved`
   if (!isPlainObject(data)) return '.data: must be a JSON object'
   if (id !== undefined && (typeof id !== 'string' || id.length === 0)) return '.id: must be a non-empty string when given'
   if (typeof id === 'string' && id.length > limits.maxIdLength) return `.id: longer than ${limits.maxIdLength} characters`
+  if (typeof id === 'string' && !id.isWellFormed()) return '.id: not well-formed Unicode (a lone surrogate such as \\ud800)'
   if (ts !== undefined && (!Number.isSafeInteger(ts) || (ts as number) < 0)) return '.ts: must be a non-negative integer of milliseconds'
+  if ((ts as number) > MAX_DATE_MS) return `.ts: after the last time a Date holds (${MAX_DATE_MS} ms, year 275760)`
   return undefined
 }
 

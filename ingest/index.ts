@@ -1,6 +1,8 @@
 // The ingest stage: the HTTP edge. It authenticates, enforces limits, validates Event API
 // payloads synchronously (a batch is all-or-nothing), assigns ULIDs, and answers only once
 // the records are durable in the log.
+import { isUtf8 } from 'node:buffer'
+import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { Output } from '../bus/output.ts'
@@ -10,14 +12,27 @@ import { toEventRecords, validateEventBody, type EventLimits, type EventRecord }
 import { newUlids, seededUlids } from '../core/ids.ts'
 import type { Envs } from '../control/envs.ts'
 import type { Keys } from '../control/keys.ts'
-import { resolveTarget } from './target.ts'
+import type { WebhookDoc } from '../control/types.ts'
+import { readBody } from './body.ts'
+import { resolveTarget, type Target } from './target.ts'
 import { createRateLimiter } from './rate-limit.ts'
 
 /** The webhook side of `/e/<id>` (webhook IDs and event keys share the path). */
 export interface WebhookIngest {
   owns(id: string): boolean
-  handle(request: FastifyRequest<{ Params: { key?: string } }>, reply: FastifyReply, body: Buffer): Promise<unknown>
+  /** Checks what needs no body (the webhook, its state, the source IP); throws the refusal. */
+  admit(request: KeyRequest): WebhookAdmission
+  handle(request: KeyRequest, reply: FastifyReply, body: Buffer, admission: WebhookAdmission): Promise<unknown>
 }
+
+export interface WebhookAdmission { webhook: WebhookDoc; ip: string; maxBodyBytes: number }
+
+// What a request was admitted as, decided from its URL and headers before its body is read.
+type Admission =
+  | { kind: 'event'; target: Target; maxBodyBytes: number }
+  | { kind: 'webhook'; webhook: WebhookAdmission; maxBodyBytes: number }
+
+export type KeyRequest = FastifyRequest<{ Params: { key?: string } }>
 
 export interface IngestDeps { keys: Keys; envs: Envs; outputs: { incoming: Output<EventRecord> }; webhooks?: WebhookIngest; log: Logger }
 
@@ -25,7 +40,7 @@ export interface IngestConfig extends EventLimits {
   devMode: boolean
   /** Default body limit; an environment may set its own (EnvDoc.maxBodyBytes). */
   maxBodyBytes: number
-  /** What the HTTP layer reads at most before any environment limit applies. */
+  /** The most any request's body may be, whatever an environment sets. */
   maxBodyCeilingBytes: number
   /** Default Event API rate limit per environment (events/s on this node), 0 for none; an environment may set its own. */
   maxEventsPerSecond: number
@@ -34,11 +49,21 @@ export interface IngestConfig extends EventLimits {
 export function createIngest(deps: IngestDeps, config: IngestConfig) {
   const limiter = createRateLimiter()
 
-  async function eventApi(request: FastifyRequest<{ Params: { key?: string } }>, reply: FastifyReply, body: Buffer) {
+  function admit(request: KeyRequest): Admission {
+    const key = request.params.key ?? ''
+    if (deps.webhooks?.owns(key)) {
+      const webhook = deps.webhooks.admit(request)
+      return { kind: 'webhook', webhook, maxBodyBytes: Math.min(webhook.maxBodyBytes, config.maxBodyCeilingBytes) }
+    }
     const envHeader = headerValue(request.headers['x-service-env'])
-    const { env, keyId } = resolveTarget(request.params.key ?? '', envHeader, config.devMode, deps.keys, deps.envs)
-    const limit = env.maxBodyBytes ?? config.maxBodyBytes
-    if (body.length > limit) throw new SluiceError('BODY_TOO_LARGE', `body: ${body.length} bytes, the limit for environment "${env.name}" is ${limit}`)
+    const target = resolveTarget(key, envHeader, config.devMode, deps.keys, deps.envs)
+    const maxBodyBytes = Math.min(target.env.maxBodyBytes ?? config.maxBodyBytes, config.maxBodyCeilingBytes)
+    return { kind: 'event', target, maxBodyBytes }
+  }
+
+  async function eventApi(request: FastifyRequest, reply: FastifyReply, { env, keyId }: Target, body: Buffer) {
+    // Checked before decoding: toString would turn each bad byte into U+FFFD, and two different IDs into one.
+    if (!isUtf8(body)) throw new SluiceError('JSON_INVALID', 'body: not valid UTF-8')
     let parsed: unknown
     try {
       parsed = JSON.parse(body.toString('utf8'))
@@ -70,8 +95,13 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
   return {
     /** Registers `/e/<key or webhook id>` in its own scope (raw bodies, open CORS in dev). */
     routes: async (app: FastifyInstance) => {
+      const admitted = new WeakMap<FastifyRequest, Admission>()
       app.removeAllContentTypeParsers()
-      app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: config.maxBodyCeilingBytes }, (_req, body, done) => done(null, body))
+      app.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => {
+        const admission = admitted.get(request)!
+        const whose = admission.kind === 'event' ? `environment "${admission.target.env.name}"` : 'this webhook'
+        return readBody(payload, admission.maxBodyBytes, whose)
+      })
       if (config.devMode) {
         // The dashboard's "Send to Dev Server" posts from the browser.
         app.addHook('onRequest', async (request, reply) => {
@@ -82,14 +112,19 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
         app.options('/e/*', async (_req, reply) => reply.code(204).send())
         app.options('/e', async (_req, reply) => reply.code(204).send())
       }
-      const handler = async (request: FastifyRequest<{ Params: { key?: string } }>, reply: FastifyReply) => {
+      const handler = async (request: KeyRequest, reply: FastifyReply) => {
         const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
-        const key = request.params.key ?? ''
-        if (deps.webhooks?.owns(key)) return deps.webhooks.handle(request, reply, body)
-        return eventApi(request, reply, body)
+        const admission = admitted.get(request)!
+        if (admission.kind === 'webhook') return deps.webhooks!.handle(request, reply, body, admission.webhook)
+        return eventApi(request, reply, admission.target, body)
       }
-      app.post('/e/:key', handler)
-      app.post('/e', handler)
+      // Before any byte of the body is read: a wrong key costs the sender one round trip and
+      // the server no memory, and the body limit that applies is known.
+      const onRequest = async (request: KeyRequest) => {
+        admitted.set(request, admit(request))
+      }
+      app.post('/e/:key', { onRequest }, handler)
+      app.post('/e', { onRequest }, handler)
     },
     async start() {},
     async stop() {},

@@ -1,7 +1,7 @@
 // The webhook side of `/e/<id>`: check the webhook's state and IP rules, capture the raw
 // request onto `raw`, and answer once it is durable. Nothing here parses or transforms the
 // body, so a broken transform can lose nothing and a slow one never holds the sender up.
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply } from 'fastify'
 import type { Output } from '../bus/output.ts'
 import { SluiceError } from '../core/errors.ts'
 import { newUlid } from '../core/ids.ts'
@@ -11,7 +11,7 @@ import { BRANCH_GROUP } from '../control/types.ts'
 import { isWebhookId, type Webhooks } from '../control/webhooks.ts'
 import { normalizeIp } from '../control/webhook-lists.ts'
 import { canonicalHeaders, queryArrays } from '../core/canonical.ts'
-import type { WebhookIngest } from './index.ts'
+import type { KeyRequest, WebhookAdmission, WebhookIngest } from './index.ts'
 
 export interface WebhookIngestDeps { webhooks: Webhooks; envs: Envs; outputs: { raw: Output<RawWebhookRequest> } }
 export interface WebhookIngestConfig { maxBodyBytes: number }
@@ -19,17 +19,19 @@ export interface WebhookIngestConfig { maxBodyBytes: number }
 export function createWebhookIngest(deps: WebhookIngestDeps, config: WebhookIngestConfig): WebhookIngest {
   return {
     owns: isWebhookId,
-    async handle(request: FastifyRequest<{ Params: { key?: string } }>, reply: FastifyReply, body: Buffer) {
-      const id = request.params.key ?? ''
-      const webhook = deps.webhooks.get(id)
+    admit(request: KeyRequest): WebhookAdmission {
+      const webhook = deps.webhooks.get(request.params.key ?? '')
       if (!webhook) throw new SluiceError('NOT_FOUND', 'webhook: no such webhook (it was deleted, or the URL is wrong)')
       if (webhook.disabled) throw new SluiceError('WEBHOOK_DISABLED', `webhook "${webhook.name}" is disabled`)
       // request.ip is the socket's address unless config.trustProxy names the peer as a proxy,
       // so a spoofed X-Forwarded-For from anyone else is ignored.
       const ip = normalizeIp(request.ip)
       if (!deps.webhooks.ipRules(webhook).allows(ip)) throw new SluiceError('IP_DENIED', `source IP ${ip}: not allowed for this webhook`)
-      const limit = (webhook.env === BRANCH_GROUP ? undefined : deps.envs.get(webhook.env)?.maxBodyBytes) ?? config.maxBodyBytes
-      if (body.length > limit) throw new SluiceError('BODY_TOO_LARGE', `body: ${body.length} bytes, the limit for this webhook is ${limit}`)
+      const envLimit = webhook.env === BRANCH_GROUP ? undefined : deps.envs.get(webhook.env)?.maxBodyBytes
+      const maxBodyBytes = envLimit ?? config.maxBodyBytes
+      return { webhook, ip, maxBodyBytes }
+    },
+    async handle(request: KeyRequest, reply: FastifyReply, body: Buffer, { webhook, ip }: WebhookAdmission) {
       const receivedAt = Date.now()
       const raw: RawWebhookRequest = {
         requestId: newUlid(receivedAt),
