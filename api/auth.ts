@@ -12,6 +12,7 @@ export function signingKeyGuard(devMode: boolean, signingKey: string | undefined
     const token = /^bearer +(.*)$/is.exec(header)?.[1] ?? ''
     // Hashes of equal length are compared, so neither the length nor a prefix of the key leaks.
     const given = createHash('sha256').update(token).digest()
-    if (!expected || !timingSafeEqual(given, expected)) throw new SluiceError('UNAUTHORIZED', 'authorization: expected "Bearer <signing key>"')
+    if (!expected || !timingSafeEqual(given, expected))
+      throw new SluiceError('UNAUTHORIZED', 'authorization: expected "Bearer <signing key>"')
   }
 }

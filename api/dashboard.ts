@@ -15,8 +15,9 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.map': 'application/json; charset=utf-8',
 }
-const NOT_BUILT = '<!doctype html><html lang="en"><title>Sluice</title><h1>The dashboard is not built</h1>'
-  + '<p>Run <code>npm run build:dashboard</code> (or start Sluice with <code>npm start</code>, which builds it) and reload.</p></html>'
+const NOT_BUILT =
+  '<!doctype html><html lang="en"><title>Sluice</title><h1>The dashboard is not built</h1>' +
+  '<p>Run <code>npm run build:dashboard</code> (or start Sluice with <code>npm start</code>, which builds it) and reload.</p></html>'
 
 /** The built files by name; read once, or again while the build is missing (a build may land later). */
 async function builtFiles(): Promise<Map<string, Buffer> | null> {
@@ -24,7 +25,8 @@ async function builtFiles(): Promise<Map<string, Buffer> | null> {
     const names = await readdir(dir).catch((): string[] => [])
     if (!names.includes('index.html') || !names.includes('app.js')) continue
     const files = new Map<string, Buffer>()
-    for (const name of names) if (TYPES[name.slice(name.lastIndexOf('.'))]) files.set(name, await readFile(new URL(name, dir)))
+    for (const name of names)
+      if (TYPES[name.slice(name.lastIndexOf('.'))]) files.set(name, await readFile(new URL(name, dir)))
     return files
   }
   return null
@@ -48,7 +50,10 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
     const name = request.params.file || 'index.html'
     const body = files.get(name)
     if (!body) return reply.code(404).send({ status: 404, code: 'NOT_FOUND', error: `dashboard/${name}: no such file` })
-    return reply.type(TYPES[name.slice(name.lastIndexOf('.'))]).header('cache-control', 'no-cache').send(body)
+    return reply
+      .type(TYPES[name.slice(name.lastIndexOf('.'))])
+      .header('cache-control', 'no-cache')
+      .send(body)
   })
   app.get(
     '/v1/openapi.json',

@@ -70,8 +70,10 @@ const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
 /** fastify's `clientErrorHandler`: the answer to a request node could not parse, then close. */
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
-  const [code, message] = CLIENT_ERRORS[err.code ?? '']
-    ?? ['REQUEST_INVALID', `request: not valid HTTP/1.1 (${err.code ?? 'parse error'})`]
+  const [code, message] = CLIENT_ERRORS[err.code ?? ''] ?? [
+    'REQUEST_INVALID',
+    `request: not valid HTTP/1.1 (${err.code ?? 'parse error'})`,
+  ]
   const error = new SluiceError(code, message)
   const body = JSON.stringify(error.toBody())
   const answer = () => {
@@ -82,15 +84,21 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
     socket.once('finish', () => socket.destroy())
     socket.end(
       `HTTP/1.1 ${error.statusCode} ${STATUS_TEXT[error.statusCode] ?? 'Error'}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     )
   }
   const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
-  if (!pending || pending.writableFinished) return answer()
+  if (!pending || pending.writableFinished) {
+    answer()
+    return
+  }
   // A pipelined request that does not parse while the one before it, fully received, is still
   // being answered: that answer goes out first, then this one.
-  if (pending.req.complete) return void pending.once('finish', answer)
+  if (pending.req.complete) {
+    pending.once('finish', answer)
+    return
+  }
   // The request being answered is the one that timed out mid-body: its answer is this one.
   if (pending.headersSent) socket.destroy()
   else answer()

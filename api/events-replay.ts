@@ -20,30 +20,37 @@ const Replayed = Type.Object({
 
 export function eventReplayRoutes(deps: { events: EventStore; incoming: Output<EventRecord> }) {
   return async (app: FastifyInstance) => {
-    app.post<{ Params: Params }>('/v1/events/:id/replay', {
-      schema: { params: Params, response: { 202: Replayed, ...errors(401, 404, 503) } },
-    }, async (request, reply) => {
-      const { id } = request.params
-      const event = isUlid(id) ? await deps.events.getEvent(id) : null
-      if (!event) throw new SluiceError('NOT_FOUND', `event "${id}" does not exist (or is not stored yet)`)
-      if (event.duplicateOf !== undefined) {
-        throw new SluiceError('REQUEST_INVALID', `event "${id}" was dropped as a duplicate of ${event.duplicateOf}: replay that one`)
-      }
-      const internalId = newUlid()
-      const copy: EventRecord = {
-        internalId,
-        id: internalId,
-        name: event.name,
-        data: event.data,
-        ts: event.ts,
-        env: event.env,
-        receivedAt: Date.now(),
-        source: { kind: 'replay', eventId: event.internalId },
-      }
-      // Answers only once the copy is durable in the log, as the Event API does.
-      await deps.incoming.publish([copy])
-      reply.code(202)
-      return { data: { internal_id: internalId, replay_of: event.internalId } }
-    })
+    app.post<{ Params: Params }>(
+      '/v1/events/:id/replay',
+      {
+        schema: { params: Params, response: { 202: Replayed, ...errors(401, 404, 503) } },
+      },
+      async (request, reply) => {
+        const { id } = request.params
+        const event = isUlid(id) ? await deps.events.getEvent(id) : null
+        if (!event) throw new SluiceError('NOT_FOUND', `event "${id}" does not exist (or is not stored yet)`)
+        if (event.duplicateOf !== undefined) {
+          throw new SluiceError(
+            'REQUEST_INVALID',
+            `event "${id}" was dropped as a duplicate of ${event.duplicateOf}: replay that one`,
+          )
+        }
+        const internalId = newUlid()
+        const copy: EventRecord = {
+          internalId,
+          id: internalId,
+          name: event.name,
+          data: event.data,
+          ts: event.ts,
+          env: event.env,
+          receivedAt: Date.now(),
+          source: { kind: 'replay', eventId: event.internalId },
+        }
+        // Answers only once the copy is durable in the log, as the Event API does.
+        await deps.incoming.publish([copy])
+        reply.code(202)
+        return { data: { internal_id: internalId, replay_of: event.internalId } }
+      },
+    )
   }
 }

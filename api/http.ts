@@ -7,7 +7,14 @@ import Fastify, { LogController, type FastifyInstance, type FastifyRequest } fro
 import type { Logger } from 'pino'
 import { SluiceError, errorCode, type ErrorCode } from '../core/errors.ts'
 import type { EventLimits } from '../core/event.ts'
-import { applyLimits, clientErrorHandler, continueOnceAdmitted, answerExpect, hostGuard, type HttpLimits } from './edge.ts'
+import {
+  applyLimits,
+  clientErrorHandler,
+  continueOnceAdmitted,
+  answerExpect,
+  hostGuard,
+  type HttpLimits,
+} from './edge.ts'
 import { FASTIFY_ERRORS, routeErrorMessage } from './fastify-errors.ts'
 import { swaggerOptions } from './openapi.ts'
 import { validationError, validatorCompiler } from './validation.ts'
@@ -44,7 +51,10 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
       const sluice = toSluiceError(err)
       const body = JSON.stringify(sluice.toBody())
       reply.raw
-        .writeHead(sluice.statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
+        .writeHead(sluice.statusCode, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(body),
+        })
         .end(body)
     },
     // node checks request and headers timeouts this often (30 s by default, which let slow
@@ -79,7 +89,8 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonParser(parseJson))
   const routes: string[] = []
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`)
+    for (const method of [route.method].flat())
+      if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`)
   })
   for (const plugin of plugins) app.register(plugin)
   // For load balancers and Kubernetes probes (cli/health.ts).
@@ -98,7 +109,11 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
         await app.listen({ host: config.host, port: config.port })
       } catch (err) {
         if ((err as { code?: string }).code !== 'EADDRINUSE') throw err
-        throw new SluiceError('CONFIG_INVALID', `port (--port / SLUICE_PORT): ${config.host}:${config.port} is in use; stop the other process or pick another port`, { cause: err })
+        throw new SluiceError(
+          'CONFIG_INVALID',
+          `port (--port / SLUICE_PORT): ${config.host}:${config.port} is in use; stop the other process or pick another port`,
+          { cause: err },
+        )
       }
       const address = app.server.address()
       const port = typeof address === 'object' && address ? address.port : config.port
@@ -126,7 +141,12 @@ function toSluiceError(err: unknown): SluiceError {
   const code = errorCode(err)
   if (code) return new SluiceError(code, (err as Error).message)
   const e = err as { statusCode?: number; code?: string; message?: string; validation?: unknown }
-  const byStatus: Record<number, ErrorCode> = { 413: 'BODY_TOO_LARGE', 400: 'REQUEST_INVALID', 415: 'CONTENT_TYPE_UNSUPPORTED', 404: 'NOT_FOUND' }
+  const byStatus: Record<number, ErrorCode> = {
+    413: 'BODY_TOO_LARGE',
+    400: 'REQUEST_INVALID',
+    415: 'CONTENT_TYPE_UNSUPPORTED',
+    404: 'NOT_FOUND',
+  }
   const known = e.code ? FASTIFY_ERRORS[e.code] : undefined
   if (known) return new SluiceError(known[0], known[1] ?? e.message)
   if (e.statusCode && byStatus[e.statusCode]) return new SluiceError(byStatus[e.statusCode], e.message)

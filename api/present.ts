@@ -19,7 +19,14 @@ export function presentEvent(e: StoredEvent) {
 }
 
 export function presentEnv(e: EnvDoc) {
-  return { name: e.name, kind: e.kind, created_at: iso(e.createdAt), archived_at: iso(e.archivedAt), max_body_bytes: e.maxBodyBytes ?? null, max_events_per_second: e.maxEventsPerSecond ?? null }
+  return {
+    name: e.name,
+    kind: e.kind,
+    created_at: iso(e.createdAt),
+    archived_at: iso(e.archivedAt),
+    max_body_bytes: e.maxBodyBytes ?? null,
+    max_events_per_second: e.maxEventsPerSecond ?? null,
+  }
 }
 
 export function presentKey(k: KeyDoc) {
@@ -27,5 +34,7 @@ export function presentKey(k: KeyDoc) {
 }
 
 export function snakeKeys(value: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase()), v]))
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase()), v]),
+  )
 }

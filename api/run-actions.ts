@@ -17,7 +17,10 @@ const Params = Type.Object({ id: Type.String({ description: 'A run ID' }) })
 type Params = Static<typeof Params>
 /** The run as GET /v1/runs/<id> shows it (its other fields pass through). */
 const RunEnvelope = Type.Object({
-  data: Type.Object({ run_id: Type.String(), status: Type.String(), attempts: Type.Integer() }, { additionalProperties: true }),
+  data: Type.Object(
+    { run_id: Type.String(), status: Type.String(), attempts: Type.Integer() },
+    { additionalProperties: true },
+  ),
 })
 const CancelRequested = Type.Object({ data: Type.Object({ run_id: Type.String(), cancel_requested: Type.Boolean() }) })
 
@@ -40,28 +43,47 @@ export function runActionsRoutes(deps: RunActionsDeps) {
   }
 
   return async (app: FastifyInstance) => {
-    app.post<{ Params: Params }>('/v1/runs/:id/cancel', { schema: { params: Params, response: { 202: CancelRequested, ...errors(401, 404, 409) } } }, async (request, reply) => {
-      const { run, event } = await runAndEvent(request.params.id)
-      if (!isParked(run)) throw new SluiceError('RUN_NOT_CANCELLABLE', `run "${run.runId}" is ${run.status} and not waiting for a retry: it cannot be cancelled now`)
-      await deps.functionRuns({ env: run.env, key: run.functionId }).publish([cancelRecordFor(run, event, Date.now())])
-      reply.code(202)
-      // Taken by the runner unless the retry started first (then the run goes on): the run's status tells.
-      return { data: { run_id: run.runId, cancel_requested: true } }
-    })
-    app.post<{ Params: Params }>('/v1/runs/:id/retry', { schema: { params: Params, response: { 202: RunEnvelope, ...errors(401, 404, 409) } } }, async (request, reply) => {
-      const { id } = request.params
-      const run = isUlid(id) ? await deps.runs.getRun(id) : null
-      if (!run) throw new SluiceError('NOT_FOUND', `run "${id}" does not exist (or is not stored yet)`)
-      if (run.status !== 'failed') throw new SluiceError('RUN_NOT_RETRIABLE', `run "${id}" is ${run.status}: only a failed run can be retried`)
-      const stored = await deps.events.getEvent(run.eventId)
-      if (!stored) throw new SluiceError('NOT_FOUND', `event "${run.eventId}" of run "${id}" is not stored: the run cannot be retried`)
-      const { duplicateOf: _, ...event } = stored
-      const { record, snapshot } = retryOfFailedRun(run, event)
-      // The record first: once it is durable the retry happens, whatever becomes of the snapshot.
-      await deps.functionRuns({ env: run.env, key: run.functionId }).publish([record])
-      await deps.snapshots.publish([snapshot])
-      reply.code(202)
-      return { data: presentRun(snapshot) }
-    })
+    app.post<{ Params: Params }>(
+      '/v1/runs/:id/cancel',
+      { schema: { params: Params, response: { 202: CancelRequested, ...errors(401, 404, 409) } } },
+      async (request, reply) => {
+        const { run, event } = await runAndEvent(request.params.id)
+        if (!isParked(run))
+          throw new SluiceError(
+            'RUN_NOT_CANCELLABLE',
+            `run "${run.runId}" is ${run.status} and not waiting for a retry: it cannot be cancelled now`,
+          )
+        await deps
+          .functionRuns({ env: run.env, key: run.functionId })
+          .publish([cancelRecordFor(run, event, Date.now())])
+        reply.code(202)
+        // Taken by the runner unless the retry started first (then the run goes on): the run's status tells.
+        return { data: { run_id: run.runId, cancel_requested: true } }
+      },
+    )
+    app.post<{ Params: Params }>(
+      '/v1/runs/:id/retry',
+      { schema: { params: Params, response: { 202: RunEnvelope, ...errors(401, 404, 409) } } },
+      async (request, reply) => {
+        const { id } = request.params
+        const run = isUlid(id) ? await deps.runs.getRun(id) : null
+        if (!run) throw new SluiceError('NOT_FOUND', `run "${id}" does not exist (or is not stored yet)`)
+        if (run.status !== 'failed')
+          throw new SluiceError('RUN_NOT_RETRIABLE', `run "${id}" is ${run.status}: only a failed run can be retried`)
+        const stored = await deps.events.getEvent(run.eventId)
+        if (!stored)
+          throw new SluiceError(
+            'NOT_FOUND',
+            `event "${run.eventId}" of run "${id}" is not stored: the run cannot be retried`,
+          )
+        const { duplicateOf: _, ...event } = stored
+        const { record, snapshot } = retryOfFailedRun(run, event)
+        // The record first: once it is durable the retry happens, whatever becomes of the snapshot.
+        await deps.functionRuns({ env: run.env, key: run.functionId }).publish([record])
+        await deps.snapshots.publish([snapshot])
+        reply.code(202)
+        return { data: presentRun(snapshot) }
+      },
+    )
   }
 }

@@ -6,11 +6,19 @@ import autocannon from 'autocannon'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
-export interface Child { url: string; child: ChildProcess; stop(): Promise<void> }
+export interface Child {
+  url: string
+  child: ChildProcess
+  stop(): Promise<void>
+}
 
 /** Starts a node process that prints `"url":"http://…"` (pino) or `listening http://…` once up. */
 export async function startChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Child> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const url = await new Promise<string>((resolve, reject) => {
     let out = ''
     child.stdout!.on('data', (c: Buffer) => {
@@ -21,7 +29,15 @@ export async function startChild(args: string[], env: NodeJS.ProcessEnv = {}): P
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)))
   })
   child.stdout!.resume()
-  return { url, child, stop: () => new Promise((r) => { child.once('exit', () => r()); child.kill('SIGTERM') }) }
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise((r) => {
+        child.once('exit', () => r())
+        child.kill('SIGTERM')
+      }),
+  }
 }
 
 /** Peak resident memory of a process, in MiB. */
@@ -30,14 +46,38 @@ export function peakRssMb(pid: number): number {
   return match ? Math.round(Number(match[1]) / 1024) : NaN
 }
 
-export interface LoadResult { requestsPerSec: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number }
-
-export async function load(url: string, body: string, connections: number, durationS: number): Promise<LoadResult> {
-  const result = await autocannon({ url, method: 'POST', body, headers: { 'content-type': 'application/json' }, connections, duration: durationS, pipelining: 1 })
-  return { requestsPerSec: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors }
+export interface LoadResult {
+  requestsPerSec: number
+  p50Ms: number
+  p99Ms: number
+  non2xx: number
+  errors: number
 }
 
-export function report(name: string, rows: Array<Record<string, string | number>>, extra: Record<string, unknown> = {}): void {
+export async function load(url: string, body: string, connections: number, durationS: number): Promise<LoadResult> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json' },
+    connections,
+    duration: durationS,
+    pipelining: 1,
+  })
+  return {
+    requestsPerSec: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  }
+}
+
+export function report(
+  name: string,
+  rows: Array<Record<string, string | number>>,
+  extra: Record<string, unknown> = {},
+): void {
   process.stdout.write(JSON.stringify({ bench: name, node: process.version, ...extra, rows }) + '\n\n')
   const columns = Object.keys(rows[0])
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)))

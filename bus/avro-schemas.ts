@@ -24,13 +24,45 @@ export const eventSchema = {
       name: 'source',
       doc: 'Where the event came from: one branch per kind.',
       type: [
-        { type: 'record', name: 'ApiSource', doc: 'Sent to the Event API.', fields: [{ name: 'keyId', type: ['null', 'string'], default: null }] },
-        { type: 'record', name: 'WebhookSource', doc: 'Made by a webhook transform.', fields: [{ name: 'webhookId', type: 'string' }, { name: 'requestId', type: 'string' }] },
-        { type: 'record', name: 'FunctionSource', doc: 'Sent by a function step (step.sendEvent).', fields: [{ name: 'functionId', type: 'string' }, { name: 'runId', type: 'string' }, { name: 'stepId', type: 'string' }] },
-        { type: 'record', name: 'ReplaySource', doc: 'A copy of a stored event, sent again by POST /v1/events/<id>/replay.', fields: [{ name: 'eventId', type: 'string' }] },
+        {
+          type: 'record',
+          name: 'ApiSource',
+          doc: 'Sent to the Event API.',
+          fields: [{ name: 'keyId', type: ['null', 'string'], default: null }],
+        },
+        {
+          type: 'record',
+          name: 'WebhookSource',
+          doc: 'Made by a webhook transform.',
+          fields: [
+            { name: 'webhookId', type: 'string' },
+            { name: 'requestId', type: 'string' },
+          ],
+        },
+        {
+          type: 'record',
+          name: 'FunctionSource',
+          doc: 'Sent by a function step (step.sendEvent).',
+          fields: [
+            { name: 'functionId', type: 'string' },
+            { name: 'runId', type: 'string' },
+            { name: 'stepId', type: 'string' },
+          ],
+        },
+        {
+          type: 'record',
+          name: 'ReplaySource',
+          doc: 'A copy of a stored event, sent again by POST /v1/events/<id>/replay.',
+          fields: [{ name: 'eventId', type: 'string' }],
+        },
       ],
     },
-    { name: 'duplicateOf', type: ['null', 'string'], default: null, doc: 'On `duplicates`: the internal ID of the event this one duplicates.' },
+    {
+      name: 'duplicateOf',
+      type: ['null', 'string'],
+      default: null,
+      doc: 'On `duplicates`: the internal ID of the event this one duplicates.',
+    },
   ],
 } as const
 
@@ -43,7 +75,11 @@ export const rawRequestSchema = {
   fields: [
     { name: 'requestId', type: 'string', doc: 'ULID assigned at ingest.' },
     { name: 'webhookId', type: 'string' },
-    { name: 'attempt', type: 'int', doc: '1 on first delivery; each replay publishes the request again with the next attempt.' },
+    {
+      name: 'attempt',
+      type: 'int',
+      doc: '1 on first delivery; each replay publishes the request again with the next attempt.',
+    },
     { name: 'receivedAt', type: timestampMillis },
     { name: 'ip', type: 'string', doc: "The client's address." },
     { name: 'headers', type: { type: 'map', values: 'string' }, doc: 'Canonical header names (X-Github-Event).' },
@@ -52,14 +88,23 @@ export const rawRequestSchema = {
   ],
 } as const
 
-const SOURCE_BRANCH = { api: 'dev.sluice.ApiSource', webhook: 'dev.sluice.WebhookSource', function: 'dev.sluice.FunctionSource', replay: 'dev.sluice.ReplaySource' } as const
+const SOURCE_BRANCH = {
+  api: 'dev.sluice.ApiSource',
+  webhook: 'dev.sluice.WebhookSource',
+  function: 'dev.sluice.FunctionSource',
+  replay: 'dev.sluice.ReplaySource',
+} as const
 
 function sourceToAvro(source: EventSource): Record<string, unknown> {
   switch (source.kind) {
-    case 'api': return { [SOURCE_BRANCH.api]: { keyId: source.keyId ?? null } }
-    case 'webhook': return { [SOURCE_BRANCH.webhook]: { webhookId: source.webhookId, requestId: source.requestId } }
-    case 'function': return { [SOURCE_BRANCH.function]: { functionId: source.functionId, runId: source.runId, stepId: source.stepId } }
-    case 'replay': return { [SOURCE_BRANCH.replay]: { eventId: source.eventId } }
+    case 'api':
+      return { [SOURCE_BRANCH.api]: { keyId: source.keyId ?? null } }
+    case 'webhook':
+      return { [SOURCE_BRANCH.webhook]: { webhookId: source.webhookId, requestId: source.requestId } }
+    case 'function':
+      return { [SOURCE_BRANCH.function]: { functionId: source.functionId, runId: source.runId, stepId: source.stepId } }
+    case 'replay':
+      return { [SOURCE_BRANCH.replay]: { eventId: source.eventId } }
     default: {
       const unknown: never = source
       throw new Error(`unknown event source ${JSON.stringify(unknown)}`)
@@ -81,7 +126,17 @@ export function eventToAvro(event: StoredEvent): Record<string, unknown> {
   }
 }
 
-interface AvroEvent { internalId: string; id: string; name: string; data: string; ts: number; env: string; receivedAt: number; source: Record<string, Record<string, string | null>>; duplicateOf: string | null }
+interface AvroEvent {
+  internalId: string
+  id: string
+  name: string
+  data: string
+  ts: number
+  env: string
+  receivedAt: number
+  source: Record<string, Record<string, string | null>>
+  duplicateOf: string | null
+}
 
 export function eventFromAvro(value: AvroEvent): StoredEvent {
   const [branch, fields] = Object.entries(value.source)[0]
@@ -100,8 +155,10 @@ export function eventFromAvro(value: AvroEvent): StoredEvent {
 }
 
 function sourceFromAvro(branch: string, fields: Record<string, string | null>): EventSource {
-  if (branch === SOURCE_BRANCH.webhook) return { kind: 'webhook', webhookId: fields.webhookId!, requestId: fields.requestId! }
-  if (branch === SOURCE_BRANCH.function) return { kind: 'function', functionId: fields.functionId!, runId: fields.runId!, stepId: fields.stepId! }
+  if (branch === SOURCE_BRANCH.webhook)
+    return { kind: 'webhook', webhookId: fields.webhookId!, requestId: fields.requestId! }
+  if (branch === SOURCE_BRANCH.function)
+    return { kind: 'function', functionId: fields.functionId!, runId: fields.runId!, stepId: fields.stepId! }
   if (branch === SOURCE_BRANCH.replay) return { kind: 'replay', eventId: fields.eventId! }
   return fields.keyId === null || fields.keyId === undefined ? { kind: 'api' } : { kind: 'api', keyId: fields.keyId }
 }
@@ -111,7 +168,9 @@ export function rawRequestToAvro(request: RawWebhookRequest): Record<string, unk
   return { ...fields, body: rawBodyBytes(request) }
 }
 
-export function rawRequestFromAvro(value: Omit<RawWebhookRequest, 'body' | 'bodyEncoding'> & { body: Buffer }): RawWebhookRequest {
+export function rawRequestFromAvro(
+  value: Omit<RawWebhookRequest, 'body' | 'bodyEncoding'> & { body: Buffer },
+): RawWebhookRequest {
   return {
     requestId: value.requestId,
     webhookId: value.webhookId,

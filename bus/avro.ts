@@ -19,7 +19,14 @@ import type { RawWebhookRequest } from '../core/raw-request.ts'
 import type { Codec } from './codec.ts'
 import type { TopicNames } from './topics.ts'
 import { SluiceError } from '../core/errors.ts'
-import { eventFromAvro, eventSchema, eventToAvro, rawRequestFromAvro, rawRequestSchema, rawRequestToAvro } from './avro-schemas.ts'
+import {
+  eventFromAvro,
+  eventSchema,
+  eventToAvro,
+  rawRequestFromAvro,
+  rawRequestSchema,
+  rawRequestToAvro,
+} from './avro-schemas.ts'
 
 export interface AvroCodecConfig {
   /** Register schemas there and write the Confluent wire format; absent: single-object encoding. */
@@ -29,7 +36,11 @@ export interface AvroCodecConfig {
   topics: Pick<TopicNames, 'incoming' | 'events' | 'duplicates' | 'raw' | 'rawSlow'>
 }
 
-export interface AvroCodecs { event: Codec<EventRecord, Buffer>; stored: Codec<StoredEvent, Buffer>; raw: Codec<RawWebhookRequest, Buffer> }
+export interface AvroCodecs {
+  event: Codec<EventRecord, Buffer>
+  stored: Codec<StoredEvent, Buffer>
+  raw: Codec<RawWebhookRequest, Buffer>
+}
 
 /** The part of @confluentinc/schemaregistry's client the codecs use. */
 export interface SchemaRegistry {
@@ -56,11 +67,24 @@ export async function createAvroCodecs(config: AvroCodecConfig, log: Logger): Pr
     })
   }
   const storedTopics = [topics.incoming, topics.events, topics.duplicates]
-  const stored = await avroCodec<StoredEvent>(eventSchema, eventToAvro, eventFromAvro, registry, storedTopics, log)
-    .catch((err) => {
-      throw registryError(err)
-    })
-  const raw = await avroCodec<RawWebhookRequest>(rawRequestSchema, rawRequestToAvro, rawRequestFromAvro, registry, [topics.raw, topics.rawSlow], log)
+  const stored = await avroCodec<StoredEvent>(
+    eventSchema,
+    eventToAvro,
+    eventFromAvro,
+    registry,
+    storedTopics,
+    log,
+  ).catch((err) => {
+    throw registryError(err)
+  })
+  const raw = await avroCodec<RawWebhookRequest>(
+    rawRequestSchema,
+    rawRequestToAvro,
+    rawRequestFromAvro,
+    registry,
+    [topics.raw, topics.rawSlow],
+    log,
+  )
   return { event: stored, stored, raw }
 }
 
@@ -68,8 +92,8 @@ export async function createAvroCodecs(config: AvroCodecConfig, log: Logger): Pr
 function registryError(err: unknown): unknown {
   const status = (err as { status?: number }).status
   if (status !== 401 && status !== 403) return err
-  const setting = 'schemaRegistryUser / schemaRegistryPassword'
-    + ' (SLUICE_SCHEMA_REGISTRY_USER / SLUICE_SCHEMA_REGISTRY_PASSWORD)'
+  const setting =
+    'schemaRegistryUser / schemaRegistryPassword' + ' (SLUICE_SCHEMA_REGISTRY_USER / SLUICE_SCHEMA_REGISTRY_PASSWORD)'
   return new SluiceError('CREDENTIALS_REJECTED', `${setting}: the schema registry answered ${status}`, { cause: err })
 }
 
@@ -90,7 +114,9 @@ export async function avroCodec<T>(
   if (registry) {
     // The full schema (docs, defaults, logical types): what the registry's compatibility checks and readers need.
     const text = JSON.stringify(schema)
-    const ids = await Promise.all(subjects.map((subject) => registry.register(subject, { schemaType: 'AVRO', schema: text })))
+    const ids = await Promise.all(
+      subjects.map((subject) => registry.register(subject, { schemaType: 'AVRO', schema: text })),
+    )
     schemaId = ids[0]
   }
   const resolvers = new Map<number, avsc.Resolver | Promise<void>>()
@@ -99,10 +125,15 @@ export async function avroCodec<T>(
     if (id === schemaId) return undefined
     const known = resolvers.get(id)
     if (known && !(known instanceof Promise)) return known
-    if (!registry) throw new Error(`record written with schema registry id ${id}; set SLUICE_SCHEMA_REGISTRY_URL to read it`)
+    if (!registry)
+      throw new Error(`record written with schema registry id ${id}; set SLUICE_SCHEMA_REGISTRY_URL to read it`)
     if (!known) {
       const fetching = registry.getBySubjectAndId(subjects[0], id).then(
-        (info) => void resolvers.set(id, type.createResolver(avsc.Type.forSchema(JSON.parse(info.schema), { wrapUnions: 'auto' }))),
+        (info) =>
+          void resolvers.set(
+            id,
+            type.createResolver(avsc.Type.forSchema(JSON.parse(info.schema), { wrapUnions: 'auto' })),
+          ),
         (err) => {
           log.error({ err, schemaId: id }, 'could not load a writer schema from the registry')
           resolvers.delete(id) // the next redelivery tries again
@@ -125,7 +156,8 @@ export async function avroCodec<T>(
     decode(buffer) {
       if (buffer[0] === JSON_OBJECT) return JSON.parse(buffer.toString('utf8')) as T
       if (buffer[0] === MAGIC_SINGLE_OBJECT[0] && buffer[1] === MAGIC_SINGLE_OBJECT[1]) {
-        if (!buffer.subarray(2, 10).equals(fingerprint)) throw new Error(`Avro record of an unknown schema (fingerprint ${buffer.subarray(2, 10).toString('hex')})`)
+        if (!buffer.subarray(2, 10).equals(fingerprint))
+          throw new Error(`Avro record of an unknown schema (fingerprint ${buffer.subarray(2, 10).toString('hex')})`)
         return fromAvro(type.fromBuffer(buffer.subarray(10)) as never)
       }
       if (buffer[0] === MAGIC_CONFLUENT && buffer.length >= 5) {

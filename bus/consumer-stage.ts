@@ -12,7 +12,12 @@ export interface ConsumerStageConfig {
 }
 
 /** `handle` gets the decoded values and, index for index, the records they came from. */
-export function createConsumerStage<T>(bus: Bus, codec: Codec<T>, config: ConsumerStageConfig, handle: (values: T[], records: ConsumedRecord[]) => Promise<void>) {
+export function createConsumerStage<T>(
+  bus: Bus,
+  codec: Codec<T>,
+  config: ConsumerStageConfig,
+  handle: (values: T[], records: ConsumedRecord[]) => Promise<void>,
+) {
   let subscription: Subscription | undefined
   return {
     async start() {
@@ -21,7 +26,11 @@ export function createConsumerStage<T>(bus: Bus, codec: Codec<T>, config: Consum
         topics: config.topics,
         maxBatchRecords: config.maxBatchRecords,
         handler: async (batch) => {
-          if (!config.idle?.()) await handle(batch.records.map((r) => codec.decode(r.value)), batch.records)
+          if (!config.idle?.())
+            await handle(
+              batch.records.map((r) => codec.decode(r.value)),
+              batch.records,
+            )
         },
       })
     },

@@ -14,7 +14,9 @@ import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs'
 import { SluiceError } from '../core/errors.ts'
 import type { BusRecord } from './types.ts'
 
-export interface KafkaPublisherConfig { timeoutMs: number }
+export interface KafkaPublisherConfig {
+  timeoutMs: number
+}
 
 export interface KafkaPublisher {
   publish(topic: string, records: BusRecord[]): Promise<void>
@@ -60,7 +62,10 @@ export function createKafkaPublisher(kafka: Kafka, config: KafkaPublisherConfig,
 
   function newBatch(): PendingBatch {
     let resolve!: () => void, reject!: (err: unknown) => void
-    const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej })
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res
+      reject = rej
+    })
     const batch: PendingBatch = {
       messages: new Map(),
       settled: false,

@@ -28,7 +28,10 @@ export async function readKafkaPartition(
   let offsets: Awaited<ReturnType<Admin['fetchTopicOffsets']>>[number] | undefined
   try {
     // A partition just created may not be led by its broker yet (NOT_LEADER_FOR_PARTITION): retried.
-    const all = await withRetry(() => admin.fetchTopicOffsets(topic), { policy: OFFSETS_RETRY, shouldRetry: (err) => (err as { retriable?: boolean }).retriable === true })
+    const all = await withRetry(() => admin.fetchTopicOffsets(topic), {
+      policy: OFFSETS_RETRY,
+      shouldRetry: (err) => (err as { retriable?: boolean }).retriable === true,
+    })
     offsets = all.find((o) => o.partition === partition)
   } catch (err) {
     throw new SluiceError('LOG_UNAVAILABLE', `could not read the offsets of ${topic}`, { cause: err })
@@ -47,10 +50,18 @@ export async function readKafkaPartition(
   let settled = false
   let finish!: () => void, fail!: (err: unknown) => void
   const done = new Promise<void>((resolve, reject) => {
-    finish = () => { settled = true; resolve() }
-    fail = (err) => { settled = true; reject(err) }
+    finish = () => {
+      settled = true
+      resolve()
+    }
+    fail = (err) => {
+      settled = true
+      reject(err)
+    }
   })
-  consumer.on(consumer.events.CRASH, ({ payload }) => fail(new SluiceError('LOG_UNAVAILABLE', `reading ${topic}/${partition} failed`, { cause: payload.error })))
+  consumer.on(consumer.events.CRASH, ({ payload }) =>
+    fail(new SluiceError('LOG_UNAVAILABLE', `reading ${topic}/${partition} failed`, { cause: payload.error })),
+  )
   try {
     await consumer.connect()
     await consumer.subscribe({ topics: [topic], fromBeginning: true })
@@ -82,11 +93,18 @@ function onlyPartition(topic: string, partition: number): PartitionAssigner {
   return () => ({
     name,
     version: 0,
-    protocol: ({ topics }) => ({ name, metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData: Buffer.alloc(0) }) }),
+    protocol: ({ topics }) => ({
+      name,
+      metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData: Buffer.alloc(0) }),
+    }),
     assign: async ({ members }) =>
       members.map((member, i) => ({
         memberId: member.memberId,
-        memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 0, assignment: i === 0 ? { [topic]: [partition] } : {}, userData: Buffer.alloc(0) }),
+        memberAssignment: AssignerProtocol.MemberAssignment.encode({
+          version: 0,
+          assignment: i === 0 ? { [topic]: [partition] } : {},
+          userData: Buffer.alloc(0),
+        }),
       })),
   })
 }

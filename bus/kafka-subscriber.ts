@@ -26,7 +26,13 @@ export interface KafkaSubscriberConfig {
   maxBatchRecords: number
 }
 
-interface Owned { key: string; topic: string; partition: number; abort: AbortController; inFlight: Promise<void> }
+interface Owned {
+  key: string
+  topic: string
+  partition: number
+  abort: AbortController
+  inFlight: Promise<void>
+}
 
 const HANDLER_RETRY = retryPolicies.stageHandler
 const ASSIGN_RETRY = retryPolicies.kafkaAssign
@@ -41,7 +47,12 @@ export function toConsumedRecord(message: KafkaMessage): ConsumedRecord {
   }
 }
 
-export async function subscribeKafka(kafka: Kafka, options: SubscribeOptions, config: KafkaSubscriberConfig, log: Logger): Promise<Subscription> {
+export async function subscribeKafka(
+  kafka: Kafka,
+  options: SubscribeOptions,
+  config: KafkaSubscriberConfig,
+  log: Logger,
+): Promise<Subscription> {
   const heartbeatIntervalMs = config.heartbeatIntervalMs ?? Math.max(100, Math.floor(config.sessionTimeoutMs / 3))
   const consumer = kafka.consumer({
     groupId: options.group,
@@ -58,27 +69,40 @@ export async function subscribeKafka(kafka: Kafka, options: SubscribeOptions, co
   let memberId: string | undefined
   let stopped: Promise<void> | undefined
 
-  const enqueue = (step: () => Promise<void>) => (transition = transition.then(step).catch((err) => log.error({ err, group: options.group }, 'partition (re)assignment failed')))
+  const enqueue = (step: () => Promise<void>) =>
+    (transition = transition
+      .then(step)
+      .catch((err) => log.error({ err, group: options.group }, 'partition (re)assignment failed')))
 
   async function reassign(assignment: Record<string, number[]>, revokeAll: boolean): Promise<void> {
-    const next = new Set(Object.entries(assignment).flatMap(([topic, partitions]) => partitions.map((p) => tpKey(topic, p))))
+    const next = new Set(
+      Object.entries(assignment).flatMap(([topic, partitions]) => partitions.map((p) => tpKey(topic, p))),
+    )
     const lost = [...owned.values()].filter((o) => revokeAll || !next.has(o.key))
     for (const o of lost) {
       owned.delete(o.key) // no new batch of it starts from here on
       o.abort.abort() // a handler being retried gives up; its batch is redelivered to the next owner
     }
     await Promise.all(lost.map((o) => o.inFlight))
-    if (lost.length > 0) await options.onRevoke?.(grouped(lost)).catch((err) => log.error({ err, group: options.group }, 'onRevoke failed'))
-    const gained = [...next].filter((key) => !owned.has(key)).map((key) => {
-      const [topic, partition] = key.split('\0')
-      return { key, topic, partition: Number(partition) }
-    })
+    if (lost.length > 0)
+      await options
+        .onRevoke?.(grouped(lost))
+        .catch((err) => log.error({ err, group: options.group }, 'onRevoke failed'))
+    const gained = [...next]
+      .filter((key) => !owned.has(key))
+      .map((key) => {
+        const [topic, partition] = key.split('\0')
+        return { key, topic, partition: Number(partition) }
+      })
     if (gained.length === 0 || stopping.signal.aborted) return
     const assigned = await withRetry(() => options.onAssign?.(grouped(gained)) ?? Promise.resolve(), {
       policy: ASSIGN_RETRY,
       signal: stopping.signal,
       onRetry: (err, attempt) => log.error({ err, group: options.group, attempt }, 'onAssign failed; retrying'),
-    }).then(() => true, () => false)
+    }).then(
+      () => true,
+      () => false,
+    )
     if (!assigned || stopping.signal.aborted) return
     for (const g of gained) owned.set(g.key, { ...g, abort: new AbortController(), inFlight: Promise.resolve() })
   }
@@ -91,7 +115,8 @@ export async function subscribeKafka(kafka: Kafka, options: SubscribeOptions, co
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     // kafkajs has left the group; it rejoins (GROUP_JOIN) when it restarts, possibly as a new member.
     log.warn({ err: payload.error, group: options.group, restart: payload.restart }, 'kafka consumer crashed')
-    if (!payload.restart) log.error({ group: options.group }, 'kafka consumer will not restart: this subscription stopped consuming')
+    if (!payload.restart)
+      log.error({ group: options.group }, 'kafka consumer will not restart: this subscription stopped consuming')
     memberId = undefined
     void enqueue(() => reassign({}, true))
   })
@@ -105,14 +130,32 @@ export async function subscribeKafka(kafka: Kafka, options: SubscribeOptions, co
       if (!state || stopping.signal.aborted || !isRunning() || isStale()) return
       const messages = batch.messages.slice(i, i + maxBatch)
       const giveUp = new AbortController()
-      const run = withRetry(() => options.handler({ topic: batch.topic, partition: batch.partition, records: messages.map(toConsumedRecord) }), {
-        policy: HANDLER_RETRY,
-        signal: AbortSignal.any([state.abort.signal, giveUp.signal]),
-        onRetry: (err, attempt) => log.error({ err, group: options.group, topic: batch.topic, partition: batch.partition, attempt }, 'handler failed; redelivering batch'),
-      })
-      state.inFlight = run.then(() => {}, () => {})
+      const run = withRetry(
+        () =>
+          options.handler({ topic: batch.topic, partition: batch.partition, records: messages.map(toConsumedRecord) }),
+        {
+          policy: HANDLER_RETRY,
+          signal: AbortSignal.any([state.abort.signal, giveUp.signal]),
+          onRetry: (err, attempt) =>
+            log.error(
+              { err, group: options.group, topic: batch.topic, partition: batch.partition, attempt },
+              'handler failed; redelivering batch',
+            ),
+        },
+      )
+      state.inFlight = run.then(
+        () => {},
+        () => {},
+      )
       // A rebalance while the handler keeps failing: stop retrying so the group can move on.
-      const handled = await keepAlive(run.then(() => true, () => false), heartbeat, () => giveUp.abort())
+      const handled = await keepAlive(
+        run.then(
+          () => true,
+          () => false,
+        ),
+        heartbeat,
+        () => giveUp.abort(),
+      )
       if (!handled) return
       resolveOffset(messages[messages.length - 1].offset)
     }
@@ -127,7 +170,11 @@ export async function subscribeKafka(kafka: Kafka, options: SubscribeOptions, co
   try {
     await consumer.connect()
     await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true })
-    await consumer.run({ eachBatchAutoResolve: false, partitionsConsumedConcurrently: config.partitionsConsumedConcurrently, eachBatch })
+    await consumer.run({
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+      eachBatch,
+    })
   } catch (err) {
     await consumer.disconnect().catch(() => {})
     throw new SluiceError('LOG_UNAVAILABLE', `could not join consumer group ${options.group}`, { cause: err })
@@ -144,7 +191,9 @@ export async function subscribeKafka(kafka: Kafka, options: SubscribeOptions, co
           // not running (restarting after a crash): nothing to pause
         }
         await enqueue(() => reassign({}, true)) // onRevoke before leaving, so the next owner starts after it
-        await consumer.disconnect().catch((err) => log.warn({ err, group: options.group }, 'kafka consumer disconnect failed'))
+        await consumer
+          .disconnect()
+          .catch((err) => log.warn({ err, group: options.group }, 'kafka consumer disconnect failed'))
       })()
       return stopped
     },

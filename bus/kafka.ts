@@ -4,7 +4,15 @@
 // dedup changelog relies on it). Publishing: kafka-publisher.ts; consumer groups:
 // kafka-subscriber.ts; readPartition: kafka-reader.ts.
 import type { Logger } from 'pino'
-import { Kafka, logLevel, type Admin, type KafkaConfig, type SASLOptions, type ITopicConfig, type logCreator } from 'kafkajs'
+import {
+  Kafka,
+  logLevel,
+  type Admin,
+  type KafkaConfig,
+  type SASLOptions,
+  type ITopicConfig,
+  type logCreator,
+} from 'kafkajs'
 import { SluiceError } from '../core/errors.ts'
 import { retryPolicies, withRetry } from '../core/retry.ts'
 import type { Bus, Subscription, TopicSpec } from './types.ts'
@@ -39,7 +47,9 @@ export interface KafkaBusConfig {
 const KEEP_TOMBSTONES_MS = String(100 * 365 * 24 * 3600 * 1000)
 
 /** The Kafka Bus, and whether a broker answers now (readiness). */
-export interface KafkaBus extends Bus { reachable(): Promise<boolean> }
+export interface KafkaBus extends Bus {
+  reachable(): Promise<boolean>
+}
 
 export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promise<KafkaBus> {
   const options: KafkaConfig = {
@@ -93,10 +103,16 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
       // waitForLeaders: false — on a multi-broker cluster, kafkajs asks brokers that have not heard of
       // the topic yet and fails; leaders are awaited below instead. Another node creating the same
       // topic at once is fine: kafkajs treats "already exists" as done.
-      if (missing.length > 0) await admin.createTopics({ waitForLeaders: false, topics: missing.map(([topic, spec]) => topicConfig(topic, spec)) })
+      if (missing.length > 0)
+        await admin.createTopics({
+          waitForLeaders: false,
+          topics: missing.map(([topic, spec]) => topicConfig(topic, spec)),
+        })
       await withRetry(() => checkLeaders(admin, wanted, log), { policy: retryPolicies.kafkaLeaders })
     } catch (err) {
-      throw new SluiceError('LOG_UNAVAILABLE', `could not create Kafka topics ${wanted.map(([t]) => t).join(', ')}`, { cause: err })
+      throw new SluiceError('LOG_UNAVAILABLE', `could not create Kafka topics ${wanted.map(([t]) => t).join(', ')}`, {
+        cause: err,
+      })
     }
     for (const [topic] of wanted) ensured.add(topic)
   }
@@ -121,7 +137,8 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
       await admin.describeCluster()
       return true
     },
-    readPartition: (topic, partition, onRecords) => readKafkaPartition(kafka, admin, config.clientId, topic, partition, onRecords),
+    readPartition: (topic, partition, onRecords) =>
+      readKafkaPartition(kafka, admin, config.clientId, topic, partition, onRecords),
     async close() {
       await Promise.all([...subscriptions].map((s) => s.stop()))
       await publisher.close()
@@ -132,8 +149,13 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
 
 // Node's TLS verification failures: the brokers' certificate is not signed by a CA we trust.
 const UNTRUSTED = new Set([
-  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
 ])
 
 /** A refused login or certificate is a setting to fix, said once; not an outage to retry. */
@@ -174,17 +196,22 @@ async function checkLeaders(admin: Admin, wanted: Array<[string, TopicSpec]>, lo
     const metadata = topics.find((t) => t.name === topic)
     if (!metadata || metadata.partitions.some((p) => p.leader < 0)) throw new Error(`topic ${topic} has no leader yet`)
     // An existing topic keeps its partition count: changing it would move keys between partitions.
-    if (metadata.partitions.length !== spec.partitions) log.warn({ topic, partitions: metadata.partitions.length, configured: spec.partitions }, 'Kafka topic exists with another partition count; keeping it')
+    if (metadata.partitions.length !== spec.partitions)
+      log.warn(
+        { topic, partitions: metadata.partitions.length, configured: spec.partitions },
+        'Kafka topic exists with another partition count; keeping it',
+      )
   }
 }
 
 /** kafkajs logs through pino. Its INFO is per-join chatter (debug here); its errors are mostly retried or surfaced by the Bus. */
 function pinoLogCreator(log: Logger): logCreator {
-  return () => ({ namespace, level, log: entry }) => {
-    const { message, timestamp: _, ...fields } = entry
-    // Expected: the publisher bounds producer retries on purpose (see kafka-publisher.ts).
-    if (message.startsWith('Limiting retries for the idempotent producer')) return
-    const method = level <= logLevel.WARN ? 'warn' : 'debug'
-    log[method]({ kafkajs: namespace, ...fields }, message)
-  }
+  return () =>
+    ({ namespace, level, log: entry }) => {
+      const { message, timestamp: _, ...fields } = entry
+      // Expected: the publisher bounds producer retries on purpose (see kafka-publisher.ts).
+      if (message.startsWith('Limiting retries for the idempotent producer')) return
+      const method = level <= logLevel.WARN ? 'warn' : 'debug'
+      log[method]({ kafkajs: namespace, ...fields }, message)
+    }
 }

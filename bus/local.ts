@@ -9,7 +9,16 @@ import type { Logger } from 'pino'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { SluiceError } from '../core/errors.ts'
 import { retryPolicies, sleep, withRetry } from '../core/retry.ts'
-import type { Batch, Bus, BusRecord, ConsumedRecord, SubscribeOptions, Subscription, TopicPartitions, TopicSpec } from './types.ts'
+import type {
+  Batch,
+  Bus,
+  BusRecord,
+  ConsumedRecord,
+  SubscribeOptions,
+  Subscription,
+  TopicPartitions,
+  TopicSpec,
+} from './types.ts'
 import { partitionOf } from './partition.ts'
 import { keyPrefix, keyRange } from '../core/keyspaces.ts'
 
@@ -36,10 +45,27 @@ const MAX_FLUSHES_IN_FLIGHT = 4
 const LOG_FORMAT = 2
 const FORMAT_KEY = keyPrefix('logFormat')
 
-interface Written { first: number; count: number; buffer: Buffer }
-interface TopicState { name: string; spec: TopicSpec; heads: number[]; durable: number[]; waiters: Array<Array<() => void>>; tails: Written[][]; tailBytes: number[] }
+interface Written {
+  first: number
+  count: number
+  buffer: Buffer
+}
+interface TopicState {
+  name: string
+  spec: TopicSpec
+  heads: number[]
+  durable: number[]
+  waiters: Array<Array<() => void>>
+  tails: Written[][]
+  tailBytes: number[]
+}
 /** What one flush writes: per topic and partition, the first offset and the records from it on. */
-type Pending = { batches: Map<TopicState, Map<number, { first: number; records: BusRecord[] }>>; resolve: () => void; reject: (e: unknown) => void; promise: Promise<void> }
+type Pending = {
+  batches: Map<TopicState, Map<number, { first: number; records: BusRecord[] }>>
+  resolve: () => void
+  reject: (e: unknown) => void
+  promise: Promise<void>
+}
 
 const logKey = (topic: string, partition: number, offset: number) =>
   keyPrefix('logBatches', `${topic}\0${partition}\0${offset.toString(16).padStart(16, '0')}`)
@@ -60,11 +86,19 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   let flushScheduled = false
   let closed = false
   const subscriptions = new Set<Subscription>()
-  const retentionTimer = setInterval(() => void truncate().catch((err) => log.warn({ err }, 'log retention failed')), config.retentionCheckMs)
+  const retentionTimer = setInterval(
+    () => void truncate().catch((err) => log.warn({ err }, 'log retention failed')),
+    config.retentionCheckMs,
+  )
   retentionTimer.unref()
 
   async function lastOffset(topic: string, partition: number): Promise<number> {
-    for await (const { key, value } of rocks.scan({ gte: logKey(topic, partition, 0), lte: logKey(topic, partition, Number.MAX_SAFE_INTEGER), reverse: true, limit: 1 })) {
+    for await (const { key, value } of rocks.scan({
+      gte: logKey(topic, partition, 0),
+      lte: logKey(topic, partition, Number.MAX_SAFE_INTEGER),
+      reverse: true,
+      limit: 1,
+    })) {
       return offsetOf(key) + value.readUInt32BE(0) - 1
     }
     return -1
@@ -73,7 +107,8 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   let upgraded: Promise<void> | undefined
 
   async function ensureTopics(specs: Record<string, TopicSpec>): Promise<void> {
-    await (upgraded ??= upgradeLogFormat())
+    upgraded ??= upgradeLogFormat()
+    await upgraded
     for (const [topic, wanted] of Object.entries(specs)) {
       if (topics.has(topic)) continue
       const stored = await rocks.get(keyPrefix('logTopics', topic))
@@ -81,7 +116,15 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       if (!stored) await rocks.write([{ type: 'put', key: keyPrefix('logTopics', topic), value: JSON.stringify(spec) }])
       const heads: number[] = []
       for (let p = 0; p < spec.partitions; p++) heads.push((await lastOffset(topic, p)) + 1)
-      topics.set(topic, { name: topic, spec, heads, durable: [...heads], waiters: heads.map(() => []), tails: heads.map(() => []), tailBytes: heads.map(() => 0) })
+      topics.set(topic, {
+        name: topic,
+        spec,
+        heads,
+        durable: [...heads],
+        waiters: heads.map(() => []),
+        tails: heads.map(() => []),
+        tailBytes: heads.map(() => 0),
+      })
     }
   }
 
@@ -95,7 +138,11 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     const ops: WriteOp[] = []
     for await (const { key, value } of rocks.scan(keyRange('logBatches'))) {
       const keyBytes = value.readUInt16BE(0)
-      const record = { key: value.toString('utf8', 2, 2 + keyBytes), timestampMs: value.readDoubleBE(2 + keyBytes), value: value.subarray(10 + keyBytes) }
+      const record = {
+        key: value.toString('utf8', 2, 2 + keyBytes),
+        timestampMs: value.readDoubleBE(2 + keyBytes),
+        value: value.subarray(10 + keyBytes),
+      }
       ops.push({ type: 'put', key, value: encodeBatch([record]) })
     }
     if (ops.length > 0) log.info({ records: ops.length }, 'local log upgraded to record batches')
@@ -111,19 +158,27 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   function publish(topic: string, records: BusRecord[]): Promise<void> {
     if (closed) return Promise.reject(new SluiceError('LOG_UNAVAILABLE', 'the local log is closed'))
     const state = topicState(topic)
-    const wrong = records.find((r) => r.partition !== undefined && !(r.partition >= 0 && r.partition < state.spec.partitions))
+    const wrong = records.find(
+      (r) => r.partition !== undefined && !(r.partition >= 0 && r.partition < state.spec.partitions),
+    )
     if (wrong) return Promise.reject(new Error(`topic ${topic} has no partition ${wrong.partition}`))
     if (!pending) {
       let resolve!: () => void, reject!: (e: unknown) => void
-      const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej })
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res
+        reject = rej
+      })
       pending = { batches: new Map(), resolve, reject, promise }
       scheduleFlush()
     }
     const now = Date.now()
     const partitions = pending.batches.get(state) ?? pending.batches.set(state, new Map()).get(state)!
     for (const record of records) {
-      const partition = record.partition ?? (state.spec.partitions === 1 ? 0 : partitionOf(record.key, state.spec.partitions))
-      const batch = partitions.get(partition) ?? partitions.set(partition, { first: state.heads[partition], records: [] }).get(partition)!
+      const partition =
+        record.partition ?? (state.spec.partitions === 1 ? 0 : partitionOf(record.key, state.spec.partitions))
+      const batch =
+        partitions.get(partition) ??
+        partitions.set(partition, { first: state.heads[partition], records: [] }).get(partition)!
       batch.records.push(record.timestampMs === undefined ? { ...record, timestampMs: now } : record)
       state.heads[partition]++
     }
@@ -179,7 +234,13 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   }
 
   /** Whole record batches from `from` (a batch start) below `to`, until `limit` records; `next` is where the following read starts. */
-  async function read(topic: string, partition: number, from: number, to: number, limit: number): Promise<{ records: ConsumedRecord[]; next: number }> {
+  async function read(
+    topic: string,
+    partition: number,
+    from: number,
+    to: number,
+    limit: number,
+  ): Promise<{ records: ConsumedRecord[]; next: number }> {
     const records: ConsumedRecord[] = []
     const tail = topicState(topic).tails[partition]
     if (tail.length > 0 && from >= tail[0].first) {
@@ -189,7 +250,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       }
       return { records, next: to }
     }
-    for await (const { key, value } of rocks.scan({ gte: logKey(topic, partition, from), lt: logKey(topic, partition, to) })) {
+    for await (const { key, value } of rocks.scan({
+      gte: logKey(topic, partition, from),
+      lt: logKey(topic, partition, to),
+    })) {
       decodeBatch(value, offsetOf(key), records)
       if (records.length >= limit) return { records, next: Number(records[records.length - 1].offset) + 1 }
     }
@@ -200,7 +264,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     if (groups.has(options.group)) throw new Error(`group ${options.group} already has a member in this process`)
     groups.add(options.group)
     const abort = new AbortController()
-    const assigned: TopicPartitions[] = options.topics.map((topic) => ({ topic, partitions: topicState(topic).heads.map((_, p) => p) }))
+    const assigned: TopicPartitions[] = options.topics.map((topic) => ({
+      topic,
+      partitions: topicState(topic).heads.map((_, p) => p),
+    }))
     await options.onAssign?.(assigned)
     const maxBatch = options.maxBatchRecords ?? config.maxBatchRecords
     const loops = assigned.flatMap(({ topic, partitions }) => partitions.map((p) => consume(topic, p)))
@@ -223,8 +290,12 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
           const handled = await withRetry(() => options.handler(batch), {
             policy: retryPolicies.stageHandler,
             signal: abort.signal,
-            onRetry: (err, attempt) => log.error({ err, group: options.group, topic, partition, attempt }, 'handler failed; redelivering batch'),
-          }).then(() => true, () => false)
+            onRetry: (err, attempt) =>
+              log.error({ err, group: options.group, topic, partition, attempt }, 'handler failed; redelivering batch'),
+          }).then(
+            () => true,
+            () => false,
+          )
           if (!handled) return // stopped while retrying
         }
         next = end
@@ -235,7 +306,8 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     const subscription: Subscription = {
       async stop() {
         abort.abort()
-        for (const { topic, partitions } of assigned) for (const p of partitions) for (const wake of topicState(topic).waiters[p].splice(0)) wake()
+        for (const { topic, partitions } of assigned)
+          for (const p of partitions) for (const wake of topicState(topic).waiters[p].splice(0)) wake()
         await Promise.allSettled(loops)
         await writeOffsets()
         await options.onRevoke?.(assigned)
@@ -251,7 +323,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     committed.set(key, next)
     unwritten.set(key, next)
     if (offsetTimer) return
-    offsetTimer = setTimeout(() => void writeOffsets().catch((err) => log.warn({ err }, 'offset commit failed; retrying')), config.commitIntervalMs ?? 100)
+    offsetTimer = setTimeout(
+      () => void writeOffsets().catch((err) => log.warn({ err }, 'offset commit failed; retrying')),
+      config.commitIntervalMs ?? 100,
+    )
     offsetTimer.unref()
   }
 
@@ -278,9 +353,13 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   }
 
   /** Up to the durable end as of the call, in pages of maxBatchRecords: what a stage restores state from. */
-  async function readPartition(topic: string, partition: number, onRecords: (records: ConsumedRecord[]) => Promise<void>): Promise<void> {
+  async function readPartition(
+    topic: string,
+    partition: number,
+    onRecords: (records: ConsumedRecord[]) => Promise<void>,
+  ): Promise<void> {
     const end = topicState(topic).durable[partition]
-    for (let from = 0; from < end;) {
+    for (let from = 0; from < end; ) {
       // Retention may have deleted a prefix, so offsets need not start at 0: page by key range, not by offset count.
       const page = await read(topic, partition, from, end, config.maxBatchRecords)
       if (page.records.length === 0) return
@@ -314,7 +393,12 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     const ops: WriteOp[] = []
     for (const [tp, upTo] of minimum) {
       const [topic, partition] = tp.split('\0')
-      if (upTo > 0) ops.push({ type: 'delRange', start: logKey(topic, Number(partition), 0), end: logKey(topic, Number(partition), upTo) })
+      if (upTo > 0)
+        ops.push({
+          type: 'delRange',
+          start: logKey(topic, Number(partition), 0),
+          end: logKey(topic, Number(partition), upTo),
+        })
     }
     await rocks.write(ops)
   }
@@ -337,7 +421,8 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
 // A record batch: [u32 count], then per record [u16 key length][key][f64 timestamp][u32 value length][value].
 function encodeBatch(records: BusRecord[]): Buffer {
   let size = 4
-  for (const r of records) size += 14 + Buffer.byteLength(r.key) + (typeof r.value === 'string' ? Buffer.byteLength(r.value) : r.value.length)
+  for (const r of records)
+    size += 14 + Buffer.byteLength(r.key) + (typeof r.value === 'string' ? Buffer.byteLength(r.value) : r.value.length)
   const out = Buffer.allocUnsafe(size)
   let at = out.writeUInt32BE(records.length, 0)
   for (const r of records) {

@@ -23,7 +23,10 @@ export interface Batch {
   records: ConsumedRecord[]
 }
 
-export interface TopicPartitions { topic: string; partitions: number[] }
+export interface TopicPartitions {
+  topic: string
+  partitions: number[]
+}
 
 export interface TopicSpec {
   partitions: number
@@ -48,7 +51,9 @@ export interface SubscribeOptions {
   maxBatchRecords?: number
 }
 
-export interface Subscription { stop(): Promise<void> }
+export interface Subscription {
+  stop(): Promise<void>
+}
 
 export interface Bus {
   ensureTopics(topics: Record<string, TopicSpec>): Promise<void>
@@ -60,6 +65,10 @@ export interface Bus {
    * stateful stage restores from: dedup changelog, control plane), in order, outside any group.
    * `onRecords` is awaited before the next records; resolves once the end is reached.
    */
-  readPartition(topic: string, partition: number, onRecords: (records: ConsumedRecord[]) => Promise<void>): Promise<void>
+  readPartition(
+    topic: string,
+    partition: number,
+    onRecords: (records: ConsumedRecord[]) => Promise<void>,
+  ): Promise<void>
   close(): Promise<void>
 }

@@ -36,7 +36,10 @@ import { createOpsServer } from './ops-server.ts'
 export const ROLES = ['ingest', 'transformer', 'dedup', 'router', 'sink', 'runner', 'api'] as const
 export type Role = (typeof ROLES)[number]
 
-export interface Stage { start(): Promise<void>; stop(): Promise<void> }
+export interface Stage {
+  start(): Promise<void>
+  stop(): Promise<void>
+}
 
 export interface Adapters {
   bus: Bus
@@ -58,7 +61,11 @@ export interface ComposeOptions {
   functionScope: SyncScope
 }
 
-export interface Parts { stages: Stage[]; http: RoutePlugin[]; health: Health }
+export interface Parts {
+  stages: Stage[]
+  http: RoutePlugin[]
+  health: Health
+}
 
 /** Stages in start order, and the HTTP routes of the ingest and api roles. */
 export function compose(adapters: Adapters, config: Config, log: Logger, options: ComposeOptions): Parts {
@@ -76,7 +83,19 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   const keys = createKeys(adapters.control, envs)
   const incoming = createOutput(bus, topics.incoming, codecs.event, (e) => `${e.env}\0${e.id}`)
   const functions = createFunctionParts(
-    { bus, control: adapters.control, envs, topics, incoming, runStore: adapters.runs, events: adapters.events, runCodec: codecs.run, eventCodec: codecs.event, openRunnerState: adapters.openRunnerState, log },
+    {
+      bus,
+      control: adapters.control,
+      envs,
+      topics,
+      incoming,
+      runStore: adapters.runs,
+      events: adapters.events,
+      runCodec: codecs.run,
+      eventCodec: codecs.event,
+      openRunnerState: adapters.openRunnerState,
+      log,
+    },
     {
       partitions: config.partitions,
       eventLimits: config,
@@ -84,43 +103,70 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
       watch: config.watch,
       functions: options.functions,
       scope: options.functionScope,
-      batchRecords: { runner: config.runnerBatchRecords, runSink: config.runSinkBatchRecords, router: config.routerBatchRecords },
+      batchRecords: {
+        runner: config.runnerBatchRecords,
+        runSink: config.runSinkBatchRecords,
+        router: config.routerBatchRecords,
+      },
       markRetentionMs: config.functionMarkRetentionMs,
     },
   )
-  const webhooks = createWebhookParts({ bus, control: adapters.control, envs, topics, incoming, requests: adapters.requests, rawCodec: codecs.raw, log }, config)
+  const webhooks = createWebhookParts(
+    { bus, control: adapters.control, envs, topics, incoming, requests: adapters.requests, rawCodec: codecs.raw, log },
+    config,
+  )
   // Stopped last (stages stop in reverse): the sandbox outlives the transformer and the api.
   const stages: Stage[] = [{ start: async () => {}, stop: () => webhooks.close() }]
   const http: RoutePlugin[] = []
   if (roles.has('sink')) {
-    stages.push(createStoreSink({ bus, codec: codecs.stored, store: adapters.events }, { group: 'store-sink', topics: [topics.events, topics.duplicates], maxBatchRecords: config.storeBatchRecords }))
+    stages.push(
+      createStoreSink(
+        { bus, codec: codecs.stored, store: adapters.events },
+        { group: 'store-sink', topics: [topics.events, topics.duplicates], maxBatchRecords: config.storeBatchRecords },
+      ),
+    )
     stages.push(functions.runSink)
   }
   if (roles.has('dedup')) {
-    stages.push(createDedup(
-      {
-        bus,
-        codec: codecs.event,
-        outputs: {
-          events: createOutput(bus, topics.events, codecs.event, (e) => e.internalId),
-          duplicates: createOutput(bus, topics.duplicates, codecs.stored, (e) => e.internalId),
+    stages.push(
+      createDedup(
+        {
+          bus,
+          codec: codecs.event,
+          outputs: {
+            events: createOutput(bus, topics.events, codecs.event, (e) => e.internalId),
+            duplicates: createOutput(bus, topics.duplicates, codecs.stored, (e) => e.internalId),
+          },
+          openStore: adapters.openDedupStore,
+          log: log.child({ stage: 'dedup' }),
         },
-        openStore: adapters.openDedupStore,
-        log: log.child({ stage: 'dedup' }),
-      },
-      { inputTopic: topics.incoming, group: 'dedup', expireIntervalMs: config.dedupExpireIntervalMs },
-    ))
+        { inputTopic: topics.incoming, group: 'dedup', expireIntervalMs: config.dedupExpireIntervalMs },
+      ),
+    )
   }
   if (roles.has('transformer')) stages.push(webhooks.transformer)
   if (roles.has('runner')) stages.push(functions.runners)
   if (roles.has('router')) stages.push(functions.router)
   if (roles.has('ingest')) {
-    http.push(createIngest({ keys, envs, outputs: { incoming }, webhooks: webhooks.ingest, log: log.child({ stage: 'ingest' }) }, { ...config, devMode: config.mode === 'dev' }).routes)
+    http.push(
+      createIngest(
+        { keys, envs, outputs: { incoming }, webhooks: webhooks.ingest, log: log.child({ stage: 'ingest' }) },
+        { ...config, devMode: config.mode === 'dev' },
+      ).routes,
+    )
   }
   if (roles.has('api')) {
-    const eventRoutes = [eventsStreamRoutes({ events: adapters.events }), eventReplayRoutes({ events: adapters.events, incoming })]
+    const eventRoutes = [
+      eventsStreamRoutes({ events: adapters.events }),
+      eventReplayRoutes({ events: adapters.events, incoming }),
+    ]
     const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes]
-    http.push(createApi({ keys, envs, events: adapters.events, log, extraRoutes }, { devMode: config.mode === 'dev', signingKey: config.signingKey }).routes)
+    http.push(
+      createApi(
+        { keys, envs, events: adapters.events, log, extraRoutes },
+        { devMode: config.mode === 'dev', signingKey: config.signingKey },
+      ).routes,
+    )
     http.push(dashboardRoutes)
   }
   return { stages, http, health }

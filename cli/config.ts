@@ -40,7 +40,11 @@ export const SECRET_FIELDS = ['signingKey', 'kafkaPassword', 'clickhousePassword
 
 export const ConfigSchema = Type.Object({
   mode: Type.Union([Type.Literal('dev'), Type.Literal('start')]),
-  roles: Type.Array(Type.Union(['all', 'ingest', 'transformer', 'dedup', 'router', 'sink', 'runner', 'api'].map((r) => Type.Literal(r)))),
+  roles: Type.Array(
+    Type.Union(
+      ['all', 'ingest', 'transformer', 'dedup', 'router', 'sink', 'runner', 'api'].map((r) => Type.Literal(r)),
+    ),
+  ),
   host: Type.String({ minLength: 1 }),
   port: Int(0, 65535),
   dataDir: Type.String({ minLength: 1 }),
@@ -186,11 +190,32 @@ const FLAG_NAMES: Record<string, string> = { roles: 'role', functionsFile: 'func
 export const flagName = (field: string): string => FLAG_NAMES[field] ?? kebab(field)
 
 export const DEFAULTS = {
-  roles: ['all'], host: '127.0.0.1', port: 8288, dataDir: '.sluice', logLevel: 'info', trustProxy: [],
-  maxBodyBytes: 512 * 1024, maxBodyCeilingBytes: 64 * 1024 * 1024, maxEvents: 5000, maxEventsPerSecond: 0, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512,
-  partitions: 4, dedupWindowMs: 24 * 60 * 60 * 1000, topicPrefix: 'sluice', kafkaBrokers: [], clickhouseDatabase: 'sluice', watch: false,
-  clickhouseQueryTimeoutSeconds: 10, clickhouseMaxRowsToRead: 100_000_000,
-  transformCpuTimeMs: 100, transformWallTimeMs: 1000, transformIsolateMemoryMb: 32, transformMaxOutputBytes: 1024 * 1024, transformIsolates: 2,
+  roles: ['all'],
+  host: '127.0.0.1',
+  port: 8288,
+  dataDir: '.sluice',
+  logLevel: 'info',
+  trustProxy: [],
+  maxBodyBytes: 512 * 1024,
+  maxBodyCeilingBytes: 64 * 1024 * 1024,
+  maxEvents: 5000,
+  maxEventsPerSecond: 0,
+  maxJsonDepth: 64,
+  maxNameLength: 256,
+  maxIdLength: 512,
+  partitions: 4,
+  dedupWindowMs: 24 * 60 * 60 * 1000,
+  topicPrefix: 'sluice',
+  kafkaBrokers: [],
+  clickhouseDatabase: 'sluice',
+  watch: false,
+  clickhouseQueryTimeoutSeconds: 10,
+  clickhouseMaxRowsToRead: 100_000_000,
+  transformCpuTimeMs: 100,
+  transformWallTimeMs: 1000,
+  transformIsolateMemoryMb: 32,
+  transformMaxOutputBytes: 1024 * 1024,
+  transformIsolates: 2,
   storeBatchRecords: 5000,
   transformerBatchRecords: 256,
   runSinkBatchRecords: 2000,
@@ -201,13 +226,25 @@ export const DEFAULTS = {
   localLogBatchRecords: 1000,
   localLogLingerMs: 2,
   localLogRetentionCheckMs: 30_000,
-  opsPort: 8289, shutdownGraceMs: 25_000, shutdownDelayMs: 0,
-  kafkaSessionTimeoutMs: 6000, kafkaHeartbeatIntervalMs: 1000, kafkaTls: false,
-  transformWebhookConcurrency: 32, transformBreakerKills: 3, transformBreakerPauseMs: 60_000, transformBudgetMs: 100, transformSlowIsolates: 1,
+  opsPort: 8289,
+  shutdownGraceMs: 25_000,
+  shutdownDelayMs: 0,
+  kafkaSessionTimeoutMs: 6000,
+  kafkaHeartbeatIntervalMs: 1000,
+  kafkaTls: false,
+  transformWebhookConcurrency: 32,
+  transformBreakerKills: 3,
+  transformBreakerPauseMs: 60_000,
+  transformBudgetMs: 100,
+  transformSlowIsolates: 1,
   // Keep-alive outlives the 60 s idle timeout of common load balancers, so they never reuse a
   // connection Sluice is closing (fastify's default, for the same reason).
-  requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000, socketIdleTimeoutMs: 120_000,
-  maxConnections: 10_000, allowedHosts: [],
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 72_000,
+  socketIdleTimeoutMs: 120_000,
+  maxConnections: 10_000,
+  allowedHosts: [],
 }
 
 export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): Config {
@@ -226,7 +263,11 @@ export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS
     throw new SluiceError('CONFIG_INVALID', `${field}${hint}: ${first.message}`)
   }
   const config = raw as Config
-  if (mode === 'start' && !config.signingKey) throw new SluiceError('CONFIG_INVALID', 'signingKey (--signing-key / SLUICE_SIGNING_KEY): required by sluice start (at least 16 characters)')
+  if (mode === 'start' && !config.signingKey)
+    throw new SluiceError(
+      'CONFIG_INVALID',
+      'signingKey (--signing-key / SLUICE_SIGNING_KEY): required by sluice start (at least 16 characters)',
+    )
   checkPairs(config)
   return Object.freeze(config)
 }
@@ -249,9 +290,16 @@ function checkPairs(config: Config): void {
 }
 
 /** Where the CLI's control commands find the server. */
-export function apiTarget(flags: Flags = {}, env: NodeJS.ProcessEnv = process.env): { url: string; signingKey?: string; eventKey?: string } {
+export function apiTarget(
+  flags: Flags = {},
+  env: NodeJS.ProcessEnv = process.env,
+): { url: string; signingKey?: string; eventKey?: string } {
   const url = (flags.url as string | undefined) ?? env.SLUICE_URL ?? `http://127.0.0.1:${env.SLUICE_PORT ?? 8288}`
-  return { url, signingKey: (flags.signingKey as string | undefined) ?? env.SLUICE_SIGNING_KEY, eventKey: env.SERVICE_EVENT_KEY }
+  return {
+    url,
+    signingKey: (flags.signingKey as string | undefined) ?? env.SLUICE_SIGNING_KEY,
+    eventKey: env.SERVICE_EVENT_KEY,
+  }
 }
 
 const isSecret = (field: string) => (SECRET_FIELDS as readonly string[]).includes(field)
@@ -275,7 +323,10 @@ function bool(v: string): boolean {
 }
 
 function list(v: string): string[] {
-  return v.split(',').map((s) => s.trim()).filter(Boolean)
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
 }
 
 export function kebab(field: string): string {

@@ -26,7 +26,10 @@ export function clickhouseConnection(config: Config): ClickHouseConfig {
     username: config.clickhouseUser,
     password: config.clickhousePassword,
     caCert: pem(config, 'clickhouseCaFile'),
-    limits: { queryTimeoutSeconds: config.clickhouseQueryTimeoutSeconds, maxRowsToRead: config.clickhouseMaxRowsToRead },
+    limits: {
+      queryTimeoutSeconds: config.clickhouseQueryTimeoutSeconds,
+      maxRowsToRead: config.clickhouseMaxRowsToRead,
+    },
   }
 }
 

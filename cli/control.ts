@@ -3,8 +3,13 @@ import { parseArgs } from 'node:util'
 import { apiTarget } from './config.ts'
 
 const OPTIONS = {
-  url: { type: 'string' }, 'signing-key': { type: 'string' }, env: { type: 'string' }, key: { type: 'string' },
-  branch: { type: 'boolean' }, 'max-body-bytes': { type: 'string' }, 'max-events-per-second': { type: 'string' },
+  url: { type: 'string' },
+  'signing-key': { type: 'string' },
+  env: { type: 'string' },
+  key: { type: 'string' },
+  branch: { type: 'boolean' },
+  'max-body-bytes': { type: 'string' },
+  'max-events-per-second': { type: 'string' },
 } as const
 
 export async function controlCommand(command: string, args: string[]): Promise<number> {
@@ -14,26 +19,39 @@ export async function controlCommand(command: string, args: string[]): Promise<n
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     request(target, method, path, body, headers)
   switch (`${command} ${command === 'send' ? '' : verb}`.trim()) {
-    case 'keys create': return call('POST', '/v1/keys', { env: values.env ?? 'production' })
-    case 'keys list': return call('GET', '/v1/keys')
-    case 'keys revoke': return call('DELETE', `/v1/keys/${encodeURIComponent(arg ?? '')}`)
-    case 'envs create': return call('POST', '/v1/envs', {
-      name: arg,
-      branch: values.branch ?? false,
-      ...(values['max-body-bytes'] && { max_body_bytes: Number(values['max-body-bytes']) }),
-      ...(values['max-events-per-second'] && { max_events_per_second: Number(values['max-events-per-second']) }),
-    })
-    case 'envs list': return call('GET', '/v1/envs')
-    case 'envs archive': return call('POST', `/v1/envs/${encodeURIComponent(arg ?? '')}/archive`)
+    case 'keys create':
+      return call('POST', '/v1/keys', { env: values.env ?? 'production' })
+    case 'keys list':
+      return call('GET', '/v1/keys')
+    case 'keys revoke':
+      return call('DELETE', `/v1/keys/${encodeURIComponent(arg ?? '')}`)
+    case 'envs create':
+      return call('POST', '/v1/envs', {
+        name: arg,
+        branch: values.branch ?? false,
+        ...(values['max-body-bytes'] && { max_body_bytes: Number(values['max-body-bytes']) }),
+        ...(values['max-events-per-second'] && { max_events_per_second: Number(values['max-events-per-second']) }),
+      })
+    case 'envs list':
+      return call('GET', '/v1/envs')
+    case 'envs archive':
+      return call('POST', `/v1/envs/${encodeURIComponent(arg ?? '')}/archive`)
     case 'send': {
       let event: unknown
       try {
         event = JSON.parse(verb ?? '')
       } catch {
-        process.stderr.write('sluice send: the argument must be a JSON event, e.g. \'{"name":"app/user.created","data":{}}\'\n')
+        process.stderr.write(
+          'sluice send: the argument must be a JSON event, e.g. \'{"name":"app/user.created","data":{}}\'\n',
+        )
         return 2
       }
-      return call('POST', `/e/${encodeURIComponent(values.key ?? target.eventKey ?? 'dev')}`, event, values.env ? { 'x-service-env': values.env } : {})
+      return call(
+        'POST',
+        `/e/${encodeURIComponent(values.key ?? target.eventKey ?? 'dev')}`,
+        event,
+        values.env ? { 'x-service-env': values.env } : {},
+      )
     }
     default:
       process.stderr.write(`sluice ${command}: unknown subcommand "${verb ?? ''}" (see sluice help)\n`)
@@ -41,16 +59,28 @@ export async function controlCommand(command: string, args: string[]): Promise<n
   }
 }
 
-export async function request(target: { url: string; signingKey?: string }, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<number> {
+export async function request(
+  target: { url: string; signingKey?: string },
+  method: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<number> {
   let response: Response
   try {
     response = await fetch(target.url + path, {
       method,
-      headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...(target.signingKey && { authorization: `Bearer ${target.signingKey}` }), ...headers },
+      headers: {
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+        ...(target.signingKey && { authorization: `Bearer ${target.signingKey}` }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     })
   } catch (err) {
-    process.stderr.write(`cannot reach Sluice at ${target.url}: ${(err as Error).message}. Is it running (npm start)? Set --url or SLUICE_URL.\n`)
+    process.stderr.write(
+      `cannot reach Sluice at ${target.url}: ${(err as Error).message}. Is it running (npm start)? Set --url or SLUICE_URL.\n`,
+    )
     return 1
   }
   const text = await response.text()

@@ -30,22 +30,33 @@ export async function startDistributed(
 ): Promise<Running> {
   const roles = new Set<Role>(config.roles.includes('all') ? ROLES : (config.roles as Role[]))
   if (!config.clickhouseUrl && NEEDS_STORE.some((r) => roles.has(r))) {
-    throw new SluiceError('CONFIG_INVALID', `clickhouseUrl (SLUICE_CLICKHOUSE_URL): the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`)
+    throw new SluiceError(
+      'CONFIG_INVALID',
+      `clickhouseUrl (SLUICE_CLICKHOUSE_URL): the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`,
+    )
   }
   const rocks = options.rocks
-  const bus = await createKafkaBus({
-    brokers: config.kafkaBrokers,
-    clientId: `sluice-${hostname()}-${process.pid}`,
-    sessionTimeoutMs: config.kafkaSessionTimeoutMs,
-    heartbeatIntervalMs: config.kafkaHeartbeatIntervalMs,
-    // The default prefix keeps the group ids of deployments made before groups were prefixed (their offsets).
-    groupPrefix: config.topicPrefix === 'sluice' ? '' : `${config.topicPrefix}.`,
-    ...kafkaSecurity(config),
-  }, log.child({ component: 'kafka' }))
+  const bus = await createKafkaBus(
+    {
+      brokers: config.kafkaBrokers,
+      clientId: `sluice-${hostname()}-${process.pid}`,
+      sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+      heartbeatIntervalMs: config.kafkaHeartbeatIntervalMs,
+      // The default prefix keeps the group ids of deployments made before groups were prefixed (their offsets).
+      groupPrefix: config.topicPrefix === 'sluice' ? '' : `${config.topicPrefix}.`,
+      ...kafkaSecurity(config),
+    },
+    log.child({ component: 'kafka' }),
+  )
   const topics = topicNames(config.topicPrefix)
   const partitions = { partitions: config.partitions }
   await bus.ensureTopics({
-    [topics.raw]: partitions, [topics.rawSlow]: partitions, [topics.incoming]: partitions, [topics.events]: partitions, [topics.duplicates]: partitions, [topics.runs]: partitions,
+    [topics.raw]: partitions,
+    [topics.rawSlow]: partitions,
+    [topics.incoming]: partitions,
+    [topics.events]: partitions,
+    [topics.duplicates]: partitions,
+    [topics.runs]: partitions,
     // Same partition count as incoming: a dedup partition's changelog is the same partition number.
     [topics.dedupChangelog]: { partitions: config.partitions, compacted: true, retentionMs: 2 * config.dedupWindowMs },
     [topics.control]: { partitions: 1, compacted: true },
@@ -65,15 +76,33 @@ export async function startDistributed(
     runs: clickhouse?.runs ?? withoutClickHouse(),
     requests: clickhouse?.requests ?? withoutClickHouse(),
     codecs: { ...avro, run: jsonCodec() },
-    openDedupStore: (partition) => openChangelogDedupStore({ rocks, bus, topic: topics.dedupChangelog, partition, windowMs: config.dedupWindowMs, log }),
+    openDedupStore: (partition) =>
+      openChangelogDedupStore({
+        rocks,
+        bus,
+        topic: topics.dedupChangelog,
+        partition,
+        windowMs: config.dedupWindowMs,
+        log,
+      }),
     openRunnerState: async (scope, partition) => {
       // Kept beside the function's topic, with its partition count; marks age out of it as they expire.
       const topic = functionStateTopic(topics, scope)
-      await bus.ensureTopics({ [topic]: { partitions: config.partitions, compacted: true, retentionMs: config.functionMarkRetentionMs + 24 * 60 * 60_000 } })
+      await bus.ensureTopics({
+        [topic]: {
+          partitions: config.partitions,
+          compacted: true,
+          retentionMs: config.functionMarkRetentionMs + 24 * 60 * 60_000,
+        },
+      })
       return openChangelogRunnerState({ rocks, bus, topic, scope, partition, log })
     },
   }
-  const parts = compose(adapters, config, log, { roles, functions: options.functions ?? [], functionScope: { kind: 'served-apps' } })
+  const parts = compose(adapters, config, log, {
+    roles,
+    functions: options.functions ?? [],
+    functionScope: { kind: 'served-apps' },
+  })
   const probes: Record<string, Probe> = {
     kafka: async () => ((await bus.reachable()) ? undefined : 'not reachable'),
     ...(clickhouse && { clickhouse: async () => ((await clickhouse.reachable()) ? undefined : 'not reachable') }),
@@ -92,7 +121,12 @@ export async function startDistributed(
 
 /** Stands in for a store on a node whose roles never read or write it (checked above). */
 function withoutClickHouse<T extends object>(): T {
-  const refuse = () => Promise.reject(new SluiceError('CONFIG_INVALID', 'clickhouseUrl (SLUICE_CLICKHOUSE_URL): this node has no ClickHouse for its roles'))
+  const refuse = () =>
+    Promise.reject(
+      new SluiceError(
+        'CONFIG_INVALID',
+        'clickhouseUrl (SLUICE_CLICKHOUSE_URL): this node has no ClickHouse for its roles',
+      ),
+    )
   return new Proxy({} as T, { get: (_target, method) => (method === 'close' ? async () => {} : refuse) })
 }
-

@@ -42,7 +42,14 @@ export async function startEmbedded(
   // function topics keep SLUICE_PARTITIONS: a transform or run that hangs holds back only its
   // partition, not every other webhook or run.
   const one = { partitions: 1 }
-  await bus.ensureTopics({ [topics.raw]: { partitions: config.partitions }, [topics.rawSlow]: { partitions: config.partitions }, [topics.incoming]: one, [topics.events]: one, [topics.duplicates]: one, [topics.runs]: one })
+  await bus.ensureTopics({
+    [topics.raw]: { partitions: config.partitions },
+    [topics.rawSlow]: { partitions: config.partitions },
+    [topics.incoming]: one,
+    [topics.events]: one,
+    [topics.duplicates]: one,
+    [topics.runs]: one,
+  })
   const dedupStore = createRocksDedupStore(rocks, { windowMs: config.dedupWindowMs })
   const adapters: Adapters = {
     bus,
@@ -58,13 +65,23 @@ export async function startEmbedded(
     openRunnerState: async (scope: string) => createRocksRunnerState(rocks, scope),
   }
   // This process is the only one serving functions: the registry is exactly what it serves.
-  const parts = compose(adapters, config, log, { roles: new Set(ROLES), functions: options.functions ?? [], functionScope: { kind: 'all' } })
-  const http = [...(options.httpPlugins ?? []), ...parts.http]
-  return run(config, log, { ...parts, http }, { dataDir: config.dataDir, mode: config.mode }, {
-    async closeAdapters() {
-      await bus.close()
-      for (const store of [adapters.events, adapters.runs, adapters.requests, adapters.control]) await store.close()
-      await rocks.close()
-    },
+  const parts = compose(adapters, config, log, {
+    roles: new Set(ROLES),
+    functions: options.functions ?? [],
+    functionScope: { kind: 'all' },
   })
+  const http = [...(options.httpPlugins ?? []), ...parts.http]
+  return run(
+    config,
+    log,
+    { ...parts, http },
+    { dataDir: config.dataDir, mode: config.mode },
+    {
+      async closeAdapters() {
+        await bus.close()
+        for (const store of [adapters.events, adapters.runs, adapters.requests, adapters.control]) await store.close()
+        await rocks.close()
+      },
+    },
+  )
 }

@@ -17,7 +17,10 @@ import type { RunnerState } from '../runner/state.ts'
 import type { SendLimits } from '../runner/events.ts'
 import { FUNCTION_BACKOFF } from '../runner/outcome.ts'
 
-export interface FunctionRef { env: string; key: string }
+export interface FunctionRef {
+  env: string
+  key: string
+}
 
 /** Per-function topics: created on first use, shared by the router and the runners. */
 export function createFunctionTopics(bus: Bus, names: TopicNames, partitions: number) {
@@ -49,7 +52,12 @@ export function createFunctionTopics(bus: Bus, names: TopicNames, partitions: nu
       let output = outputs.get(topic)
       if (!output) {
         const inner = createOutput(bus, topic, codec, (r) => r.runId)
-        output = { publish: async (values) => { await ensure(fn); await inner.publish(values) } }
+        output = {
+          publish: async (values) => {
+            await ensure(fn)
+            await inner.publish(values)
+          },
+        }
         outputs.set(topic, output)
       }
       return output
@@ -68,7 +76,12 @@ export interface FunctionRunnersDeps {
   log: Logger
 }
 
-export interface FunctionRunnersConfig { scope: SyncScope; eventLimits: SendLimits; maxBatchRecords: number; markRetentionMs: number }
+export interface FunctionRunnersConfig {
+  scope: SyncScope
+  eventLimits: SendLimits
+  maxBatchRecords: number
+  markRetentionMs: number
+}
 
 export function createFunctionRunners(deps: FunctionRunnersDeps, config: FunctionRunnersConfig) {
   let running: Array<ReturnType<typeof createRunner>> = []
@@ -79,30 +92,45 @@ export function createFunctionRunners(deps: FunctionRunnersDeps, config: Functio
     const seen = new Set<string>()
     for (const fn of functions) {
       const id = `${fn.env}/${fn.key}`
-      if (seen.has(id)) throw new SluiceError('CONFIG_INVALID', `function "${fn.key}" is defined twice in environment "${fn.env}"`)
+      if (seen.has(id))
+        throw new SluiceError('CONFIG_INVALID', `function "${fn.key}" is defined twice in environment "${fn.env}"`)
       seen.add(id)
     }
-    await deps.registry.sync(functions.map((f) => ({ env: f.env, key: f.key, appId: f.appId, functionId: f.id, name: f.name, trigger: f.trigger, retries: f.retries, timeoutMs: f.timeoutMs })), config.scope)
+    await deps.registry.sync(
+      functions.map((f) => ({
+        env: f.env,
+        key: f.key,
+        appId: f.appId,
+        functionId: f.id,
+        name: f.name,
+        trigger: f.trigger,
+        retries: f.retries,
+        timeoutMs: f.timeoutMs,
+      })),
+      config.scope,
+    )
     for (const fn of functions) await deps.topics.ensure(fn)
     await stopAll()
-    running = functions.map((fn) => createRunner(
-      {
-        bus: deps.bus,
-        fn,
-        codec: deps.topics.codec,
-        outputs: { self: deps.topics.output(fn), runs: deps.outputs.runs, incoming: deps.outputs.incoming },
-        openState: (partition) => deps.openState(fn, partition),
-        log: deps.log.child({ fn: fn.key, env: fn.env }),
-      },
-      {
-        inputTopic: deps.topics.topicOf(fn),
-        group: `runner.${deps.topics.scopeOf(fn)}`,
-        backoff: FUNCTION_BACKOFF,
-        eventLimits: config.eventLimits,
-        markRetentionMs: config.markRetentionMs,
-        maxBatchRecords: config.maxBatchRecords,
-      },
-    ))
+    running = functions.map((fn) =>
+      createRunner(
+        {
+          bus: deps.bus,
+          fn,
+          codec: deps.topics.codec,
+          outputs: { self: deps.topics.output(fn), runs: deps.outputs.runs, incoming: deps.outputs.incoming },
+          openState: (partition) => deps.openState(fn, partition),
+          log: deps.log.child({ fn: fn.key, env: fn.env }),
+        },
+        {
+          inputTopic: deps.topics.topicOf(fn),
+          group: `runner.${deps.topics.scopeOf(fn)}`,
+          backoff: FUNCTION_BACKOFF,
+          eventLimits: config.eventLimits,
+          markRetentionMs: config.markRetentionMs,
+          maxBatchRecords: config.maxBatchRecords,
+        },
+      ),
+    )
     for (const runner of running) await runner.start()
     deps.log.info({ functions: functions.map((f) => `${f.env}/${f.key} ← ${f.trigger.event}`) }, 'serving functions')
   }

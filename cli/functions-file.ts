@@ -24,7 +24,8 @@ export async function loadFunctionsFile(path: string): Promise<SluiceFunction[]>
   const visit = (value: unknown, depth: number) => {
     if (isSluiceFunction(value)) found.add(value)
     else if (depth < 2 && Array.isArray(value)) value.forEach((v) => visit(v, depth + 1))
-    else if (depth < 1 && typeof value === 'object' && value !== null) Object.values(value).forEach((v) => visit(v, depth + 1))
+    else if (depth < 1 && typeof value === 'object' && value !== null)
+      Object.values(value).forEach((v) => visit(v, depth + 1))
   }
   for (const value of Object.values(module)) visit(value, 0)
   return [...found]

@@ -6,7 +6,11 @@
 export type Probe = () => Promise<string | undefined>
 
 /** A plain HTTP answer, served by fastify on the HTTP roles' port and by the ops listener on the others. */
-export interface OpsResponse { status: number; contentType: string; body: string }
+export interface OpsResponse {
+  status: number
+  contentType: string
+  body: string
+}
 export type OpsRoute = () => Promise<OpsResponse>
 
 export interface Health {
@@ -34,7 +38,9 @@ export function createHealth(): Health {
   const ask = (name: string, probe: Probe): Promise<string | undefined> => {
     let pending = inFlight.get(name)
     if (!pending) {
-      pending = probe().catch(() => 'not reachable').finally(() => inFlight.delete(name))
+      pending = probe()
+        .catch(() => 'not reachable')
+        .finally(() => inFlight.delete(name))
       inFlight.set(name, pending)
     }
     let timer: NodeJS.Timeout | undefined
@@ -54,13 +60,20 @@ export function createHealth(): Health {
     return reasons
   }
 
-  const json = (status: number, body: object): OpsResponse =>
-    ({ status, contentType: 'application/json', body: JSON.stringify(body) })
+  const json = (status: number, body: object): OpsResponse => ({
+    status,
+    contentType: 'application/json',
+    body: JSON.stringify(body),
+  })
 
   return {
     addProbe: (name, probe) => void probes.set(name, probe),
-    markStarted: () => void (phase = phase === 'starting' ? 'started' : phase),
-    markStopping: () => void (phase = 'stopping'),
+    markStarted: () => {
+      if (phase === 'starting') phase = 'started'
+    },
+    markStopping: () => {
+      phase = 'stopping'
+    },
     async track(what, work) {
       tracked.set(what, (tracked.get(what) ?? 0) + 1)
       try {

@@ -12,6 +12,6 @@ const REDACT_PATHS = [...SECRET_FIELDS, ...PAYLOAD_FIELDS].flatMap((field) => [f
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const censor = (value: unknown) =>
-    (typeof value === 'string' && value !== '' ? `{${fingerprint(value)}}` : '[redacted]')
+    typeof value === 'string' && value !== '' ? `{${fingerprint(value)}}` : '[redacted]'
   return pino({ level, base: undefined, redact: { paths: REDACT_PATHS, censor } }, destination)
 }

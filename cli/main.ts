@@ -9,10 +9,9 @@ import { webhooksCommand, WEBHOOKS_USAGE } from './webhooks.ts'
 const BOOLEAN_FLAGS = new Set(['watch', 'kafkaTls'])
 // Every setting is a flag (config.ts names them); secrets also as --x-file.
 const SERVER_OPTIONS: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
-  ...Object.fromEntries(Object.keys(SOURCES).map((field) => [
-    flagName(field),
-    { type: BOOLEAN_FLAGS.has(field) ? 'boolean' : 'string' },
-  ])),
+  ...Object.fromEntries(
+    Object.keys(SOURCES).map((field) => [flagName(field), { type: BOOLEAN_FLAGS.has(field) ? 'boolean' : 'string' }]),
+  ),
   ...Object.fromEntries(SECRET_FIELDS.map((field) => [`${flagName(field)}-file`, { type: 'string' }])),
   role: { type: 'string', multiple: true },
 }
@@ -85,7 +84,8 @@ export async function main(argv: string[]): Promise<number> {
     const { startSluice } = await import('./server.ts')
     // A failure here rejects, and bin/sluice.js exits with status 1 at once.
     const running = await startSluice(config, log)
-    if (command === 'dev') process.stdout.write(`\n  Sluice Dev Server: ${running.url}\n  Event API: POST ${running.url}/e/<any key>\n\n`)
+    if (command === 'dev')
+      process.stdout.write(`\n  Sluice Dev Server: ${running.url}\n  Event API: POST ${running.url}/e/<any key>\n\n`)
     const shutdown = async (signal: string) => {
       log.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping')
       setTimeout(() => {

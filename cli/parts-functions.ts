@@ -68,7 +68,12 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
       openState: (fn, partition) => deps.openRunnerState(functionTopics.scopeOf(fn), partition),
       log: log.child({ stage: 'runner' }),
     },
-    { scope: config.scope, eventLimits: config.eventLimits, maxBatchRecords: config.batchRecords.runner, markRetentionMs: config.markRetentionMs },
+    {
+      scope: config.scope,
+      eventLimits: config.eventLimits,
+      maxBatchRecords: config.batchRecords.runner,
+      markRetentionMs: config.markRetentionMs,
+    },
   )
   let watcher: { close(): void } | undefined
 
@@ -97,22 +102,30 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
   }
 
   return {
-    runSink: createRunSink({ bus, codec: runCodec, store: runStore }, { group: 'run-sink', inputTopic: deps.topics.runs, maxBatchRecords: config.batchRecords.runSink }),
+    runSink: createRunSink(
+      { bus, codec: runCodec, store: runStore },
+      { group: 'run-sink', inputTopic: deps.topics.runs, maxBatchRecords: config.batchRecords.runSink },
+    ),
     /** Registers the served functions and runs them; starts before the router. */
     runners: serving,
     router: createRouter(
-        {
-          bus,
-          codec: deps.eventCodec,
-          triggerIndex: () => registry.triggerIndex(),
-          outputs: { runs, functionRuns: (fn) => functionTopics.output(fn) },
-          log: log.child({ stage: 'router' }),
-        },
-        { inputTopic: deps.topics.events, group: 'router', maxBatchRecords: config.batchRecords.router },
-      ),
+      {
+        bus,
+        codec: deps.eventCodec,
+        triggerIndex: () => registry.triggerIndex(),
+        outputs: { runs, functionRuns: (fn) => functionTopics.output(fn) },
+        log: log.child({ stage: 'router' }),
+      },
+      { inputTopic: deps.topics.events, group: 'router', maxBatchRecords: config.batchRecords.router },
+    ),
     routes: [
       runsRoutes({ runs: runStore }),
-      runActionsRoutes({ runs: runStore, events: deps.events, functionRuns: (fn) => functionTopics.output(fn), snapshots: runs }),
+      runActionsRoutes({
+        runs: runStore,
+        events: deps.events,
+        functionRuns: (fn) => functionTopics.output(fn),
+        snapshots: runs,
+      }),
       functionsRoutes(registry),
     ],
   }

@@ -19,7 +19,16 @@ import { createReplay } from '../transformer/replay.ts'
 import { webhookRoutes } from '../api/webhooks.ts'
 import type { Config } from './config.ts'
 
-export interface WebhookPartsDeps { bus: Bus; requests: WebhookRequestStore; rawCodec: Codec<RawWebhookRequest>; control: ControlStore; envs: Envs; topics: TopicNames; incoming: Output<EventRecord>; log: Logger }
+export interface WebhookPartsDeps {
+  bus: Bus
+  requests: WebhookRequestStore
+  rawCodec: Codec<RawWebhookRequest>
+  control: ControlStore
+  envs: Envs
+  topics: TopicNames
+  incoming: Output<EventRecord>
+  log: Logger
+}
 
 export function createWebhookParts(deps: WebhookPartsDeps, config: Config) {
   const webhooks = createWebhooks(deps.control, deps.envs)
@@ -58,7 +67,14 @@ export function createWebhookParts(deps: WebhookPartsDeps, config: Config) {
   )
   return {
     ingest: createWebhookIngest({ webhooks, envs: deps.envs, outputs: { raw } }, { maxBodyBytes: config.maxBodyBytes }),
-    routes: [webhookRoutes({ webhooks, requests, replay: createReplay({ requests, outputs: { raw } }), preview: createPreview({ sandbox, webhooks }, eventLimits(config)) })],
+    routes: [
+      webhookRoutes({
+        webhooks,
+        requests,
+        replay: createReplay({ requests, outputs: { raw } }),
+        preview: createPreview({ sandbox, webhooks }, eventLimits(config)),
+      }),
+    ],
     transformer,
     /** The sandbox's isolates, once nothing uses them any more. */
     close: () => Promise.all([sandbox.close(), slowSandbox.close()]).then(() => {}),
@@ -66,5 +82,10 @@ export function createWebhookParts(deps: WebhookPartsDeps, config: Config) {
 }
 
 function eventLimits(config: EventLimits): EventLimits {
-  return { maxEvents: config.maxEvents, maxJsonDepth: config.maxJsonDepth, maxNameLength: config.maxNameLength, maxIdLength: config.maxIdLength }
+  return {
+    maxEvents: config.maxEvents,
+    maxJsonDepth: config.maxJsonDepth,
+    maxNameLength: config.maxNameLength,
+    maxIdLength: config.maxIdLength,
+  }
 }

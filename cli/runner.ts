@@ -9,10 +9,18 @@ import type { Running } from './embedded.ts'
 import { startSluice } from './server.ts'
 
 export function checkRunnerConfig(config: Config, functionsGiven: boolean): void {
-  if (!functionsGiven && !config.functionsFile) throw new SluiceError('CONFIG_INVALID', 'functionsFile (--functions / SLUICE_FUNCTIONS): sluice runner needs the module that exports the functions')
+  if (!functionsGiven && !config.functionsFile)
+    throw new SluiceError(
+      'CONFIG_INVALID',
+      'functionsFile (--functions / SLUICE_FUNCTIONS): sluice runner needs the module that exports the functions',
+    )
 }
 
-export async function startRunnerProcess(functions: SluiceFunction[], flags: Flags, mode: 'dev' | 'start'): Promise<Running> {
+export async function startRunnerProcess(
+  functions: SluiceFunction[],
+  flags: Flags,
+  mode: 'dev' | 'start',
+): Promise<Running> {
   const config = loadConfig(mode, flags)
   checkRunnerConfig(config, functions.length > 0)
   return startSluice(runnerConfig(config), createLogger(config.logLevel), { functions })

@@ -9,7 +9,11 @@ import type { Config } from './config.ts'
 import type { Running } from './embedded.ts'
 import { checkPortFree } from './ops-server.ts'
 
-export async function startSluice(config: Config, log: Logger, options: { functions?: SluiceFunction[] } = {}): Promise<Running> {
+export async function startSluice(
+  config: Config,
+  log: Logger,
+  options: { functions?: SluiceFunction[] } = {},
+): Promise<Running> {
   const distributed = config.kafkaBrokers.length > 0
   // Before loading the stages and the Kafka and ClickHouse clients (seconds on a busy machine): a
   // port or a data dir in use by another process fails the start at once.

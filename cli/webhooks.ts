@@ -5,12 +5,23 @@ import { apiTarget } from './config.ts'
 import { request } from './control.ts'
 
 const OPTIONS = {
-  url: { type: 'string' }, 'signing-key': { type: 'string' }, env: { type: 'string' }, name: { type: 'string' },
-  transform: { type: 'string' }, 'no-transform': { type: 'boolean' },
-  'allow-ip': { type: 'string', multiple: true }, 'deny-ip': { type: 'string', multiple: true },
-  'allow-event': { type: 'string', multiple: true }, 'deny-event': { type: 'string', multiple: true },
-  verify: { type: 'string' }, secret: { type: 'string' }, 'signature-header': { type: 'string' }, 'no-verify': { type: 'boolean' },
-  disable: { type: 'boolean' }, enable: { type: 'boolean' }, status: { type: 'string' },
+  url: { type: 'string' },
+  'signing-key': { type: 'string' },
+  env: { type: 'string' },
+  name: { type: 'string' },
+  transform: { type: 'string' },
+  'no-transform': { type: 'boolean' },
+  'allow-ip': { type: 'string', multiple: true },
+  'deny-ip': { type: 'string', multiple: true },
+  'allow-event': { type: 'string', multiple: true },
+  'deny-event': { type: 'string', multiple: true },
+  verify: { type: 'string' },
+  secret: { type: 'string' },
+  'signature-header': { type: 'string' },
+  'no-verify': { type: 'boolean' },
+  disable: { type: 'boolean' },
+  enable: { type: 'boolean' },
+  status: { type: 'string' },
 } as const
 
 export const WEBHOOKS_USAGE = `  webhooks create NAME [--env ENV|branch] [--transform FILE] [--allow-ip CIDR…] [--deny-ip CIDR…]
@@ -29,12 +40,24 @@ async function fields(values: Values): Promise<Record<string, unknown>> {
   const list = (v: string[] | undefined) => v?.filter((s) => s !== '')
   const body: Record<string, unknown> = {
     name: values.name,
-    transform: values['no-transform'] ? null : values.transform === undefined ? undefined : await readFile(values.transform, 'utf8'),
+    transform: values['no-transform']
+      ? null
+      : values.transform === undefined
+        ? undefined
+        : await readFile(values.transform, 'utf8'),
     allow_ips: list(values['allow-ip']),
     deny_ips: list(values['deny-ip']),
     allow_events: list(values['allow-event']),
     deny_events: list(values['deny-event']),
-    verification: values['no-verify'] ? null : values.verify === undefined ? undefined : { preset: values.verify, secret: values.secret, ...(values['signature-header'] && { header: values['signature-header'] }) },
+    verification: values['no-verify']
+      ? null
+      : values.verify === undefined
+        ? undefined
+        : {
+            preset: values.verify,
+            secret: values.secret,
+            ...(values['signature-header'] && { header: values['signature-header'] }),
+          },
     disabled: values.disable ? true : values.enable ? false : undefined,
   }
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined))
@@ -47,12 +70,22 @@ export async function webhooksCommand(args: string[]): Promise<number> {
   const path = `/v1/webhooks/${encodeURIComponent(id)}`
   const call = (method: string, url: string, body?: unknown) => request(target, method, url, body, {})
   switch (verb) {
-    case 'create': return call('POST', '/v1/webhooks', { ...(await fields(values)), name: values.name ?? id, ...(values.env && { env: values.env }) })
-    case 'list': return call('GET', '/v1/webhooks' + (values.env ? `?env=${encodeURIComponent(values.env)}` : ''))
-    case 'get': return call('GET', path)
-    case 'update': return call('PATCH', path, await fields(values))
-    case 'delete': return call('DELETE', path)
-    case 'requests': return call('GET', `${path}/requests` + (values.status ? `?status=${encodeURIComponent(values.status)}` : ''))
+    case 'create':
+      return call('POST', '/v1/webhooks', {
+        ...(await fields(values)),
+        name: values.name ?? id,
+        ...(values.env && { env: values.env }),
+      })
+    case 'list':
+      return call('GET', '/v1/webhooks' + (values.env ? `?env=${encodeURIComponent(values.env)}` : ''))
+    case 'get':
+      return call('GET', path)
+    case 'update':
+      return call('PATCH', path, await fields(values))
+    case 'delete':
+      return call('DELETE', path)
+    case 'requests':
+      return call('GET', `${path}/requests` + (values.status ? `?status=${encodeURIComponent(values.status)}` : ''))
     case 'replay':
       if (requestId) return call('POST', `${path}/requests/${encodeURIComponent(requestId)}/replay`)
       return call('POST', `${path}/requests/replay`, { status: values.status ?? 'failed' })

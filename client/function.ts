@@ -30,7 +30,13 @@ export interface StepTools {
 }
 
 /** What survives a JSON round trip: memoised step results are JSON. */
-export type Jsonified<T> = T extends undefined | void ? null : T extends (...args: never[]) => unknown ? never : T extends object ? { [K in keyof T]: Jsonified<T[K]> } : T
+export type Jsonified<T> = T extends undefined | void
+  ? null
+  : T extends (...args: never[]) => unknown
+    ? never
+    : T extends object
+      ? { [K in keyof T]: Jsonified<T[K]> }
+      : T
 
 export interface FunctionLogger {
   debug(...args: any[]): void
@@ -63,7 +69,9 @@ export interface FunctionOptions {
   timeoutMs?: number
 }
 
-export interface FunctionTrigger { event: string }
+export interface FunctionTrigger {
+  event: string
+}
 
 export interface SluiceFunction {
   kind: typeof FUNCTION_KIND
@@ -80,15 +88,28 @@ export interface SluiceFunction {
   handler: FunctionHandler
 }
 
-export function defineFunction(app: { id: string; env?: string }, options: FunctionOptions, trigger: FunctionTrigger, handler: FunctionHandler): SluiceFunction {
-  if (!options || typeof options.id !== 'string' || options.id === '') throw new TypeError('createFunction({ id }): id must be a non-empty string')
-  if (options.name !== undefined && typeof options.name !== 'string') throw new TypeError('createFunction({ name }): name must be a string')
+export function defineFunction(
+  app: { id: string; env?: string },
+  options: FunctionOptions,
+  trigger: FunctionTrigger,
+  handler: FunctionHandler,
+): SluiceFunction {
+  if (!options || typeof options.id !== 'string' || options.id === '')
+    throw new TypeError('createFunction({ id }): id must be a non-empty string')
+  if (options.name !== undefined && typeof options.name !== 'string')
+    throw new TypeError('createFunction({ name }): name must be a string')
   const retries = options.retries ?? DEFAULT_FUNCTION_RETRIES
-  if (!Number.isInteger(retries) || retries < 0 || retries > MAX_RETRIES) throw new TypeError(`createFunction({ retries }): retries must be an integer from 0 to ${MAX_RETRIES}`)
+  if (!Number.isInteger(retries) || retries < 0 || retries > MAX_RETRIES)
+    throw new TypeError(`createFunction({ retries }): retries must be an integer from 0 to ${MAX_RETRIES}`)
   const timeoutMs = options.timeoutMs ?? DEFAULT_FUNCTION_TIMEOUT_MS
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_FUNCTION_TIMEOUT_MS) throw new TypeError(`createFunction({ timeoutMs }): timeoutMs must be an integer from 1 to ${MAX_FUNCTION_TIMEOUT_MS}`)
-  if (!trigger || typeof trigger.event !== 'string' || trigger.event === '') throw new TypeError('createFunction(options, { event }): event must be a non-empty event name')
-  if (typeof handler !== 'function') throw new TypeError('createFunction(options, trigger, handler): handler must be a function')
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_FUNCTION_TIMEOUT_MS)
+    throw new TypeError(
+      `createFunction({ timeoutMs }): timeoutMs must be an integer from 1 to ${MAX_FUNCTION_TIMEOUT_MS}`,
+    )
+  if (!trigger || typeof trigger.event !== 'string' || trigger.event === '')
+    throw new TypeError('createFunction(options, { event }): event must be a non-empty event name')
+  if (typeof handler !== 'function')
+    throw new TypeError('createFunction(options, trigger, handler): handler must be a function')
   return {
     kind: FUNCTION_KIND,
     appId: app.id,
@@ -104,5 +125,10 @@ export function defineFunction(app: { id: string; env?: string }, options: Funct
 }
 
 export function isSluiceFunction(value: unknown): value is SluiceFunction {
-  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === FUNCTION_KIND && typeof (value as { handler?: unknown }).handler === 'function'
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { kind?: unknown }).kind === FUNCTION_KIND &&
+    typeof (value as { handler?: unknown }).handler === 'function'
+  )
 }

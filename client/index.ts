@@ -2,11 +2,25 @@
 import { defaultRetryPolicy, type RetryPolicy } from '../core/retry.ts'
 import { sendEvents, type SendEvent } from './send.ts'
 import { clientEnv } from './env.ts'
-import { defineFunction, type FunctionHandler, type FunctionOptions, type FunctionTrigger, type SluiceFunction } from './function.ts'
+import {
+  defineFunction,
+  type FunctionHandler,
+  type FunctionOptions,
+  type FunctionTrigger,
+  type SluiceFunction,
+} from './function.ts'
 
 export { NonRetriableError, SluiceRequestError } from './errors.ts'
 export type { SendEvent } from './send.ts'
-export type { FunctionContext, FunctionEvent, FunctionHandler, FunctionOptions, FunctionTrigger, SluiceFunction, StepTools } from './function.ts'
+export type {
+  FunctionContext,
+  FunctionEvent,
+  FunctionHandler,
+  FunctionOptions,
+  FunctionTrigger,
+  SluiceFunction,
+  StepTools,
+} from './function.ts'
 export { startRunner, type RunnerOptions, type RunningRunner } from './runner.ts'
 
 export interface ClientOptions {
@@ -31,7 +45,8 @@ export class Client {
   private readonly fetchImpl: typeof fetch | undefined
 
   constructor(options: ClientOptions) {
-    if (!options || typeof options.id !== 'string' || options.id === '') throw new TypeError('new Client({ id }): id must be a non-empty string')
+    if (!options || typeof options.id !== 'string' || options.id === '')
+      throw new TypeError('new Client({ id }): id must be a non-empty string')
     this.id = options.id
     const env = clientEnv()
     this.eventKey = options.eventKey ?? env.eventKey
@@ -43,7 +58,13 @@ export class Client {
 
   /** Sends one event or many; resolves with one internal ID per event, in order. */
   send(events: SendEvent | SendEvent[]): Promise<{ ids: string[] }> {
-    return sendEvents(events, { baseUrl: this.baseUrl, eventKey: this.eventKey, env: this.env, retry: this.retry, fetch: this.fetchImpl })
+    return sendEvents(events, {
+      baseUrl: this.baseUrl,
+      eventKey: this.eventKey,
+      env: this.env,
+      retry: this.retry,
+      fetch: this.fetchImpl,
+    })
   }
 
   /**

@@ -10,13 +10,20 @@ export interface RunnerOptions {
   mode?: 'dev' | 'start'
 }
 
-export interface RunningRunner { url: string; stop(): Promise<void> }
+export interface RunningRunner {
+  url: string
+  stop(): Promise<void>
+}
 
 export async function startRunner(options: RunnerOptions): Promise<RunningRunner> {
   const functions = options.functions ?? []
   functions.forEach((fn, i) => {
-    if (!isSluiceFunction(fn)) throw new TypeError(`startRunner({ functions }): functions[${i}] is not made by client.createFunction`)
-    if (fn.appId !== options.client.id) throw new TypeError(`startRunner({ functions }): functions[${i}] belongs to app "${fn.appId}", not to the client's app "${options.client.id}"`)
+    if (!isSluiceFunction(fn))
+      throw new TypeError(`startRunner({ functions }): functions[${i}] is not made by client.createFunction`)
+    if (fn.appId !== options.client.id)
+      throw new TypeError(
+        `startRunner({ functions }): functions[${i}] belongs to app "${fn.appId}", not to the client's app "${options.client.id}"`,
+      )
   })
   // The server is the app, not this library: it is reached through the package's public entry
   // point `sluice/server` (package.json exports), as a user's code would, never by a path into

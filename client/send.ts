@@ -2,8 +2,19 @@ import { newIdSeed } from '../core/ids.ts'
 import { withRetry, type RetryPolicy } from '../core/retry.ts'
 import { SluiceRequestError } from './errors.ts'
 
-export interface SendEvent { name: string; data: Record<string, unknown>; id?: string; ts?: number }
-export interface SendOptions { baseUrl: string; eventKey?: string; env?: string; retry: RetryPolicy; fetch?: typeof fetch }
+export interface SendEvent {
+  name: string
+  data: Record<string, unknown>
+  id?: string
+  ts?: number
+}
+export interface SendOptions {
+  baseUrl: string
+  eventKey?: string
+  env?: string
+  retry: RetryPolicy
+  fetch?: typeof fetch
+}
 
 /**
  * Sends events with retries on network errors, 5xx and 429. Every attempt carries the same
@@ -13,19 +24,31 @@ export async function sendEvents(events: SendEvent | SendEvent[], options: SendO
   const seed = newIdSeed()
   const url = `${options.baseUrl.replace(/\/$/, '')}/e/${encodeURIComponent(options.eventKey ?? 'dev')}`
   const doFetch = options.fetch ?? fetch
-  return withRetry(async () => {
-    const response = await doFetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-service-event-id-seed': seed, ...(options.env && { 'x-service-env': options.env }) },
-      body: JSON.stringify(events),
-    })
-    const body = (await response.json().catch(() => ({}))) as { ids?: string[]; code?: string; error?: string }
-    if (response.ok && Array.isArray(body.ids)) return { ids: body.ids }
-    const retryAfter = Number(response.headers.get('retry-after') ?? NaN) // seconds; the HTTP-date form is not sent by Sluice
-    throw new SluiceRequestError(response.status, body.code ?? 'UNKNOWN', body.error ?? `HTTP ${response.status}`, Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined)
-  }, {
-    policy: options.retry,
-    retryAfterMs: (err) => (err instanceof SluiceRequestError ? err.retryAfterMs : undefined),
-    shouldRetry: (err) => !(err instanceof SluiceRequestError) || err.status >= 500 || err.status === 429,
-  })
+  return withRetry(
+    async () => {
+      const response = await doFetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-event-id-seed': seed,
+          ...(options.env && { 'x-service-env': options.env }),
+        },
+        body: JSON.stringify(events),
+      })
+      const body = (await response.json().catch(() => ({}))) as { ids?: string[]; code?: string; error?: string }
+      if (response.ok && Array.isArray(body.ids)) return { ids: body.ids }
+      const retryAfter = Number(response.headers.get('retry-after') ?? NaN) // seconds; the HTTP-date form is not sent by Sluice
+      throw new SluiceRequestError(
+        response.status,
+        body.code ?? 'UNKNOWN',
+        body.error ?? `HTTP ${response.status}`,
+        Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined,
+      )
+    },
+    {
+      policy: options.retry,
+      retryAfterMs: (err) => (err instanceof SluiceRequestError ? err.retryAfterMs : undefined),
+      shouldRetry: (err) => !(err instanceof SluiceRequestError) || err.status >= 500 || err.status === 429,
+    },
+  )
 }

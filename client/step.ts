@@ -9,9 +9,17 @@
 import type { SendEvent } from './send.ts'
 import type { FunctionEvent, FunctionLogger, SluiceFunction, StepTools } from './function.ts'
 
-export interface SerializedError { name: string; message: string; code?: string; stack?: string }
+export interface SerializedError {
+  name: string
+  message: string
+  code?: string
+  stack?: string
+}
 
-export interface MemoisedStep { id: string; output: unknown }
+export interface MemoisedStep {
+  id: string
+  output: unknown
+}
 
 export type Execution =
   /** A new step completed: checkpoint it, then execute again. */
@@ -42,14 +50,24 @@ export function executeFunction(fn: SluiceFunction, input: ExecutionInput): Prom
   const seenIds = new Map<string, number>()
   let stepInFlight: string | undefined
   let settle!: (execution: Execution) => void
-  const done = new Promise<Execution>((resolve) => { settle = resolve })
+  const done = new Promise<Execution>((resolve) => {
+    settle = resolve
+  })
   // Whatever settles first wins: a step, the handler, or the deadline.
-  const deadline = setTimeout(() => settle({
-    kind: 'error',
-    stepId: stepInFlight,
-    error: { name: 'TimeoutError', code: 'FUNCTION_TIMEOUT', message: `${stepInFlight ? `step "${stepInFlight}"` : 'the handler'} ran over the function's timeoutMs (${fn.timeoutMs} ms)` },
-    nonRetriable: false,
-  }), fn.timeoutMs)
+  const deadline = setTimeout(
+    () =>
+      settle({
+        kind: 'error',
+        stepId: stepInFlight,
+        error: {
+          name: 'TimeoutError',
+          code: 'FUNCTION_TIMEOUT',
+          message: `${stepInFlight ? `step "${stepInFlight}"` : 'the handler'} ran over the function's timeoutMs (${fn.timeoutMs} ms)`,
+        },
+        nonRetriable: false,
+      }),
+    fn.timeoutMs,
+  )
   done.then(() => clearTimeout(deadline))
 
   /** A step ID used twice in one run gets a suffix, so both calls keep their own results. */
@@ -72,28 +90,38 @@ export function executeFunction(fn: SluiceFunction, input: ExecutionInput): Prom
       .then(
         (value) => {
           const json = toJson(value)
-          settle(json.ok
-            ? { kind: 'step', stepId: id, output: json.value, durationMs: Math.round(performance.now() - startedAt) }
-            : { kind: 'error', stepId: id, error: json.error, nonRetriable: true })
+          settle(
+            json.ok
+              ? { kind: 'step', stepId: id, output: json.value, durationMs: Math.round(performance.now() - startedAt) }
+              : { kind: 'error', stepId: id, error: json.error, nonRetriable: true },
+          )
         },
-        (err: unknown) => settle({ kind: 'error', stepId: id, error: serializeError(err), nonRetriable: isNonRetriable(err) }),
+        (err: unknown) =>
+          settle({ kind: 'error', stepId: id, error: serializeError(err), nonRetriable: isNonRetriable(err) }),
       )
     return never()
   }
 
   const tools: StepTools = {
     run: (id, body) => step(id, body),
-    sendEvent: (id, events) => step(id, async () => ({ ids: await input.sendEvents(id, Array.isArray(events) ? events : [events]) })),
+    sendEvent: (id, events) =>
+      step(id, async () => ({ ids: await input.sendEvents(id, Array.isArray(events) ? events : [events]) })),
   }
 
   Promise.resolve()
-    .then(() => fn.handler({ event: input.event, step: tools, runId: input.runId, attempt: input.attempt, logger: input.logger }))
+    .then(() =>
+      fn.handler({ event: input.event, step: tools, runId: input.runId, attempt: input.attempt, logger: input.logger }),
+    )
     .then(
       (value) => {
         // A handler that returns without awaiting a step it started: the step's outcome decides.
         if (stepInFlight) return
         const json = toJson(value)
-        settle(json.ok ? { kind: 'completed', output: json.value } : { kind: 'error', error: json.error, nonRetriable: true })
+        settle(
+          json.ok
+            ? { kind: 'completed', output: json.value }
+            : { kind: 'error', error: json.error, nonRetriable: true },
+        )
       },
       (err: unknown) => {
         if (!stepInFlight) settle({ kind: 'error', error: serializeError(err), nonRetriable: isNonRetriable(err) })
@@ -117,7 +145,7 @@ export function serializeError(err: unknown): SerializedError {
       ...(typeof e.stack === 'string' && { stack: e.stack }),
     }
   }
-  return { name: 'Error', message: typeof err === 'string' ? err : JSON.stringify(err) ?? String(err) }
+  return { name: 'Error', message: typeof err === 'string' ? err : (JSON.stringify(err) ?? String(err)) }
 }
 
 type JsonResult = { ok: true; value: unknown } | { ok: false; error: SerializedError }
@@ -128,6 +156,9 @@ function toJson(value: unknown): JsonResult {
     const text = JSON.stringify(value)
     return { ok: true, value: text === undefined ? null : JSON.parse(text) }
   } catch (err) {
-    return { ok: false, error: { name: 'TypeError', message: `the result is not JSON-serialisable: ${(err as Error).message}` } }
+    return {
+      ok: false,
+      error: { name: 'TypeError', message: `the result is not JSON-serialisable: ${(err as Error).message}` },
+    }
   }
 }

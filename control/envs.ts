@@ -21,9 +21,13 @@ export function createEnvs(control: ControlStore) {
       const { name, branch } = input
       // Also checked by the REST schema; kept for the other caller, function registration.
       if (!NAME.test(name)) {
-        throw new SluiceError('REQUEST_INVALID', 'name: must be 1-64 characters of a-z, 0-9, ".", "_", "-", starting with a letter or digit')
+        throw new SluiceError(
+          'REQUEST_INVALID',
+          'name: must be 1-64 characters of a-z, 0-9, ".", "_", "-", starting with a letter or digit',
+        )
       }
-      if (name === BRANCH_GROUP) throw new SluiceError('REQUEST_INVALID', `name: "${BRANCH_GROUP}" is reserved for the branch group`)
+      if (name === BRANCH_GROUP)
+        throw new SluiceError('REQUEST_INVALID', `name: "${BRANCH_GROUP}" is reserved for the branch group`)
       if (get(name)) throw new SluiceError('CONFLICT', `name: environment "${name}" already exists`)
       const doc: EnvDoc = { name, kind: branch ? 'branch' : 'standard', createdAt: Date.now(), ...given(input) }
       await control.put('env', name, doc)
@@ -39,7 +43,8 @@ export function createEnvs(control: ControlStore) {
     async archive(name: string): Promise<EnvDoc> {
       const doc = get(name)
       if (!doc) throw new SluiceError('ENV_NOT_FOUND', `environment "${name}" does not exist`)
-      if (doc.kind !== 'branch') throw new SluiceError('REQUEST_INVALID', `name: only branch environments are archived; "${name}" is not one`)
+      if (doc.kind !== 'branch')
+        throw new SluiceError('REQUEST_INVALID', `name: only branch environments are archived; "${name}" is not one`)
       const archived = { ...doc, archivedAt: doc.archivedAt ?? Date.now() }
       await control.put('env', name, archived)
       return archived
@@ -48,12 +53,18 @@ export function createEnvs(control: ControlStore) {
 }
 
 /** Ranges are the REST schema's (api/schemas.ts EnvLimits). */
-interface Limits { maxBodyBytes?: number; maxEventsPerSecond?: number }
+interface Limits {
+  maxBodyBytes?: number
+  maxEventsPerSecond?: number
+}
 
 /** The limits given; absent ones are left as they are. */
 function given(input: Limits): Limits {
   const { maxBodyBytes, maxEventsPerSecond } = input
-  return { ...(maxBodyBytes !== undefined && { maxBodyBytes }), ...(maxEventsPerSecond !== undefined && { maxEventsPerSecond }) }
+  return {
+    ...(maxBodyBytes !== undefined && { maxBodyBytes }),
+    ...(maxEventsPerSecond !== undefined && { maxEventsPerSecond }),
+  }
 }
 
 export type Envs = ReturnType<typeof createEnvs>

@@ -17,7 +17,10 @@ export const registrationId = (env: string, key: string) => `${env}/${key}`
 export function createFunctionRegistry(control: ControlStore, envs: Envs) {
   return {
     list(env?: string): FunctionDoc[] {
-      return control.list('function').filter((f) => env === undefined || f.env === env).sort((a, b) => a.id.localeCompare(b.id))
+      return control
+        .list('function')
+        .filter((f) => env === undefined || f.env === env)
+        .sort((a, b) => a.id.localeCompare(b.id))
     },
     /** `env\0event name` → the functions it triggers; built once per routed batch. */
     triggerIndex(): Map<string, FunctionDoc[]> {
@@ -44,9 +47,10 @@ export function createFunctionRegistry(control: ControlStore, envs: Envs) {
       const kept = new Set(docs.map((d) => d.id))
       const servedApps = new Set(functions.map((f) => `${f.env}\0${f.appId}`))
       for (const doc of control.list('function')) {
-        const inScope = scope.kind === 'all'
-          || (scope.kind === 'apps' && doc.env === scope.env && scope.appIds.includes(doc.appId))
-          || (scope.kind === 'served-apps' && servedApps.has(`${doc.env}\0${doc.appId}`))
+        const inScope =
+          scope.kind === 'all' ||
+          (scope.kind === 'apps' && doc.env === scope.env && scope.appIds.includes(doc.appId)) ||
+          (scope.kind === 'served-apps' && servedApps.has(`${doc.env}\0${doc.appId}`))
         if (inScope && !kept.has(doc.id)) await control.delete('function', doc.id)
       }
       return docs

@@ -29,14 +29,25 @@ export function createKeys(control: ControlStore, envs: Envs) {
     },
     async create(input: { env: unknown }): Promise<{ doc: KeyDoc; key: string }> {
       const env = input.env
-      if (typeof env !== 'string') throw new SluiceError('REQUEST_INVALID', `env: must be an environment name or "${BRANCH_GROUP}"`)
+      if (typeof env !== 'string')
+        throw new SluiceError('REQUEST_INVALID', `env: must be an environment name or "${BRANCH_GROUP}"`)
       if (env !== BRANCH_GROUP) {
         const doc = envs.get(env)
         if (!doc) throw new SluiceError('ENV_NOT_FOUND', `env: environment "${env}" does not exist`)
-        if (doc.kind === 'branch') throw new SluiceError('REQUEST_INVALID', `env: "${env}" is a branch environment; branch keys belong to the group "${BRANCH_GROUP}"`)
+        if (doc.kind === 'branch')
+          throw new SluiceError(
+            'REQUEST_INVALID',
+            `env: "${env}" is a branch environment; branch keys belong to the group "${BRANCH_GROUP}"`,
+          )
       }
       const key = 'sk_' + randomBytes(24).toString('base64url')
-      const doc: KeyDoc = { id: 'key_' + newUlid(), hash: hashKey(key), env, prefix: key.slice(0, 9), createdAt: Date.now() }
+      const doc: KeyDoc = {
+        id: 'key_' + newUlid(),
+        hash: hashKey(key),
+        env,
+        prefix: key.slice(0, 9),
+        createdAt: Date.now(),
+      }
       await control.put('key', doc.hash, doc)
       return { doc, key }
     },

@@ -24,7 +24,12 @@ export interface TopicControlOptions {
 
 type Entry = { doc: unknown; write?: string } | { deleted: true; write?: string }
 
-export async function createTopicControlStore(bus: Bus, topic: string, log: Logger, options: TopicControlOptions = {}): Promise<ControlStore> {
+export async function createTopicControlStore(
+  bus: Bus,
+  topic: string,
+  log: Logger,
+  options: TopicControlOptions = {},
+): Promise<ControlStore> {
   const applyTimeoutMs = options.applyTimeoutMs ?? 10_000
   const storeId = randomUUID()
   const docs = new Map<ControlKind, Map<string, unknown>>()
@@ -49,7 +54,10 @@ export async function createTopicControlStore(bus: Bus, topic: string, log: Logg
       try {
         entry = JSON.parse(record.value.toString('utf8')) as Entry
       } catch (err) {
-        log.error({ err, topic, offset: record.offset, kind, id: fingerprint(id) }, 'control record is not JSON; skipped')
+        log.error(
+          { err, topic, offset: record.offset, kind, id: fingerprint(id) },
+          'control record is not JSON; skipped',
+        )
         continue
       }
       if ('doc' in entry) kindMap(kind).set(id, entry.doc)
@@ -87,7 +95,18 @@ export async function createTopicControlStore(bus: Bus, topic: string, log: Logg
       await visible.catch(() => {})
       throw err
     }
-    timer = setTimeout(() => waiting.get(id)?.abandoned(new SluiceError('LOG_UNAVAILABLE', `the control write is durable but did not reach this node's view within ${applyTimeoutMs} ms`)), applyTimeoutMs)
+    timer = setTimeout(
+      () =>
+        waiting
+          .get(id)
+          ?.abandoned(
+            new SluiceError(
+              'LOG_UNAVAILABLE',
+              `the control write is durable but did not reach this node's view within ${applyTimeoutMs} ms`,
+            ),
+          ),
+      applyTimeoutMs,
+    )
     await visible
   }
 
@@ -98,7 +117,8 @@ export async function createTopicControlStore(bus: Bus, topic: string, log: Logg
     delete: (kind, id) => write(`${kind}\0${id}`, { deleted: true }, true),
     async close() {
       await subscription.stop()
-      for (const pending of waiting.values()) pending.abandoned(new SluiceError('LOG_UNAVAILABLE', 'the control store was closed'))
+      for (const pending of waiting.values())
+        pending.abandoned(new SluiceError('LOG_UNAVAILABLE', 'the control store was closed'))
     },
   }
 }

@@ -35,7 +35,9 @@ export function normalizeIp(ip: string): string {
   return mapped ? mapped[1] : ip
 }
 
-export interface IpRules { allows(ip: string): boolean }
+export interface IpRules {
+  allows(ip: string): boolean
+}
 
 /** Deny wins; a non-empty allow list admits only what it lists. */
 export function ipRules(allow: string[], deny: string[]): IpRules {
@@ -55,7 +57,10 @@ export function ipRules(allow: string[], deny: string[]): IpRules {
 
 /** A name pattern: `*` matches any run of characters (including `/` and `.`); the rest is literal. */
 export function namePattern(pattern: string): RegExp {
-  const body = pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('.*')
+  const body = pattern
+    .split('*')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
+    .join('.*')
   return new RegExp(`^${body}$`, 's')
 }
 

@@ -46,14 +46,21 @@ export function createWebhooks(control: ControlStore, envs: Envs) {
     if (value === BRANCH_GROUP) return value
     const env = envs.get(value)
     if (!env) throw new SluiceError('ENV_NOT_FOUND', `env: environment "${value}" does not exist`)
-    if (env.kind === 'branch') throw new SluiceError('REQUEST_INVALID', `env: "${value}" is a branch environment; branch webhooks belong to the group "${BRANCH_GROUP}"`)
+    if (env.kind === 'branch')
+      throw new SluiceError(
+        'REQUEST_INVALID',
+        `env: "${value}" is a branch environment; branch webhooks belong to the group "${BRANCH_GROUP}"`,
+      )
     return value
   }
 
   return {
     get,
     list(filter: { env?: string } = {}): WebhookDoc[] {
-      return control.list('webhook').filter((w) => filter.env === undefined || w.env === filter.env).sort((a, b) => a.createdAt - b.createdAt)
+      return control
+        .list('webhook')
+        .filter((w) => filter.env === undefined || w.env === filter.env)
+        .sort((a, b) => a.createdAt - b.createdAt)
     },
     async create(input: WebhookInput): Promise<WebhookDoc> {
       const now = Date.now()
@@ -80,7 +87,8 @@ export function createWebhooks(control: ControlStore, envs: Envs) {
     /** Only the fields present change; `transform: null` / `verification: null` remove them. */
     async update(id: string, patch: WebhookInput): Promise<WebhookDoc> {
       const doc = mustGet(id)
-      if (patch.env !== undefined) throw new SluiceError('REQUEST_INVALID', 'env: a webhook cannot move between environments; create a new one')
+      if (patch.env !== undefined)
+        throw new SluiceError('REQUEST_INVALID', 'env: a webhook cannot move between environments; create a new one')
       // Everything is validated before anything is written: a bad field changes nothing.
       const next: WebhookDoc = { ...doc, updatedAt: Date.now() }
       if (patch.name !== undefined) next.name = checkName(patch.name)

@@ -23,13 +23,21 @@ export interface StoredEvent extends EventRecord {
   duplicateOf?: string
 }
 
-export interface EventInput { name: string; data: Record<string, unknown>; id?: string; ts?: number }
+export interface EventInput {
+  name: string
+  data: Record<string, unknown>
+  id?: string
+  ts?: number
+}
 
 /**
  * Accepted inputs as records on `incoming`. The dedup key is the caller's `id`, else the
  * matching `dedupIds` entry (the internal ID unless a producer keeps keys stable across attempts).
  */
-export function toEventRecords(events: EventInput[], at: { internalIds: string[]; dedupIds?: string[]; env: string; receivedAt: number; source: EventSource }): EventRecord[] {
+export function toEventRecords(
+  events: EventInput[],
+  at: { internalIds: string[]; dedupIds?: string[]; env: string; receivedAt: number; source: EventSource },
+): EventRecord[] {
   const dedupIds = at.dedupIds ?? at.internalIds
   return events.map((e, i) => ({
     internalId: at.internalIds[i],
@@ -43,21 +51,34 @@ export function toEventRecords(events: EventInput[], at: { internalIds: string[]
   }))
 }
 
-export interface EventLimits { maxEvents: number; maxJsonDepth: number; maxNameLength: number; maxIdLength: number }
+export interface EventLimits {
+  maxEvents: number
+  maxJsonDepth: number
+  maxNameLength: number
+  maxIdLength: number
+}
 
 export const RESERVED_PREFIX = 'sluice/'
 /** The largest time in ms a JavaScript Date (and so every reader of `ts`) can represent. */
 export const MAX_DATE_MS = 8.64e15
 const FIELDS = new Set(['name', 'data', 'id', 'ts'])
 
-export type Validation = { ok: true; events: EventInput[] } | { ok: false; code: 'EVENT_INVALID' | 'TOO_MANY_EVENTS' | 'JSON_TOO_DEEP'; message: string }
+export type Validation =
+  | { ok: true; events: EventInput[] }
+  | { ok: false; code: 'EVENT_INVALID' | 'TOO_MANY_EVENTS' | 'JSON_TOO_DEEP'; message: string }
 
 /** Validates an Event API body (one event or an array); the whole batch fails on the first bad event. */
 export function validateEventBody(body: unknown, limits: EventLimits): Validation {
   const items = Array.isArray(body) ? body : [body]
   if (items.length === 0) return { ok: false, code: 'EVENT_INVALID', message: 'events: the array is empty' }
-  if (items.length > limits.maxEvents) return { ok: false, code: 'TOO_MANY_EVENTS', message: `events: ${items.length} events, the limit is ${limits.maxEvents}` }
-  if (jsonDepth(body) > limits.maxJsonDepth) return { ok: false, code: 'JSON_TOO_DEEP', message: `body: nests deeper than ${limits.maxJsonDepth} levels` }
+  if (items.length > limits.maxEvents)
+    return {
+      ok: false,
+      code: 'TOO_MANY_EVENTS',
+      message: `events: ${items.length} events, the limit is ${limits.maxEvents}`,
+    }
+  if (jsonDepth(body) > limits.maxJsonDepth)
+    return { ok: false, code: 'JSON_TOO_DEEP', message: `body: nests deeper than ${limits.maxJsonDepth} levels` }
   for (let i = 0; i < items.length; i++) {
     const problem = eventProblem(items[i], limits)
     if (problem) return { ok: false, code: 'EVENT_INVALID', message: `events[${i}]${problem}` }
@@ -66,9 +87,14 @@ export function validateEventBody(body: unknown, limits: EventLimits): Validatio
 }
 
 /** One event's first problem as `.<field>: <what is wrong>`, or undefined when it is valid. */
-export function eventProblem(event: unknown, limits: Pick<EventLimits, 'maxNameLength' | 'maxIdLength'>, allowReserved = false): string | undefined {
+export function eventProblem(
+  event: unknown,
+  limits: Pick<EventLimits, 'maxNameLength' | 'maxIdLength'>,
+  allowReserved = false,
+): string | undefined {
   if (!isPlainObject(event)) return ': must be a JSON object with name and data'
-  for (const key of Object.keys(event)) if (!FIELDS.has(key)) return `.${key}: unknown field (allowed: name, data, id, ts)`
+  for (const key of Object.keys(event))
+    if (!FIELDS.has(key)) return `.${key}: unknown field (allowed: name, data, id, ts)`
   const { name, data, id, ts } = event
   if (typeof name !== 'string' || name.length === 0) return '.name: must be a non-empty string'
   if (name.length > limits.maxNameLength) return `.name: longer than ${limits.maxNameLength} characters`
@@ -76,10 +102,14 @@ export function eventProblem(event: unknown, limits: Pick<EventLimits, 'maxNameL
   if (!name.isWellFormed()) return '.name: not well-formed Unicode (a lone surrogate such as \\ud800)'
   if (!allowReserved && name.startsWith(RESERVED_PREFIX)) return `.name: the prefix "${RESERVED_PREFIX}" is reserved`
   if (!isPlainObject(data)) return '.data: must be a JSON object'
-  if (id !== undefined && (typeof id !== 'string' || id.length === 0)) return '.id: must be a non-empty string when given'
-  if (typeof id === 'string' && id.length > limits.maxIdLength) return `.id: longer than ${limits.maxIdLength} characters`
-  if (typeof id === 'string' && !id.isWellFormed()) return '.id: not well-formed Unicode (a lone surrogate such as \\ud800)'
-  if (ts !== undefined && (!Number.isSafeInteger(ts) || (ts as number) < 0)) return '.ts: must be a non-negative integer of milliseconds'
+  if (id !== undefined && (typeof id !== 'string' || id.length === 0))
+    return '.id: must be a non-empty string when given'
+  if (typeof id === 'string' && id.length > limits.maxIdLength)
+    return `.id: longer than ${limits.maxIdLength} characters`
+  if (typeof id === 'string' && !id.isWellFormed())
+    return '.id: not well-formed Unicode (a lone surrogate such as \\ud800)'
+  if (ts !== undefined && (!Number.isSafeInteger(ts) || (ts as number) < 0))
+    return '.ts: must be a non-negative integer of milliseconds'
   if ((ts as number) > MAX_DATE_MS) return `.ts: after the last time a Date holds (${MAX_DATE_MS} ms, year 275760)`
   return undefined
 }

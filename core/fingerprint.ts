@@ -10,5 +10,8 @@ export function fingerprint(secret: string): string {
 /** A request path fit for an error message: no query, and every long segment (a key, a webhook ID) fingerprinted. */
 export function safePath(url: string): string {
   const path = url.split('?')[0]
-  return path.split('/').map((segment) => (segment.length >= 20 ? `{${fingerprint(segment)}}` : segment)).join('/')
+  return path
+    .split('/')
+    .map((segment) => (segment.length >= 20 ? `{${fingerprint(segment)}}` : segment))
+    .join('/')
 }

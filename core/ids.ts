@@ -48,7 +48,8 @@ export function newIdSeed(nowMs = Date.now()): string {
  */
 export function seededUlids(seed: string, count: number): string[] {
   const match = /^(\d{1,15}),([A-Za-z0-9+/]{14}==)$/.exec(seed)
-  if (!match) throw new SluiceError('ID_SEED_INVALID', 'x-service-event-id-seed: must be "<milliseconds>,<base64 of 10 bytes>"')
+  if (!match)
+    throw new SluiceError('ID_SEED_INVALID', 'x-service-event-id-seed: must be "<milliseconds>,<base64 of 10 bytes>"')
   const ms = Number(match[1])
   if (ms > 2 ** 48 - 1) throw new SluiceError('ID_SEED_INVALID', 'x-service-event-id-seed: time out of range')
   const entropy = Buffer.from(match[2], 'base64') // 80 bits = 16 base-32 digits, most significant first

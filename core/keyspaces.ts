@@ -45,14 +45,14 @@ export const KEY_SPACES = {
   }),
   eventsFormat: space('Vevents', 'store/rocksdb.ts', 'the event store format version'),
   runs: space('Rr', 'store/runs-rocksdb.ts', '<runId> → run JSON', { scanned: true }),
-  runsByEvent: space('Re', 'store/runs-rocksdb.ts', '<eventId>\\0<runId> → \'\'', { scanned: true }),
-  runsByFunction: space('Rf', 'store/runs-rocksdb.ts', '<functionId>\\0<runId> → \'\'', { scanned: true }),
-  runsByStatus: space('Rs', 'store/runs-rocksdb.ts', '<status>\\0<runId> → \'\'', { scanned: true }),
+  runsByEvent: space('Re', 'store/runs-rocksdb.ts', "<eventId>\\0<runId> → ''", { scanned: true }),
+  runsByFunction: space('Rf', 'store/runs-rocksdb.ts', "<functionId>\\0<runId> → ''", { scanned: true }),
+  runsByStatus: space('Rs', 'store/runs-rocksdb.ts', "<status>\\0<runId> → ''", { scanned: true }),
   webhookRequests: space('W', 'store/requests-rocksdb.ts', '<webhookId>\\0<requestId> → record JSON', {
     scanned: true,
     rangeDeleted: true,
   }),
-  webhookRequestsByStatus: space('X', 'store/requests-rocksdb.ts', '<webhookId>\\0<status>\\0<requestId> → \'\'', {
+  webhookRequestsByStatus: space('X', 'store/requests-rocksdb.ts', "<webhookId>\\0<status>\\0<requestId> → ''", {
     scanned: true,
     rangeDeleted: true,
   }),

@@ -10,7 +10,14 @@ export type WriteOp =
   | { type: 'del'; key: string }
   | { type: 'delRange'; start: string; end: string }
 
-export interface ScanRange { gte?: string; gt?: string; lt?: string; lte?: string; reverse?: boolean; limit?: number }
+export interface ScanRange {
+  gte?: string
+  gt?: string
+  lt?: string
+  lte?: string
+  reverse?: boolean
+  limit?: number
+}
 
 export interface Rocks {
   get(key: string): Promise<Buffer | null>
@@ -44,7 +51,12 @@ export async function openRocks(path: string): Promise<Rocks> {
     await db.ready()
   } catch (err) {
     // RocksDB's own words ("While lock file: …/LOCK: Resource temporarily unavailable") do not say what to do.
-    if (/LOCK/.test((err as Error).message)) throw new SluiceError('CONFIG_INVALID', `dataDir (--data-dir / SLUICE_DATA_DIR): ${path} is in use by another Sluice process`, { cause: err })
+    if (/LOCK/.test((err as Error).message))
+      throw new SluiceError(
+        'CONFIG_INVALID',
+        `dataDir (--data-dir / SLUICE_DATA_DIR): ${path} is in use by another Sluice process`,
+        { cause: err },
+      )
     throw err
   }
   return {

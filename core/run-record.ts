@@ -7,7 +7,12 @@ import { seededUlids, ulidTime } from './ids.ts'
 import type { EventRecord } from './event.ts'
 import type { RunDoc, RunError, RunStatus, StepDoc } from '../store/runs-types.ts'
 
-export interface CompletedStep { id: string; output: unknown; attempts: number; endedAt: number }
+export interface CompletedStep {
+  id: string
+  output: unknown
+  attempts: number
+  endedAt: number
+}
 
 export interface RunRecord {
   runId: string
@@ -34,7 +39,10 @@ export interface RunRecord {
 
 /** Deterministic, so a redelivered event routes to the same run: a ULID at the event's time. */
 export function runIdFor(event: Pick<EventRecord, 'internalId' | 'env'>, functionId: string): string {
-  return seededUlids(`${ulidTime(event.internalId)},${entropy(`${event.internalId}\0${event.env}\0${functionId}`)}`, 1)[0]
+  return seededUlids(
+    `${ulidTime(event.internalId)},${entropy(`${event.internalId}\0${event.env}\0${functionId}`)}`,
+    1,
+  )[0]
 }
 
 /** Internal IDs of the events a step sends: from (run id, step id, index), so a repeat is a duplicate. */
@@ -47,13 +55,36 @@ function entropy(text: string): string {
 }
 
 export function firstRecord(event: EventRecord, functionId: string, nowMs: number): RunRecord {
-  return { runId: runIdFor(event, functionId), functionId, env: event.env, event, seq: 0, attempt: 0, attempts: 1, steps: [], queuedAt: nowMs }
+  return {
+    runId: runIdFor(event, functionId),
+    functionId,
+    env: event.env,
+    event,
+    seq: 0,
+    attempt: 0,
+    attempts: 1,
+    steps: [],
+    queuedAt: nowMs,
+  }
 }
 
 /** The run as the store shows it, after `record` (version: seq * 2; +1 while it executes). */
 export function snapshotOf(record: RunRecord, status: RunStatus, extra: Partial<RunDoc> = {}): RunDoc {
-  const steps: StepDoc[] = record.steps.map((s) => ({ id: s.id, status: 'completed', output: s.output, attempts: s.attempts, endedAt: s.endedAt }))
-  if (record.failing?.stepId !== undefined) steps.push({ id: record.failing.stepId, status: 'retrying', error: record.failing.error, attempts: record.attempt, endedAt: record.failing.endedAt })
+  const steps: StepDoc[] = record.steps.map((s) => ({
+    id: s.id,
+    status: 'completed',
+    output: s.output,
+    attempts: s.attempts,
+    endedAt: s.endedAt,
+  }))
+  if (record.failing?.stepId !== undefined)
+    steps.push({
+      id: record.failing.stepId,
+      status: 'retrying',
+      error: record.failing.error,
+      attempts: record.attempt,
+      endedAt: record.failing.endedAt,
+    })
   return {
     runId: record.runId,
     functionId: record.functionId,

@@ -49,7 +49,10 @@ export async function openChangelogDedupStore(options: ChangelogDedupOptions): P
     restored += entries.length
     await local.markSeen(entries)
   })
-  options.log.info({ topic, partition, restored, skipped, ms: Date.now() - started }, 'dedup partition restored from its changelog')
+  options.log.info(
+    { topic, partition, restored, skipped, ms: Date.now() - started },
+    'dedup partition restored from its changelog',
+  )
 
   return {
     lookup: (keys) => local.lookup(keys),
@@ -58,7 +61,14 @@ export async function openChangelogDedupStore(options: ChangelogDedupOptions): P
       // Both must hold before the stage commits; if the changelog write fails, the batch is redelivered
       // and marked again, so a partition moved later never misses an id this one accepted.
       await Promise.all([
-        bus.publish(topic, entries.map((e) => ({ key: `${e.env}\0${e.id}`, value: Buffer.from(`${e.receivedAt},${e.internalId}`), timestampMs: e.receivedAt }))),
+        bus.publish(
+          topic,
+          entries.map((e) => ({
+            key: `${e.env}\0${e.id}`,
+            value: Buffer.from(`${e.receivedAt},${e.internalId}`),
+            timestampMs: e.receivedAt,
+          })),
+        ),
         local.markSeen(entries),
       ])
     },
@@ -72,5 +82,10 @@ function entryOf(record: ConsumedRecord): SeenEntry | undefined {
   const value = record.value.toString('utf8')
   const comma = value.indexOf(',')
   if (separator < 0 || comma < 0) return undefined
-  return { env: record.key.slice(0, separator), id: record.key.slice(separator + 1), receivedAt: Number(value.slice(0, comma)), internalId: value.slice(comma + 1) }
+  return {
+    env: record.key.slice(0, separator),
+    id: record.key.slice(separator + 1),
+    receivedAt: Number(value.slice(0, comma)),
+    internalId: value.slice(comma + 1),
+  }
 }

@@ -16,7 +16,11 @@ export interface DedupDeps {
   log: Logger
 }
 
-export interface DedupConfig { inputTopic: string; group: string; expireIntervalMs: number }
+export interface DedupConfig {
+  inputTopic: string
+  group: string
+  expireIntervalMs: number
+}
 
 export function createDedup(deps: DedupDeps, config: DedupConfig) {
   const stores = new Map<number, DedupStore>()
@@ -45,7 +49,10 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
       acceptedBytes.push(encoded[i])
     })
     // An accepted event goes on as it came (`incoming` and `events` share the event codec).
-    await Promise.all([deps.outputs.events.forward(accepted, acceptedBytes), deps.outputs.duplicates.publish(duplicates)])
+    await Promise.all([
+      deps.outputs.events.forward(accepted, acceptedBytes),
+      deps.outputs.duplicates.publish(duplicates),
+    ])
     // Only once the events are durable downstream is the id marked seen: a crash in between redelivers.
     await store.markSeen(accepted)
   }
@@ -55,7 +62,12 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
       subscription = await deps.bus.subscribe({
         group: config.group,
         topics: [config.inputTopic],
-        handler: (batch) => handle(batch.partition, batch.records.map((r) => deps.codec.decode(r.value)), batch.records.map((r) => r.value)),
+        handler: (batch) =>
+          handle(
+            batch.partition,
+            batch.records.map((r) => deps.codec.decode(r.value)),
+            batch.records.map((r) => r.value),
+          ),
         onAssign: async (assigned) => {
           // In parallel: in distributed mode each store restores its partition from the changelog.
           const partitions = assigned.flatMap((a) => a.partitions)
@@ -70,7 +82,8 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
         },
       })
       expiryTimer = setInterval(() => {
-        for (const store of stores.values()) store.expire(Date.now()).catch((err) => deps.log.warn({ err }, 'dedup expiry failed'))
+        for (const store of stores.values())
+          store.expire(Date.now()).catch((err) => deps.log.warn({ err }, 'dedup expiry failed'))
       }, config.expireIntervalMs)
       expiryTimer.unref()
     },

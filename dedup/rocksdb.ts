@@ -10,7 +10,10 @@ import { keyPrefix } from '../core/keyspaces.ts'
 /** How far apart the receive times of two ingest nodes may be for the same id. */
 const CLOCK_SKEW_MS = 60_000
 
-export interface RocksDedupConfig { windowMs: number; /** Separates stores sharing one RocksDB (one per partition in distributed mode). */ prefix?: string }
+export interface RocksDedupConfig {
+  windowMs: number /** Separates stores sharing one RocksDB (one per partition in distributed mode). */
+  prefix?: string
+}
 
 export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): DedupStore {
   const prefix = keyPrefix('dedup', config.prefix)
@@ -23,7 +26,9 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
       // The event's bucket and the one before (the window reaches into it). Records from several
       // ingest nodes may arrive slightly out of time order, so near a bucket's end the next one
       // is read too. Point reads cost ~3 µs each here: most events need only two.
-      const offsets = keys.map((k) => ((bucketOf(k.receivedAt) + 1) * config.windowMs - k.receivedAt < CLOCK_SKEW_MS ? [-1, 0, 1] : [-1, 0]))
+      const offsets = keys.map((k) =>
+        (bucketOf(k.receivedAt) + 1) * config.windowMs - k.receivedAt < CLOCK_SKEW_MS ? [-1, 0, 1] : [-1, 0],
+      )
       const reads = keys.flatMap((k, i) => offsets[i].map((d) => entryKey(bucketOf(k.receivedAt) + d, k.env, k.id)))
       const values = await rocks.getMany(reads)
       let at = 0
@@ -34,7 +39,13 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
       })
     },
     async markSeen(entries: SeenEntry[]) {
-      await rocks.write(entries.map((e) => ({ type: 'put', key: entryKey(bucketOf(e.receivedAt), e.env, e.id), value: `${e.receivedAt},${e.internalId}` })))
+      await rocks.write(
+        entries.map((e) => ({
+          type: 'put',
+          key: entryKey(bucketOf(e.receivedAt), e.env, e.id),
+          value: `${e.receivedAt},${e.internalId}`,
+        })),
+      )
     },
     async expire(nowMs) {
       await rocks.write([{ type: 'delRange', start: bucketKey(0), end: bucketKey(Math.max(0, bucketOf(nowMs) - 1)) }])

@@ -1,5 +1,11 @@
-export interface DedupKey { env: string; id: string; receivedAt: number }
-export interface SeenEntry extends DedupKey { internalId: string }
+export interface DedupKey {
+  env: string
+  id: string
+  receivedAt: number
+}
+export interface SeenEntry extends DedupKey {
+  internalId: string
+}
 
 /** Remembers the first event per (env, id) for a time window. */
 export interface DedupStore {

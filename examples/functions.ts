@@ -13,7 +13,10 @@ export const fulfilOrder = client.createFunction(
     const payment = await step.run('charge', () => ({ orderId: event.data.orderId, charged: true }))
     const shipment = await step.run('ship', () => ({ orderId: payment.orderId, carrier: 'post' }))
     // Sent once per run, even if the run is retried later: the IDs derive from run and step.
-    await step.sendEvent('announce', { name: 'shop/order.fulfilled', data: { orderId: shipment.orderId, email: event.data.email } })
+    await step.sendEvent('announce', {
+      name: 'shop/order.fulfilled',
+      data: { orderId: shipment.orderId, email: event.data.email },
+    })
     return { orderId: shipment.orderId }
   },
 )
@@ -21,7 +24,8 @@ export const fulfilOrder = client.createFunction(
 export const emailCustomer = client.createFunction(
   { id: 'email-customer' },
   { event: 'shop/order.fulfilled' },
-  async ({ event, step }) => step.run('send-email', () => ({ to: event.data.email, subject: `Order ${event.data.orderId} is on its way` })),
+  async ({ event, step }) =>
+    step.run('send-email', () => ({ to: event.data.email, subject: `Order ${event.data.orderId} is on its way` })),
 )
 
 /**
@@ -37,7 +41,8 @@ export const verifiedWebhook = client.createFunction(
     const secret = process.env.PARTNER_WEBHOOK_SECRET ?? 'partner-dev-secret'
     const expected = createHmac('sha256', secret).update(raw).digest()
     const given = Buffer.from(typeof sig === 'string' ? sig : '', 'hex')
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new NonRetriableError('signature does not match')
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new NonRetriableError('signature does not match')
     return step.run('handle', () => JSON.parse(raw) as Record<string, unknown>)
   },
 )

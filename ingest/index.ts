@@ -25,7 +25,11 @@ export interface WebhookIngest {
   handle(request: KeyRequest, reply: FastifyReply, body: Buffer, admission: WebhookAdmission): Promise<unknown>
 }
 
-export interface WebhookAdmission { webhook: WebhookDoc; ip: string; maxBodyBytes: number }
+export interface WebhookAdmission {
+  webhook: WebhookDoc
+  ip: string
+  maxBodyBytes: number
+}
 
 // What a request was admitted as, decided from its URL and headers before its body is read.
 type Admission =
@@ -34,7 +38,13 @@ type Admission =
 
 export type KeyRequest = FastifyRequest<{ Params: { key?: string } }>
 
-export interface IngestDeps { keys: Keys; envs: Envs; outputs: { incoming: Output<EventRecord> }; webhooks?: WebhookIngest; log: Logger }
+export interface IngestDeps {
+  keys: Keys
+  envs: Envs
+  outputs: { incoming: Output<EventRecord> }
+  webhooks?: WebhookIngest
+  log: Logger
+}
 
 export interface IngestConfig extends EventLimits {
   devMode: boolean
@@ -77,12 +87,20 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
     if (waitMs > 0) {
       const seconds = Math.ceil(waitMs / 1000)
       reply.header('retry-after', String(seconds))
-      throw new SluiceError('RATE_LIMITED', `events: environment "${env.name}" takes ${perSecond} events per second; retry in ${seconds} s`)
+      throw new SluiceError(
+        'RATE_LIMITED',
+        `events: environment "${env.name}" takes ${perSecond} events per second; retry in ${seconds} s`,
+      )
     }
     const seed = headerValue(request.headers['x-service-event-id-seed'])
     const receivedAt = Date.now()
     const ids = seed ? seededUlids(seed, validation.events.length) : newUlids(validation.events.length, receivedAt)
-    const records = toEventRecords(validation.events, { internalIds: ids, env: env.name, receivedAt, source: keyId ? { kind: 'api', keyId } : { kind: 'api' } })
+    const records = toEventRecords(validation.events, {
+      internalIds: ids,
+      env: env.name,
+      receivedAt,
+      source: keyId ? { kind: 'api', keyId } : { kind: 'api' },
+    })
     try {
       await deps.outputs.incoming.publish(records)
     } catch (err) {

@@ -13,7 +13,10 @@ export function createRateLimiter(now: () => number = Date.now): RateLimiter {
     take(key, perSecond, count) {
       const t = now()
       let bucket = buckets.get(key)
-      if (!bucket || bucket.perSecond !== perSecond) buckets.set(key, (bucket = { tokens: perSecond, at: t, perSecond }))
+      if (!bucket || bucket.perSecond !== perSecond) {
+        bucket = { tokens: perSecond, at: t, perSecond }
+        buckets.set(key, bucket)
+      }
       bucket.tokens = Math.min(perSecond, bucket.tokens + ((t - bucket.at) * perSecond) / 1000)
       bucket.at = t
       // A batch of more than a second's worth passes once the bucket is full, leaving it in debt.

@@ -4,9 +4,18 @@ import { PRODUCTION, type Envs } from '../control/envs.ts'
 import type { Keys } from '../control/keys.ts'
 import { BRANCH_GROUP, type EnvDoc } from '../control/types.ts'
 
-export interface Target { env: EnvDoc; keyId?: string }
+export interface Target {
+  env: EnvDoc
+  keyId?: string
+}
 
-export function resolveTarget(key: string, envHeader: string | undefined, devMode: boolean, keys: Keys, envs: Envs): Target {
+export function resolveTarget(
+  key: string,
+  envHeader: string | undefined,
+  devMode: boolean,
+  keys: Keys,
+  envs: Envs,
+): Target {
   const keyDoc = key === '' ? undefined : keys.authenticate(key)
   if (devMode) {
     // Dev Server: any key or none maps to production; x-service-env still selects a branch.
@@ -24,6 +33,7 @@ export function resolveTarget(key: string, envHeader: string | undefined, devMod
 
 export function branchEnv(name: string, envs: Envs): EnvDoc {
   const env = envs.get(name)
-  if (!env || env.kind !== 'branch' || env.archivedAt !== undefined) throw new SluiceError('ENV_NOT_FOUND', `x-service-env: no active branch environment named "${name}"`)
+  if (!env || env.kind !== 'branch' || env.archivedAt !== undefined)
+    throw new SluiceError('ENV_NOT_FOUND', `x-service-env: no active branch environment named "${name}"`)
   return env
 }

@@ -13,8 +13,14 @@ import { normalizeIp } from '../control/webhook-lists.ts'
 import { canonicalHeaders, queryArrays } from '../core/canonical.ts'
 import type { KeyRequest, WebhookAdmission, WebhookIngest } from './index.ts'
 
-export interface WebhookIngestDeps { webhooks: Webhooks; envs: Envs; outputs: { raw: Output<RawWebhookRequest> } }
-export interface WebhookIngestConfig { maxBodyBytes: number }
+export interface WebhookIngestDeps {
+  webhooks: Webhooks
+  envs: Envs
+  outputs: { raw: Output<RawWebhookRequest> }
+}
+export interface WebhookIngestConfig {
+  maxBodyBytes: number
+}
 
 export function createWebhookIngest(deps: WebhookIngestDeps, config: WebhookIngestConfig): WebhookIngest {
   return {
@@ -26,7 +32,8 @@ export function createWebhookIngest(deps: WebhookIngestDeps, config: WebhookInge
       // request.ip is the socket's address unless config.trustProxy names the peer as a proxy,
       // so a spoofed X-Forwarded-For from anyone else is ignored.
       const ip = normalizeIp(request.ip)
-      if (!deps.webhooks.ipRules(webhook).allows(ip)) throw new SluiceError('IP_DENIED', `source IP ${ip}: not allowed for this webhook`)
+      if (!deps.webhooks.ipRules(webhook).allows(ip))
+        throw new SluiceError('IP_DENIED', `source IP ${ip}: not allowed for this webhook`)
       const envLimit = webhook.env === BRANCH_GROUP ? undefined : deps.envs.get(webhook.env)?.maxBodyBytes
       const maxBodyBytes = envLimit ?? config.maxBodyBytes
       return { webhook, ip, maxBodyBytes }

@@ -20,10 +20,13 @@ export interface RouterDeps {
   log: Logger
 }
 
-export interface RouterConfig { inputTopic: string; group: string; maxBatchRecords: number }
+export interface RouterConfig {
+  inputTopic: string
+  group: string
+  maxBatchRecords: number
+}
 
 export function createRouter(deps: RouterDeps, config: RouterConfig) {
-
   async function route(events: EventRecord[]): Promise<void> {
     const index = deps.triggerIndex()
     if (index.size === 0) return
@@ -38,10 +41,18 @@ export function createRouter(deps: RouterDeps, config: RouterConfig) {
         queued.push(snapshotOf(record, 'queued'))
       }
     }
-    await Promise.all([...[...perFunction.values()].map(({ fn, records }) => deps.outputs.functionRuns(fn).publish(records)), deps.outputs.runs.publish(queued)])
+    await Promise.all([
+      ...[...perFunction.values()].map(({ fn, records }) => deps.outputs.functionRuns(fn).publish(records)),
+      deps.outputs.runs.publish(queued),
+    ])
   }
 
   // With no function registered there is nothing to route: events are not even decoded.
   const idle = () => deps.triggerIndex().size === 0
-  return createConsumerStage(deps.bus, deps.codec, { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords, idle }, route)
+  return createConsumerStage(
+    deps.bus,
+    deps.codec,
+    { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords, idle },
+    route,
+  )
 }

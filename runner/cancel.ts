@@ -23,8 +23,12 @@ export function cancelRecordFor(run: RunDoc, event: EventRecord, nowMs: number):
     seq: run.version / 2,
     attempt: 0,
     attempts: run.attempts,
-    steps: run.steps.filter((s) => s.status === 'completed').map((s) => ({ id: s.id, output: s.output, attempts: s.attempts, endedAt: s.endedAt })),
-    ...(run.error && { failing: { ...(retrying && { stepId: retrying.id }), error: run.error, endedAt: retrying?.endedAt ?? nowMs } }),
+    steps: run.steps
+      .filter((s) => s.status === 'completed')
+      .map((s) => ({ id: s.id, output: s.output, attempts: s.attempts, endedAt: s.endedAt })),
+    ...(run.error && {
+      failing: { ...(retrying && { stepId: retrying.id }), error: run.error, endedAt: retrying?.endedAt ?? nowMs },
+    }),
     queuedAt: run.queuedAt,
     ...(run.startedAt !== undefined && { startedAt: run.startedAt }),
     cancel: { at: nowMs },

@@ -32,10 +32,7 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
   const { rocks, bus, topic, partition } = options
   const scope = `${options.scope}/p${partition}`
   // Whatever the local disk held for this partition (from an earlier assignment) may be stale.
-  await rocks.write([
-    deleteRange('runnerMarks', `${scope}\0`),
-    deleteRange('runnerParked', `${scope}\0`),
-  ])
+  await rocks.write([deleteRange('runnerMarks', `${scope}\0`), deleteRange('runnerParked', `${scope}\0`)])
   const local = createRocksRunnerState(rocks, scope)
 
   // The newest value per key wins, as compaction would have it; then applied in one go.
@@ -51,7 +48,10 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
     else if (key.startsWith('p\0')) parked.push(JSON.parse(value.toString()) as RunRecord)
   }
   await local.save({ processed: marks, parked })
-  options.log.info({ topic, partition, marks: marks.length, parked: parked.length }, 'runner partition restored from its changelog')
+  options.log.info(
+    { topic, partition, marks: marks.length, parked: parked.length },
+    'runner partition restored from its changelog',
+  )
 
   const record = (key: string, value: string, atMs: number): BusRecord => ({ key, value, partition, timestampMs: atMs })
   const parkKey = (r: RunRecord) => `p\0${r.runId}\0${r.seq}`
@@ -70,7 +70,13 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
     nextDueAt: () => local.nextDueAt(),
     async unpark(records) {
       // Re-published already: a crash before these tombstones re-publishes again, and the mark fences it.
-      await Promise.all([bus.publish(topic, records.map((r) => record(parkKey(r), '', Date.now()))), local.unpark(records)])
+      await Promise.all([
+        bus.publish(
+          topic,
+          records.map((r) => record(parkKey(r), '', Date.now())),
+        ),
+        local.unpark(records),
+      ])
     },
     expire: (beforeMs) => local.expire(beforeMs),
     close: () => local.close(),

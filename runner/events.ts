@@ -1,6 +1,12 @@
 // Events in and out of a run: the triggering event as handlers see it, the events a step
 // sends (deterministic IDs, validated like the Event API), and `sluice/function.failed`.
-import { RESERVED_PREFIX, toEventRecords, validateEventBody, type EventLimits, type EventRecord } from '../core/event.ts'
+import {
+  RESERVED_PREFIX,
+  toEventRecords,
+  validateEventBody,
+  type EventLimits,
+  type EventRecord,
+} from '../core/event.ts'
 import type { SendEvent } from '../client/send.ts'
 import type { FunctionEvent } from '../client/function.ts'
 import { NonRetriableError } from '../client/errors.ts'
@@ -12,17 +18,36 @@ export type SendLimits = Pick<EventLimits, 'maxEvents' | 'maxJsonDepth' | 'maxNa
 export const FUNCTION_FAILED = `${RESERVED_PREFIX}function.failed`
 
 export function functionEvent(e: EventRecord): FunctionEvent {
-  return { internalId: e.internalId, id: e.id, name: e.name, data: e.data, ts: e.ts, env: e.env, receivedAt: e.receivedAt }
+  return {
+    internalId: e.internalId,
+    id: e.id,
+    name: e.name,
+    data: e.data,
+    ts: e.ts,
+    env: e.env,
+    receivedAt: e.receivedAt,
+  }
 }
 
 /** A bad event never becomes valid on retry: the step fails the run at once. */
-export function sentEvents(record: RunRecord, stepId: string, events: SendEvent[], limits: SendLimits, nowMs: number): EventRecord[] {
+export function sentEvents(
+  record: RunRecord,
+  stepId: string,
+  events: SendEvent[],
+  limits: SendLimits,
+  nowMs: number,
+): EventRecord[] {
   const where = `step.sendEvent("${stepId}")`
   // The Event API's own checks, so a sent event is valid exactly when a posted one would be.
   const validation = validateEventBody(events, limits)
   if (!validation.ok) throw new NonRetriableError(`${where}: ${validation.message}`)
   const internalIds = sentEventIds(record.runId, stepId, events.length)
-  return toEventRecords(validation.events, { internalIds, env: record.env, receivedAt: nowMs, source: { kind: 'function', functionId: record.functionId, runId: record.runId, stepId } })
+  return toEventRecords(validation.events, {
+    internalIds,
+    env: record.env,
+    receivedAt: nowMs,
+    source: { kind: 'function', functionId: record.functionId, runId: record.runId, stepId },
+  })
 }
 
 /** The notice of a finally failed run; none for runs of a failure handler, so failures cannot loop. */

@@ -78,27 +78,29 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
     const now = Date.now()
     // Runs execute concurrently; the records of one run (duplicates) in order. All settle before
     // a failure redelivers the batch, so a redelivery never overlaps executions still in flight.
-    const settled = await Promise.allSettled(runIds.map(async (runId, i) => {
-      let last = marks[i]
-      for (const record of byRun.get(runId)!) {
-        if (record.seq <= last) continue // a duplicate of a record already processed
-        if (record.dueAt !== undefined && record.dueAt > now) {
-          parked.push(record)
-          continue
+    const settled = await Promise.allSettled(
+      runIds.map(async (runId, i) => {
+        let last = marks[i]
+        for (const record of byRun.get(runId)!) {
+          if (record.seq <= last) continue // a duplicate of a record already processed
+          if (record.dueAt !== undefined && record.dueAt > now) {
+            parked.push(record)
+            continue
+          }
+          // A redelivery after the log refused this record's outcome applies that outcome again instead
+          // of executing again: an outage of the log must not re-run the step once per redelivery.
+          const key = `${runId}\0${record.seq}`
+          const outcome = unapplied.get(key) ?? (await execute(record))
+          unapplied.delete(key)
+          await apply(record, outcome).catch((err) => {
+            unapplied.set(key, outcome)
+            throw err
+          })
+          last = record.seq
+          processed.push({ runId, seq: record.seq })
         }
-        // A redelivery after the log refused this record's outcome applies that outcome again instead
-        // of executing again: an outage of the log must not re-run the step once per redelivery.
-        const key = `${runId}\0${record.seq}`
-        const outcome = unapplied.get(key) ?? (await execute(record))
-        unapplied.delete(key)
-        await apply(record, outcome).catch((err) => {
-          unapplied.set(key, outcome)
-          throw err
-        })
-        last = record.seq
-        processed.push({ runId, seq: record.seq })
-      }
-    }))
+      }),
+    )
     // Only after their successors are durable: a crash before this line re-executes the steps in flight.
     await state.save({ processed, parked })
     if (parked.length > 0) wakeTimers()
@@ -112,9 +114,14 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
     const startedAt = Date.now()
     // A first execution that takes a while shows as running before its checkpoint; a quick one
     // goes from queued to its outcome without the extra snapshot. Not awaited: only informative.
-    const showRunning = record.seq === 0 ? setTimeout(() => {
-      outputs.runs.publish([snapshotOf({ ...record, startedAt }, 'running', { version: 1 })]).catch((err) => log.warn({ err, runId: record.runId }, 'run snapshot not written'))
-    }, RUNNING_SNAPSHOT_AFTER_MS) : undefined
+    const showRunning =
+      record.seq === 0
+        ? setTimeout(() => {
+            outputs.runs
+              .publish([snapshotOf({ ...record, startedAt }, 'running', { version: 1 })])
+              .catch((err) => log.warn({ err, runId: record.runId }, 'run snapshot not written'))
+          }, RUNNING_SNAPSHOT_AFTER_MS)
+        : undefined
     const execution = await executeFunction(fn, {
       event: functionEvent(record.event),
       runId: record.runId,
@@ -135,7 +142,10 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
     switch (outcome.kind) {
       case 'continue':
       case 'retry':
-        await Promise.all([outputs.self.publish([outcome.next]), outputs.runs.publish([snapshotOf(outcome.next, 'running')])])
+        await Promise.all([
+          outputs.self.publish([outcome.next]),
+          outputs.runs.publish([snapshotOf(outcome.next, 'running')]),
+        ])
         return
       case 'completed':
       case 'cancelled':
@@ -144,7 +154,10 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
       case 'failed': {
         log.info({ runId: record.runId, error: outcome.run.error?.message }, 'run failed')
         const notice = failedEvent(record, outcome.run)
-        await Promise.all([outputs.runs.publish([outcome.run]), notice ? outputs.incoming.publish([notice]) : undefined])
+        await Promise.all([
+          outputs.runs.publish([outcome.run]),
+          notice ? outputs.incoming.publish([notice]) : undefined,
+        ])
         return
       }
       default: {
@@ -163,7 +176,11 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
       try {
         const expire = Date.now() >= nextExpiryAt
         for (const state of new Set(states.values())) {
-          for (let due = await state.due(Date.now(), PARK_SCAN_LIMIT); due.length > 0; due = await state.due(Date.now(), PARK_SCAN_LIMIT)) {
+          for (
+            let due = await state.due(Date.now(), PARK_SCAN_LIMIT);
+            due.length > 0;
+            due = await state.due(Date.now(), PARK_SCAN_LIMIT)
+          ) {
             await outputs.self.publish(due.map(({ dueAt: _, ...ready }) => ready))
             await state.unpark(due)
           }

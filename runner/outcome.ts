@@ -17,22 +17,40 @@ export type Outcome =
 /** Backoff between attempts; `retries` comes from each function. */
 export const FUNCTION_BACKOFF: Omit<RetryPolicy, 'retries'> = retryPolicies.functionBackoff
 
-export function decide(record: RunRecord, execution: Execution, policy: RetryPolicy, startedAt: number, nowMs: number): Outcome {
+export function decide(
+  record: RunRecord,
+  execution: Execution,
+  policy: RetryPolicy,
+  startedAt: number,
+  nowMs: number,
+): Outcome {
   const { failing: _lastError, dueAt: _dueAt, ...settled } = { ...record, startedAt: record.startedAt ?? startedAt }
   const terminalVersion = record.seq * 2 + 2
   switch (execution.kind) {
     case 'step':
       return {
         kind: 'continue',
-        next: { ...settled, seq: record.seq + 1, attempt: 0, steps: [...record.steps, { id: execution.stepId, output: execution.output, attempts: record.attempt + 1, endedAt: nowMs }] },
+        next: {
+          ...settled,
+          seq: record.seq + 1,
+          attempt: 0,
+          steps: [
+            ...record.steps,
+            { id: execution.stepId, output: execution.output, attempts: record.attempt + 1, endedAt: nowMs },
+          ],
+        },
       }
     case 'completed':
-      return { kind: 'completed', run: snapshotOf(settled, 'completed', { output: execution.output, endedAt: nowMs, version: terminalVersion }) }
+      return {
+        kind: 'completed',
+        run: snapshotOf(settled, 'completed', { output: execution.output, endedAt: nowMs, version: terminalVersion }),
+      }
     case 'error': {
       const { stepId, error } = execution
       if (execution.nonRetriable || record.attempt >= policy.retries) {
         const run = snapshotOf(settled, 'failed', { error, endedAt: nowMs, version: terminalVersion })
-        if (stepId !== undefined) run.steps.push({ id: stepId, status: 'failed', error, attempts: record.attempt + 1, endedAt: nowMs })
+        if (stepId !== undefined)
+          run.steps.push({ id: stepId, status: 'failed', error, attempts: record.attempt + 1, endedAt: nowMs })
         return { kind: 'failed', run }
       }
       return {

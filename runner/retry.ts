@@ -14,7 +14,9 @@ export function retryOfFailedRun(run: RunDoc, event: EventRecord): { record: Run
   if (run.status !== 'failed') throw new Error(`retryOfFailedRun: run ${run.runId} is ${run.status}`)
   // A failed run's snapshot has version 2·seq + 2 (runner/ARCHITECTURE.md), seq that of the failed record.
   const seq = run.version / 2
-  const steps = run.steps.filter((s) => s.status === 'completed').map((s) => ({ id: s.id, output: s.output, attempts: s.attempts, endedAt: s.endedAt }))
+  const steps = run.steps
+    .filter((s) => s.status === 'completed')
+    .map((s) => ({ id: s.id, output: s.output, attempts: s.attempts, endedAt: s.endedAt }))
   const record: RunRecord = {
     runId: run.runId,
     functionId: run.functionId,
@@ -28,6 +30,12 @@ export function retryOfFailedRun(run: RunDoc, event: EventRecord): { record: Run
     ...(run.startedAt !== undefined && { startedAt: run.startedAt }),
   }
   const { error: _error, output: _output, endedAt: _endedAt, nextAttemptAt: _next, ...kept } = run
-  const snapshot: RunDoc = { ...kept, status: 'queued', attempts: record.attempts, steps: steps.map((s) => ({ ...s, status: 'completed' as const })), version: 2 * seq + 1 }
+  const snapshot: RunDoc = {
+    ...kept,
+    status: 'queued',
+    attempts: record.attempts,
+    steps: steps.map((s) => ({ ...s, status: 'completed' as const })),
+    version: 2 * seq + 1,
+  }
   return { record, snapshot }
 }

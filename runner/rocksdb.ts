@@ -11,7 +11,8 @@ export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState
   const markPrefix = keyPrefix('runnerMarks', `${scope}\0`)
   const parkPrefix = keyPrefix('runnerParked', `${scope}\0`)
   const markKey = (runId: string) => markPrefix + runId
-  const parkKey = (r: RunRecord) => `${parkPrefix}${(r.dueAt ?? 0).toString(16).padStart(12, '0')}\0${r.runId}\0${r.seq}`
+  const parkKey = (r: RunRecord) =>
+    `${parkPrefix}${(r.dueAt ?? 0).toString(16).padStart(12, '0')}\0${r.runId}\0${r.seq}`
 
   return {
     async processed(runIds) {

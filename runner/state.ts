@@ -1,6 +1,9 @@
 import type { RunRecord } from '../core/run-record.ts'
 
-export interface ProcessedMark { runId: string; seq: number }
+export interface ProcessedMark {
+  runId: string
+  seq: number
+}
 
 /**
  * A runner's durable state for the runs of its input partitions: which record of each run was

@@ -19,7 +19,10 @@ async function newestMtimeMs(dir: string): Promise<number> {
 
 /** True when dist/dashboard/app.js is missing or older than a file under dashboard/. */
 export async function dashboardIsStale(): Promise<boolean> {
-  const built = await stat(join(DASHBOARD_OUT, 'app.js')).then((s) => s.mtimeMs, () => 0)
+  const built = await stat(join(DASHBOARD_OUT, 'app.js')).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  )
   return built === 0 || (await newestMtimeMs(DASHBOARD_SRC)) > built
 }
 

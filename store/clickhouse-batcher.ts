@@ -15,9 +15,16 @@ export interface InsertBatcherConfig {
   directRows: number
 }
 
-interface Waiter<Row> { rows: Row[]; resolve(): void; reject(err: unknown): void }
+interface Waiter<Row> {
+  rows: Row[]
+  resolve(): void
+  reject(err: unknown): void
+}
 
-export function createInsertBatcher<Row>(insert: (rows: Row[]) => Promise<void>, config: InsertBatcherConfig): (rows: Row[]) => Promise<void> {
+export function createInsertBatcher<Row>(
+  insert: (rows: Row[]) => Promise<void>,
+  config: InsertBatcherConfig,
+): (rows: Row[]) => Promise<void> {
   const queue: Array<Waiter<Row>> = []
   let writing = false
 
@@ -45,10 +52,13 @@ export function createInsertBatcher<Row>(insert: (rows: Row[]) => Promise<void>,
     writing = false
   }
 
-  return (rows) => rows.length >= config.directRows ? insert(rows) : new Promise<void>((resolve, reject) => {
-    queue.push({ rows, resolve, reject })
-    if (!writing) void drain()
-  })
+  return (rows) =>
+    rows.length >= config.directRows
+      ? insert(rows)
+      : new Promise<void>((resolve, reject) => {
+          queue.push({ rows, resolve, reject })
+          if (!writing) void drain()
+        })
 }
 
 /**

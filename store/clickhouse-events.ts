@@ -28,16 +28,30 @@ export function eventToRow(event: StoredEvent): EventRow {
   const nothingLeft: Record<string, never> = unmapped
   void nothingLeft
   return {
-    internal_id: internalId, id, name, env, ts, received_at: receivedAt,
-    data: JSON.stringify(data), source_kind: source.kind, source: JSON.stringify(source), duplicate_of: duplicateOf ?? null,
+    internal_id: internalId,
+    id,
+    name,
+    env,
+    ts,
+    received_at: receivedAt,
+    data: JSON.stringify(data),
+    source_kind: source.kind,
+    source: JSON.stringify(source),
+    duplicate_of: duplicateOf ?? null,
   }
 }
 
 // 64-bit integers arrive as JSON strings (output_format_json_quote_64bit_integers).
 function rowToEvent(row: EventRow): StoredEvent {
   return {
-    internalId: row.internal_id, id: row.id, name: row.name, env: row.env, ts: Number(row.ts), receivedAt: Number(row.received_at),
-    data: JSON.parse(row.data) as Record<string, unknown>, source: JSON.parse(row.source) as EventSource,
+    internalId: row.internal_id,
+    id: row.id,
+    name: row.name,
+    env: row.env,
+    ts: Number(row.ts),
+    receivedAt: Number(row.received_at),
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    source: JSON.parse(row.source) as EventSource,
     ...(row.duplicate_of !== null && { duplicateOf: row.duplicate_of }),
   }
 }

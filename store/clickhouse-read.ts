@@ -40,7 +40,11 @@ export type Select = <Row>(build: (values: SqlValues) => string) => Promise<Row[
  * A read under FINAL: `fixed` conditions test only columns no newer version changes and go
  * inside, `current` ones (a status) apply outside, to the newest version; `tail` orders and limits.
  */
-export interface FinalFilters { fixed: string[]; current: string[]; tail: string }
+export interface FinalFilters {
+  fixed: string[]
+  current: string[]
+  tail: string
+}
 
 // ClickHouse's codes for the two limits (the same numbers on 18.16 and 26.9).
 const TOO_MANY_ROWS = '158'
@@ -80,9 +84,10 @@ function serverErrorCode(err: unknown): string | undefined {
 function overLimit(err: unknown, limits: QueryLimits): SluiceError | undefined {
   const code = serverErrorCode(err)
   if (code !== TOO_MANY_ROWS && code !== TIMEOUT_EXCEEDED) return undefined
-  const what = code === TOO_MANY_ROWS
-    ? `would read more than ${limits.maxRowsToRead} rows (clickhouseMaxRowsToRead)`
-    : `ran longer than ${limits.queryTimeoutSeconds} s (clickhouseQueryTimeoutSeconds)`
+  const what =
+    code === TOO_MANY_ROWS
+      ? `would read more than ${limits.maxRowsToRead} rows (clickhouseMaxRowsToRead)`
+      : `ran longer than ${limits.queryTimeoutSeconds} s (clickhouseQueryTimeoutSeconds)`
   return new SluiceError(
     'QUERY_TOO_COSTLY',
     `the query ${what}; narrow it with more filters or a shorter time window`,

@@ -7,7 +7,13 @@ import type { Logger } from 'pino'
 import type { EventInput } from '../core/event.ts'
 import { fingerprint } from '../core/fingerprint.ts'
 import type { RawWebhookRequest } from '../core/raw-request.ts'
-import type { RequestPage, RequestQuery, RequestStatus, WebhookRequestRecord, WebhookRequestStore } from './requests-types.ts'
+import type {
+  RequestPage,
+  RequestQuery,
+  RequestStatus,
+  WebhookRequestRecord,
+  WebhookRequestStore,
+} from './requests-types.ts'
 import type { TableNames } from './clickhouse-schema.ts'
 import type { FinalFilters, Select } from './clickhouse-read.ts'
 import { sqlString, whereClause, type SqlValues } from './clickhouse-sql.ts'
@@ -31,31 +37,55 @@ export interface RequestRow {
   error_message: string | null
 }
 
-const COLUMNS = 'webhook_id, request_id, attempt, received_at, ip, headers, query, body, body_encoding, status, processed_at, env, event_ids, events, error_code, error_message'
+const COLUMNS =
+  'webhook_id, request_id, attempt, received_at, ip, headers, query, body, body_encoding, status, processed_at, env, event_ids, events, error_code, error_message'
 
 export function requestToRow(record: WebhookRequestRecord): RequestRow {
   const { request, status, processedAt, env, eventIds, events, error, ...unmappedRecord } = record
-  const { requestId, webhookId, attempt, receivedAt, ip, headers, query, body, bodyEncoding, ...unmappedRequest } = request
+  const { requestId, webhookId, attempt, receivedAt, ip, headers, query, body, bodyEncoding, ...unmappedRequest } =
+    request
   // Compile-time guard: a field added to either type fails here instead of being dropped silently.
   const nothingLeft: Record<string, never> = { ...unmappedRecord, ...unmappedRequest }
   void nothingLeft
   return {
-    webhook_id: webhookId, request_id: requestId, attempt, received_at: receivedAt, ip,
-    headers: JSON.stringify(headers), query: JSON.stringify(query), body, body_encoding: bodyEncoding,
-    status, processed_at: processedAt, env, event_ids: eventIds, events: JSON.stringify(events),
-    error_code: error?.code ?? null, error_message: error?.message ?? null,
+    webhook_id: webhookId,
+    request_id: requestId,
+    attempt,
+    received_at: receivedAt,
+    ip,
+    headers: JSON.stringify(headers),
+    query: JSON.stringify(query),
+    body,
+    body_encoding: bodyEncoding,
+    status,
+    processed_at: processedAt,
+    env,
+    event_ids: eventIds,
+    events: JSON.stringify(events),
+    error_code: error?.code ?? null,
+    error_message: error?.message ?? null,
   }
 }
 
 function rowToRecord(row: RequestRow): WebhookRequestRecord {
   const request: RawWebhookRequest = {
-    requestId: row.request_id, webhookId: row.webhook_id, attempt: row.attempt, receivedAt: Number(row.received_at), ip: row.ip,
-    headers: JSON.parse(row.headers) as Record<string, string>, query: JSON.parse(row.query) as Record<string, string[]>,
-    body: row.body, bodyEncoding: row.body_encoding as RawWebhookRequest['bodyEncoding'],
+    requestId: row.request_id,
+    webhookId: row.webhook_id,
+    attempt: row.attempt,
+    receivedAt: Number(row.received_at),
+    ip: row.ip,
+    headers: JSON.parse(row.headers) as Record<string, string>,
+    query: JSON.parse(row.query) as Record<string, string[]>,
+    body: row.body,
+    bodyEncoding: row.body_encoding as RawWebhookRequest['bodyEncoding'],
   }
   return {
-    request, status: row.status as RequestStatus, processedAt: Number(row.processed_at), env: row.env,
-    eventIds: row.event_ids, events: JSON.parse(row.events) as EventInput[],
+    request,
+    status: row.status as RequestStatus,
+    processedAt: Number(row.processed_at),
+    env: row.env,
+    eventIds: row.event_ids,
+    events: JSON.parse(row.events) as EventInput[],
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
   }
 }
@@ -100,7 +130,9 @@ export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): 
 
     async get(webhookId, requestId) {
       const [record] = await select(webhookId, (v) => ({
-        fixed: [`request_id = ${v.string(requestId)}`], current: [], tail: 'LIMIT 1',
+        fixed: [`request_id = ${v.string(requestId)}`],
+        current: [],
+        tail: 'LIMIT 1',
       }))
       return record ?? null
     },
@@ -118,10 +150,16 @@ export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): 
     },
 
     async removeWebhook(webhookId) {
-      await client.insert({ table: tables.removedWebhooks, values: [{ webhook_id: webhookId, removed_at: Date.now() }], format: 'JSONEachRow' })
+      await client.insert({
+        table: tables.removedWebhooks,
+        values: [{ webhook_id: webhookId, removed_at: Date.now() }],
+        format: 'JSONEachRow',
+      })
       // A mutation rewrites the parts holding the webhook's rows, in the background; the
       // tombstone above already hides them, so nothing waits for it.
-      await client.command({ query: `ALTER TABLE ${tables.requests} DELETE WHERE webhook_id = ${sqlString(webhookId)}` })
+      await client.command({
+        query: `ALTER TABLE ${tables.requests} DELETE WHERE webhook_id = ${sqlString(webhookId)}`,
+      })
       deps.log.info({ webhook: fingerprint(webhookId) }, 'webhook requests scheduled for deletion')
     },
 

@@ -24,27 +24,61 @@ export interface RunRow {
   version: number | string
 }
 
-const COLUMNS = 'run_id, function_id, env, event_id, event_name, status, attempts, steps, output, error, next_attempt_at, queued_at, started_at, ended_at, version'
+const COLUMNS =
+  'run_id, function_id, env, event_id, event_name, status, attempts, steps, output, error, next_attempt_at, queued_at, started_at, ended_at, version'
 
 export function runToRow(run: RunDoc): RunRow {
-  const { runId, functionId, env, eventId, eventName, status, attempts, steps, output, error, nextAttemptAt, queuedAt, startedAt, endedAt, version, ...unmapped } = run
+  const {
+    runId,
+    functionId,
+    env,
+    eventId,
+    eventName,
+    status,
+    attempts,
+    steps,
+    output,
+    error,
+    nextAttemptAt,
+    queuedAt,
+    startedAt,
+    endedAt,
+    version,
+    ...unmapped
+  } = run
   // Compile-time guard: a field added to RunDoc fails here instead of being dropped silently.
   const nothingLeft: Record<string, never> = unmapped
   void nothingLeft
   return {
-    run_id: runId, function_id: functionId, env, event_id: eventId, event_name: eventName, status, attempts,
+    run_id: runId,
+    function_id: functionId,
+    env,
+    event_id: eventId,
+    event_name: eventName,
+    status,
+    attempts,
     steps: JSON.stringify(steps),
     // NULL is "absent"; a function that returned null stores the JSON text 'null'.
     output: output === undefined ? null : JSON.stringify(output),
     error: error === undefined ? null : JSON.stringify(error),
-    next_attempt_at: nextAttemptAt ?? null, queued_at: queuedAt, started_at: startedAt ?? null, ended_at: endedAt ?? null, version,
+    next_attempt_at: nextAttemptAt ?? null,
+    queued_at: queuedAt,
+    started_at: startedAt ?? null,
+    ended_at: endedAt ?? null,
+    version,
   }
 }
 
 function rowToRun(row: RunRow): RunDoc {
   return {
-    runId: row.run_id, functionId: row.function_id, env: row.env, eventId: row.event_id, eventName: row.event_name,
-    status: row.status as RunStatus, attempts: row.attempts, steps: JSON.parse(row.steps) as StepDoc[],
+    runId: row.run_id,
+    functionId: row.function_id,
+    env: row.env,
+    eventId: row.event_id,
+    eventName: row.event_name,
+    status: row.status as RunStatus,
+    attempts: row.attempts,
+    steps: JSON.parse(row.steps) as StepDoc[],
     ...(row.output !== null && { output: JSON.parse(row.output) as unknown }),
     ...(row.error !== null && { error: JSON.parse(row.error) as RunError }),
     ...(row.next_attempt_at !== null && { nextAttemptAt: Number(row.next_attempt_at) }),
@@ -93,7 +127,9 @@ export function createClickHouseRunStore(deps: ClickHouseRunStoreDeps): RunStore
 
     async getRun(runId) {
       const [run] = await select((v) => ({
-        fixed: [byKey(v, runId), `run_id = ${v.string(runId)}`], current: [], tail: 'LIMIT 1',
+        fixed: [byKey(v, runId), `run_id = ${v.string(runId)}`],
+        current: [],
+        tail: 'LIMIT 1',
       }))
       return run ?? null
     },

@@ -6,7 +6,14 @@
 // tables do their job for point lookups).
 import { sqlIdentifier } from './clickhouse-sql.ts'
 
-export interface TableNames { events: string; eventKeys: string; runs: string; runKeys: string; requests: string; removedWebhooks: string }
+export interface TableNames {
+  events: string
+  eventKeys: string
+  runs: string
+  runKeys: string
+  requests: string
+  removedWebhooks: string
+}
 
 export function tableNames(database: string): TableNames {
   const db = sqlIdentifier(database)

@@ -20,7 +20,8 @@ const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
  * such a name would also be a pain for every analyst typing it.
  */
 export function sqlIdentifier(name: string): string {
-  if (!PLAIN_IDENTIFIER.test(name)) throw new RangeError(`sqlIdentifier: ${JSON.stringify(name)} must match ${PLAIN_IDENTIFIER}`)
+  if (!PLAIN_IDENTIFIER.test(name))
+    throw new RangeError(`sqlIdentifier: ${JSON.stringify(name)} must match ${PLAIN_IDENTIFIER}`)
   return '`' + name + '`'
 }
 

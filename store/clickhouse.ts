@@ -12,7 +12,7 @@ import { createClickHouseEventStore, type EventRow } from './clickhouse-events.t
 import { createClickHouseRunStore, type RunRow } from './clickhouse-runs.ts'
 import { createClickHouseRequestStore, type RequestRow } from './clickhouse-requests.ts'
 import { createInsertBatcher, keepNewest } from './clickhouse-batcher.ts'
-import { createSelect, serverInfo, type QueryLimits } from './clickhouse-read.ts'
+import { createSelect, type QueryLimits, type ServerInfo, serverInfo } from './clickhouse-read.ts'
 
 /**
  * Group commit's bounds: ClickHouse likes INSERTs of thousands to a few hundred thousand
@@ -67,7 +67,7 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
     ...(config.username !== undefined && { username: config.username, password: config.password ?? '' }),
     ...(config.caCert !== undefined && { tls: { ca_cert: Buffer.from(config.caCert) } }),
   })
-  let server
+  let server: ServerInfo
   try {
     server = await serverInfo(client)
     for (const query of statements) await client.command({ query })
@@ -86,21 +86,40 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
     const insert = async (rows: Row[]) => {
       await client.insert({ table, values: keepNewest(rows, keyOf, versionOf), format: 'JSONEachRow' })
     }
-    return config.groupCommit === false ? insert : createInsertBatcher(insert, { maxRows: MAX_INSERT_ROWS, directRows: DIRECT_INSERT_ROWS })
+    return config.groupCommit === false
+      ? insert
+      : createInsertBatcher(insert, { maxRows: MAX_INSERT_ROWS, directRows: DIRECT_INSERT_ROWS })
   }
 
   return {
     events: createClickHouseEventStore({
-      select, tables,
-      write: writer<EventRow>(tables.events, (r) => r.internal_id, () => 0),
+      select,
+      tables,
+      write: writer<EventRow>(
+        tables.events,
+        (r) => r.internal_id,
+        () => 0,
+      ),
     }),
     runs: createClickHouseRunStore({
-      select, tables,
-      write: writer<RunRow>(tables.runs, (r) => r.run_id, (r) => Number(r.version)),
+      select,
+      tables,
+      write: writer<RunRow>(
+        tables.runs,
+        (r) => r.run_id,
+        (r) => Number(r.version),
+      ),
     }),
     requests: createClickHouseRequestStore({
-      client, select, tables, log,
-      write: writer<RequestRow>(tables.requests, (r) => `${r.webhook_id}\0${r.request_id}`, (r) => r.attempt),
+      client,
+      select,
+      tables,
+      log,
+      write: writer<RequestRow>(
+        tables.requests,
+        (r) => `${r.webhook_id}\0${r.request_id}`,
+        (r) => r.attempt,
+      ),
     }),
     reachable: async () => (await client.ping()).success,
     close: () => client.close(),

@@ -6,8 +6,16 @@ import { createConsumerStage } from '../bus/consumer-stage.ts'
 import type { StoredEvent } from '../core/event.ts'
 import type { EventStore } from './types.ts'
 
-export interface StoreSinkDeps { bus: Bus; codec: Codec<StoredEvent>; store: EventStore }
-export interface StoreSinkConfig { group: string; topics: string[]; maxBatchRecords: number }
+export interface StoreSinkDeps {
+  bus: Bus
+  codec: Codec<StoredEvent>
+  store: EventStore
+}
+export interface StoreSinkConfig {
+  group: string
+  topics: string[]
+  maxBatchRecords: number
+}
 
 export function createStoreSink(deps: StoreSinkDeps, config: StoreSinkConfig) {
   return createConsumerStage(deps.bus, deps.codec, config, (events) => deps.store.insertEvents(events))

@@ -21,13 +21,15 @@ export function createRocksRequestStore(rocks: Rocks): WebhookRequestStore {
     if (q.status === undefined) {
       const { gte: prefix, lt: end } = keyRange('webhookRequests', `${q.webhookId}\0`)
       const lt = q.cursor ? prefix + q.cursor : end
-      for await (const { value } of rocks.scan({ gte: prefix, lt, reverse: true, limit: q.limit + 1 })) yield parse(value)
+      for await (const { value } of rocks.scan({ gte: prefix, lt, reverse: true, limit: q.limit + 1 }))
+        yield parse(value)
       return
     }
     const prefix = statusPrefix(q.webhookId, q.status)
     const lt = q.cursor ? prefix + q.cursor : keyRange('webhookRequestsByStatus', `${q.webhookId}\0${q.status}\0`).lt
     const ids: string[] = []
-    for await (const { key } of rocks.scan({ gte: prefix, lt, reverse: true, limit: q.limit + 1 })) ids.push(key.slice(prefix.length))
+    for await (const { key } of rocks.scan({ gte: prefix, lt, reverse: true, limit: q.limit + 1 }))
+      ids.push(key.slice(prefix.length))
     const values = await rocks.getMany(ids.map((id) => recordKey(q.webhookId, id)))
     for (const value of values) if (value) yield parse(value)
   }
@@ -49,7 +51,8 @@ export function createRocksRequestStore(rocks: Rocks): WebhookRequestStore {
         const before = existing[i] ? parse(existing[i]!) : null
         if (before && before.request.attempt > next.request.attempt) return
         const { webhookId, requestId } = next.request
-        if (before && before.status !== next.status) ops.push({ type: 'del', key: statusPrefix(webhookId, before.status) + requestId })
+        if (before && before.status !== next.status)
+          ops.push({ type: 'del', key: statusPrefix(webhookId, before.status) + requestId })
         ops.push({ type: 'put', key, value: JSON.stringify(next) })
         ops.push({ type: 'put', key: statusPrefix(webhookId, next.status) + requestId, value: '' })
       })
@@ -59,7 +62,8 @@ export function createRocksRequestStore(rocks: Rocks): WebhookRequestStore {
     async list(q): Promise<RequestPage> {
       const requests: WebhookRequestRecord[] = []
       for await (const record of candidates(q)) {
-        if (requests.length === q.limit) return { requests, nextCursor: requests[requests.length - 1].request.requestId }
+        if (requests.length === q.limit)
+          return { requests, nextCursor: requests[requests.length - 1].request.requestId }
         requests.push(record)
       }
       return { requests, nextCursor: null }

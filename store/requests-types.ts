@@ -12,7 +12,10 @@ import type { RawWebhookRequest } from '../core/raw-request.ts'
 export type RequestStatus = 'delivered' | 'failed' | 'unrouted'
 export const REQUEST_STATUSES: readonly RequestStatus[] = ['delivered', 'failed', 'unrouted']
 
-export interface RequestError { code: string; message: string }
+export interface RequestError {
+  code: string
+  message: string
+}
 
 export interface WebhookRequestRecord {
   /** The captured request, of the attempt that produced this outcome (replays reuse it). */
@@ -36,7 +39,10 @@ export interface RequestQuery {
   cursor?: string
 }
 
-export interface RequestPage { requests: WebhookRequestRecord[]; nextCursor: string | null }
+export interface RequestPage {
+  requests: WebhookRequestRecord[]
+  nextCursor: string | null
+}
 
 /** Newest first (descending request ID: ULIDs sort by receive time). */
 export interface WebhookRequestStore {

@@ -33,7 +33,10 @@ const MAX_ULID_MS = 2 ** 48 - 1
 
 export const eventKey = (internalId: string) => keyPrefix('events', internalId)
 
-export interface IndexEntry { receivedAt: number; duplicate: boolean }
+export interface IndexEntry {
+  receivedAt: number
+  duplicate: boolean
+}
 
 export function indexEntry(event: StoredEvent): string {
   return (event.duplicateOf === undefined ? '' : 'd') + event.receivedAt
@@ -45,7 +48,11 @@ export function readEntry(value: Buffer): IndexEntry {
   return { receivedAt: Number(duplicate ? text.slice(1) : text), duplicate }
 }
 
-export interface OffClockEntry extends IndexEntry { env: string; name: string; id: string }
+export interface OffClockEntry extends IndexEntry {
+  env: string
+  name: string
+  id: string
+}
 
 export function readOffClockEntry(value: Buffer): OffClockEntry {
   type Stored = [receivedAt: number, duplicate: boolean, env: string, name: string, id: string]

@@ -10,8 +10,18 @@ import { keyPrefix, keyRange, type KeySpaceName } from '../core/keyspaces.ts'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import type { EventPage, EventQuery, EventStore } from './types.ts'
 import {
-  OFF_CLOCK_MS, eventKey, internalIdOf, keyPart, pushIndexOps, readEntry, readOffClockEntry, receivedAtHex, ulidFloor,
-  upgradeEventIndexes, type IndexEntry, type OffClockEntry,
+  OFF_CLOCK_MS,
+  eventKey,
+  internalIdOf,
+  keyPart,
+  pushIndexOps,
+  readEntry,
+  readOffClockEntry,
+  receivedAtHex,
+  ulidFloor,
+  upgradeEventIndexes,
+  type IndexEntry,
+  type OffClockEntry,
 } from './rocksdb-index.ts'
 
 export interface RocksEventStoreOptions {
@@ -33,7 +43,10 @@ export async function openRocksEventStore(rocks: Rocks, options: RocksEventStore
   return createRocksEventStore(rocks, options)
 }
 
-interface Plan { space: KeySpaceName; sub: string }
+interface Plan {
+  space: KeySpaceName
+  sub: string
+}
 
 function planOf(q: EventQuery): Plan {
   if (q.id !== undefined) return { space: 'eventsById', sub: keyPart(q.id) }
@@ -46,16 +59,20 @@ function planOf(q: EventQuery): Plan {
 }
 
 function matchesEntry(entry: IndexEntry, q: EventQuery): boolean {
-  return (q.receivedAfter === undefined || entry.receivedAt > q.receivedAfter)
-    && (q.receivedBefore === undefined || entry.receivedAt < q.receivedBefore)
-    && (q.includeDuplicates === true || !entry.duplicate)
+  return (
+    (q.receivedAfter === undefined || entry.receivedAt > q.receivedAfter) &&
+    (q.receivedBefore === undefined || entry.receivedAt < q.receivedBefore) &&
+    (q.includeDuplicates === true || !entry.duplicate)
+  )
 }
 
 function matchesOffClock(entry: OffClockEntry, q: EventQuery): boolean {
-  return (q.id === undefined || entry.id === q.id)
-    && (q.name === undefined || entry.name === q.name)
-    && (q.env === undefined || entry.env === q.env)
-    && matchesEntry(entry, q)
+  return (
+    (q.id === undefined || entry.id === q.id) &&
+    (q.name === undefined || entry.name === q.name) &&
+    (q.env === undefined || entry.env === q.env) &&
+    matchesEntry(entry, q)
+  )
 }
 
 const matches = (event: StoredEvent, q: EventQuery) =>
@@ -99,8 +116,8 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
     })) {
       if (++read > budget) return null
       const id = internalIdOf(key)
-      const inWindow = (window.from === undefined || id >= window.from)
-        && (window.below === undefined || id < window.below)
+      const inWindow =
+        (window.from === undefined || id >= window.from) && (window.below === undefined || id < window.below)
       if (!inWindow && (q.cursor === undefined || id < q.cursor) && matchesOffClock(readOffClockEntry(value), q)) {
         ids.push(id)
         read += FETCHED_EVENT_COST - 1

@@ -34,7 +34,8 @@ export function createRocksRunStore(rocks: Rocks): RunStore {
         ops.push({ type: 'put', key: eventKey(run.eventId, run.runId), value: '' })
         ops.push({ type: 'put', key: functionKey(run.functionId, run.runId), value: '' })
       }
-      if (previous && previous.status !== run.status) ops.push({ type: 'del', key: statusKey(previous.status, run.runId) })
+      if (previous && previous.status !== run.status)
+        ops.push({ type: 'del', key: statusKey(previous.status, run.runId) })
       ops.push({ type: 'put', key: statusKey(run.status, run.runId), value: '' })
     })
     await rocks.write(ops)
@@ -47,18 +48,25 @@ export function createRocksRunStore(rocks: Rocks): RunStore {
 
   /** Run IDs from the narrowest index the query allows, newest first, below the cursor. */
   async function* runIds(q: RunQuery): AsyncGenerator<string> {
-    const { gte: prefix, lt: end } = q.eventId !== undefined ? keyRange('runsByEvent', `${q.eventId}\0`)
-      : q.functionId !== undefined ? keyRange('runsByFunction', `${q.functionId}\0`)
-      : q.status !== undefined ? keyRange('runsByStatus', `${q.status}\0`)
-      : keyRange('runs')
-    for await (const { key } of rocks.scan({ gte: prefix, lt: q.cursor ? prefix + q.cursor : end, reverse: true })) yield key.slice(prefix.length)
+    const { gte: prefix, lt: end } =
+      q.eventId !== undefined
+        ? keyRange('runsByEvent', `${q.eventId}\0`)
+        : q.functionId !== undefined
+          ? keyRange('runsByFunction', `${q.functionId}\0`)
+          : q.status !== undefined
+            ? keyRange('runsByStatus', `${q.status}\0`)
+            : keyRange('runs')
+    for await (const { key } of rocks.scan({ gte: prefix, lt: q.cursor ? prefix + q.cursor : end, reverse: true }))
+      yield key.slice(prefix.length)
   }
 
   function matches(run: RunDoc, q: RunQuery): boolean {
-    return (q.eventId === undefined || run.eventId === q.eventId)
-      && (q.functionId === undefined || run.functionId === q.functionId)
-      && (q.status === undefined || run.status === q.status)
-      && (q.env === undefined || run.env === q.env)
+    return (
+      (q.eventId === undefined || run.eventId === q.eventId) &&
+      (q.functionId === undefined || run.functionId === q.functionId) &&
+      (q.status === undefined || run.status === q.status) &&
+      (q.env === undefined || run.env === q.env)
+    )
   }
 
   return {

@@ -5,9 +5,22 @@ import type { Codec } from '../bus/codec.ts'
 import { createConsumerStage } from '../bus/consumer-stage.ts'
 import type { RunDoc, RunStore } from './runs-types.ts'
 
-export interface RunSinkDeps { bus: Bus; codec: Codec<RunDoc>; store: RunStore }
-export interface RunSinkConfig { group: string; inputTopic: string; maxBatchRecords: number }
+export interface RunSinkDeps {
+  bus: Bus
+  codec: Codec<RunDoc>
+  store: RunStore
+}
+export interface RunSinkConfig {
+  group: string
+  inputTopic: string
+  maxBatchRecords: number
+}
 
 export function createRunSink(deps: RunSinkDeps, config: RunSinkConfig) {
-  return createConsumerStage(deps.bus, deps.codec, { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords }, (runs) => deps.store.upsertRuns(runs))
+  return createConsumerStage(
+    deps.bus,
+    deps.codec,
+    { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords },
+    (runs) => deps.store.upsertRuns(runs),
+  )
 }

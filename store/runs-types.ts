@@ -2,7 +2,12 @@
 // `runs` at every transition; the run store keeps the newest snapshot per run.
 
 /** An error as it crossed from the user's code (name, message, optional code and stack). */
-export interface RunError { name: string; message: string; code?: string; stack?: string }
+export interface RunError {
+  name: string
+  message: string
+  code?: string
+  stack?: string
+}
 
 /** `cancelled`: a retry that waited for its backoff was cancelled (POST /v1/runs/<id>/cancel). */
 export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled'
@@ -55,7 +60,10 @@ export interface RunQuery {
   cursor?: string
 }
 
-export interface RunPage { runs: RunDoc[]; nextCursor: string | null }
+export interface RunPage {
+  runs: RunDoc[]
+  nextCursor: string | null
+}
 
 /** Runs, newest first (descending run ID: run IDs carry their event's time). */
 export interface RunStore {

@@ -13,7 +13,10 @@ export interface EventQuery {
   includeDuplicates?: boolean
 }
 
-export interface EventPage { events: StoredEvent[]; nextCursor: string | null }
+export interface EventPage {
+  events: StoredEvent[]
+  nextCursor: string | null
+}
 
 /** Accepted and deduplicated events. Newest first = descending internal ID (ULIDs sort by time). */
 export interface EventStore {

@@ -3,7 +3,9 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { errorCatalogue } from '../core/errors.ts'
 
-const documented = [...readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8').matchAll(/^### ([A-Z_]+)$/gm)].map((m) => m[1])
+const documented = [
+  ...readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8').matchAll(/^### ([A-Z_]+)$/gm),
+].map((m) => m[1])
 
 t.test('every catalogue code is documented, once, and every documented code exists', async (t) => {
   t.same([...documented].sort(), Object.keys(errorCatalogue).sort())

@@ -20,11 +20,22 @@ t.test(name, async (t) => {
   const [{ version }] = await result.json<{ version: string }>()
   t.match(version, /^26\.9\./)
   await client.command({ query: 'CREATE TABLE t (id String, v UInt32) ENGINE = ReplacingMergeTree(v) ORDER BY id' })
-  const values = [{ id: 'a', v: 1 }, { id: 'a', v: 2 }, { id: 'b', v: 1 }]
+  const values = [
+    { id: 'a', v: 1 },
+    { id: 'a', v: 2 },
+    { id: 'b', v: 1 },
+  ]
   await client.insert({ table: 't', format: 'JSONEachRow', values })
   const final = await client.query({ query: 'SELECT id, v FROM t FINAL ORDER BY id', format: 'JSONEachRow' })
   const rows = await final.json()
-  t.same(rows, [{ id: 'a', v: 2 }, { id: 'b', v: 1 }], 'the newest version per key')
+  t.same(
+    rows,
+    [
+      { id: 'a', v: 2 },
+      { id: 'b', v: 1 },
+    ],
+    'the newest version per key',
+  )
 
   await server.stop()
   // Node reaps its SIGKILLed child a moment later: until then /proc still lists a zombie.

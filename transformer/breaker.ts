@@ -27,7 +27,13 @@ export type Admission =
 /** `limit`: stopped by a limit; `overBudget`: the shared lane gave up on it; `ok`: finished within its limits. */
 export type RunOutcome = 'ok' | 'limit' | 'overBudget'
 
-interface State { kills: number; overruns: number; proven: boolean; pausedUntil: number; slowUntil: number }
+interface State {
+  kills: number
+  overruns: number
+  proven: boolean
+  pausedUntil: number
+  slowUntil: number
+}
 
 /** Past this many transforms tracked, ones that ran fine are forgotten (they start on probation again). */
 const MAX_TRACKED = 10_000
@@ -55,11 +61,15 @@ export function createBreaker(config: BreakerConfig, now: () => number = Date.no
       const at = now()
       // A call within limits clears the kill count, not the slow lane: a transform near its
       // budget would otherwise flap between lanes, costing the shared lane a budget each time.
-      if (outcome === 'ok') return put(key, { ...state, kills: 0, overruns: 0, proven: true })
+      if (outcome === 'ok') {
+        put(key, { ...state, kills: 0, overruns: 0, proven: true })
+        return
+      }
       if (outcome === 'overBudget') {
         const overruns = state.overruns + 1
         const slow = !state.proven || overruns >= config.kills
-        return put(key, { ...state, overruns, slowUntil: slow ? at + config.pauseMs : state.slowUntil })
+        put(key, { ...state, overruns, slowUntil: slow ? at + config.pauseMs : state.slowUntil })
+        return
       }
       const kills = state.kills + 1
       // After a pause the first kill re-opens it: the probe showed nothing changed.

@@ -17,7 +17,9 @@ export async function withinBudget<T>(
   const over = new Promise<Budgeted<T>>((resolve) => {
     controller.signal.addEventListener('abort', () => resolve({ kind: 'overBudget' }), { once: true })
   })
-  const onStart = () => { timer ??= setTimeout(() => controller.abort(), budgetMs) }
+  const onStart = () => {
+    timer ??= setTimeout(() => controller.abort(), budgetMs)
+  }
   const budgeted: Sandbox = {
     run: (key, source, input) => sandbox.run(key, source, input, { signal: controller.signal, onStart }),
     close: () => sandbox.close(),

@@ -68,12 +68,14 @@ const BEFORE_TRANSFORM = new Set(['JSON_INVALID', 'JSON_TOO_DEEP'])
 
 export function createTransformer(deps: TransformerDeps, config: TransformerConfig) {
   const breaker = createBreaker(config.breaker)
-  const lanes = (['shared', 'slow'] as const).map((lane) => createConsumerStage(
-    deps.bus,
-    deps.codec,
-    { group: config.groups[lane], topics: [config.topics[lane]], maxBatchRecords: config.maxBatchRecords },
-    createLaneHandler(deps, config, breaker, lane),
-  ))
+  const lanes = (['shared', 'slow'] as const).map((lane) =>
+    createConsumerStage(
+      deps.bus,
+      deps.codec,
+      { group: config.groups[lane], topics: [config.topics[lane]], maxBatchRecords: config.maxBatchRecords },
+      createLaneHandler(deps, config, breaker, lane),
+    ),
+  )
   return {
     async start() {
       for (const lane of lanes) await lane.start()
@@ -87,9 +89,10 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
 const transformKey = (webhook: WebhookDoc) => `${webhook.id}@${webhook.transformVersion}`
 
 function pausedError(kills: number, until: number): RequestError {
-  const message = `the transform hit its CPU, wall-time or memory limit ${kills} times in a row, so it is `
-    + `paused until ${new Date(until).toISOString()} (saving a new transform resumes it at once); `
-    + 'this request was not run: replay it then'
+  const message =
+    `the transform hit its CPU, wall-time or memory limit ${kills} times in a row, so it is ` +
+    `paused until ${new Date(until).toISOString()} (saving a new transform resumes it at once); ` +
+    'this request was not run: replay it then'
   return { code: 'TRANSFORM_PAUSED', message }
 }
 
@@ -195,7 +198,12 @@ function createLaneHandler(deps: TransformerDeps, config: TransformerConfig, bre
       switch (delivery.kind) {
         case 'ok':
           events.push(...delivery.events)
-          return void records.push({ ...base, status: 'delivered', env: delivery.env, eventIds: delivery.events.map((e) => e.internalId) })
+          return void records.push({
+            ...base,
+            status: 'delivered',
+            env: delivery.env,
+            eventIds: delivery.events.map((e) => e.internalId),
+          })
         case 'unrouted':
           return void records.push({ ...base, status: 'unrouted', events: delivery.events })
         case 'deadLetter':
@@ -245,8 +253,15 @@ async function inTurn<T, R>(items: T[], width: () => number, work: (item: T) => 
  * request whose events were already delivered is recorded as a duplicate, not run twice.
  */
 export function toRecords(raw: RawWebhookRequest, env: string, events: EventInput[]): EventRecord[] {
-  const seed = (attempt: number) => `${raw.receivedAt},${createHash('sha256').update(`${raw.requestId}:${attempt}`).digest().subarray(0, 10).toString('base64')}`
+  const seed = (attempt: number) =>
+    `${raw.receivedAt},${createHash('sha256').update(`${raw.requestId}:${attempt}`).digest().subarray(0, 10).toString('base64')}`
   const internalIds = seededUlids(seed(raw.attempt), events.length)
   const dedupIds = raw.attempt === 1 ? internalIds : seededUlids(seed(1), events.length)
-  return toEventRecords(events, { internalIds, dedupIds, env, receivedAt: raw.receivedAt, source: { kind: 'webhook', webhookId: raw.webhookId, requestId: raw.requestId } })
+  return toEventRecords(events, {
+    internalIds,
+    dedupIds,
+    env,
+    receivedAt: raw.receivedAt,
+    source: { kind: 'webhook', webhookId: raw.webhookId, requestId: raw.requestId },
+  })
 }

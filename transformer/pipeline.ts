@@ -12,34 +12,66 @@ import type { Sandbox, TransformInput } from './sandbox-types.ts'
 
 export type PipelineResult = { kind: 'ok'; events: EventInput[] } | { kind: 'deadLetter'; error: RequestError }
 
-export interface PipelineRequest { text: string; headers: Record<string, string>; query: Record<string, string[]> }
-export interface PipelineDeps { sandbox: Sandbox; webhooks: Pick<Webhooks, 'nameRules'> }
+export interface PipelineRequest {
+  text: string
+  headers: Record<string, string>
+  query: Record<string, string[]>
+}
+export interface PipelineDeps {
+  sandbox: Sandbox
+  webhooks: Pick<Webhooks, 'nameRules'>
+}
 export type PipelineLimits = EventLimits
 
-const deadLetter = (code: ErrorCode | string, message: string): PipelineResult => ({ kind: 'deadLetter', error: { code, message } })
+const deadLetter = (code: ErrorCode | string, message: string): PipelineResult => ({
+  kind: 'deadLetter',
+  error: { code, message },
+})
 
-export async function runPipeline(deps: PipelineDeps, webhook: WebhookDoc, request: PipelineRequest, limits: PipelineLimits, transform = webhook.transform, sourceKey = `${webhook.id}@${webhook.transformVersion}`): Promise<PipelineResult> {
+export async function runPipeline(
+  deps: PipelineDeps,
+  webhook: WebhookDoc,
+  request: PipelineRequest,
+  limits: PipelineLimits,
+  transform = webhook.transform,
+  sourceKey = `${webhook.id}@${webhook.transformVersion}`,
+): Promise<PipelineResult> {
   const parsed = parseBody(request.text, headerOf(request.headers, 'content-type'))
   if (!parsed.ok) return deadLetter('JSON_INVALID', parsed.message)
-  if (jsonDepth(parsed.body) > limits.maxJsonDepth) return deadLetter('JSON_TOO_DEEP', `body: nests deeper than ${limits.maxJsonDepth} levels`)
+  if (jsonDepth(parsed.body) > limits.maxJsonDepth)
+    return deadLetter('JSON_TOO_DEEP', `body: nests deeper than ${limits.maxJsonDepth} levels`)
   let output: unknown
   if (transform === undefined) {
     output = defaultEvent(webhook, parsed)
   } else {
-    const input: TransformInput = { body: parsed.body, headers: request.headers, query: request.query, raw: request.text }
+    const input: TransformInput = {
+      body: parsed.body,
+      headers: request.headers,
+      query: request.query,
+      raw: request.text,
+    }
     const result = await deps.sandbox.run(sourceKey, transform, input)
     if (result.kind === 'error') return deadLetter(result.code, result.message)
     output = result.value
   }
   const items = Array.isArray(output) ? output : [output]
-  if (items.length === 0) return deadLetter('TRANSFORM_INVALID_EVENT', 'the transform returned an empty array: return an event {name, data, id?, ts?} or an array of them')
-  if (items.length > limits.maxEvents) return deadLetter('TRANSFORM_INVALID_EVENT', `the transform returned ${items.length} events, the limit is ${limits.maxEvents}`)
+  if (items.length === 0)
+    return deadLetter(
+      'TRANSFORM_INVALID_EVENT',
+      'the transform returned an empty array: return an event {name, data, id?, ts?} or an array of them',
+    )
+  if (items.length > limits.maxEvents)
+    return deadLetter(
+      'TRANSFORM_INVALID_EVENT',
+      `the transform returned ${items.length} events, the limit is ${limits.maxEvents}`,
+    )
   for (let i = 0; i < items.length; i++) {
     const problem = eventProblem(items[i], limits)
     const where = Array.isArray(output) ? `events[${i}]` : 'event'
     if (problem) return deadLetter('TRANSFORM_INVALID_EVENT', `${where}${problem}`)
   }
-  if (jsonDepth(output) > limits.maxJsonDepth) return deadLetter('TRANSFORM_INVALID_EVENT', `event: nests deeper than ${limits.maxJsonDepth} levels`)
+  if (jsonDepth(output) > limits.maxJsonDepth)
+    return deadLetter('TRANSFORM_INVALID_EVENT', `event: nests deeper than ${limits.maxJsonDepth} levels`)
   const events = items as EventInput[]
   const rules = deps.webhooks.nameRules(webhook)
   for (const event of events) {
@@ -65,7 +97,8 @@ export function parseBody(text: string, contentType: string | undefined): Parsed
   try {
     return { ok: true, body: JSON.parse(text) }
   } catch (err) {
-    if (declaredJson) return { ok: false, message: `body: Content-Type says JSON but it is not valid JSON (${jsonProblem(err)})` }
+    if (declaredJson)
+      return { ok: false, message: `body: Content-Type says JSON but it is not valid JSON (${jsonProblem(err)})` }
     return { ok: true, body: text, text: true }
   }
 }
@@ -90,5 +123,11 @@ export function defaultEvent(webhook: Pick<WebhookDoc, 'name'>, parsed: { body: 
 }
 
 export function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'webhook'
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 64) || 'webhook'
+  )
 }

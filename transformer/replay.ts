@@ -5,7 +5,10 @@ import { SluiceError } from '../core/errors.ts'
 import type { RawWebhookRequest } from '../core/raw-request.ts'
 import type { RequestStatus, WebhookRequestStore } from '../store/requests-types.ts'
 
-export interface ReplayDeps { requests: WebhookRequestStore; outputs: { raw: Output<RawWebhookRequest> } }
+export interface ReplayDeps {
+  requests: WebhookRequestStore
+  outputs: { raw: Output<RawWebhookRequest> }
+}
 
 const PAGE = 500
 
@@ -14,7 +17,11 @@ export function createReplay(deps: ReplayDeps) {
   return {
     async one(webhookId: string, requestId: string): Promise<RawWebhookRequest> {
       const record = await deps.requests.get(webhookId, requestId)
-      if (!record) throw new SluiceError('NOT_FOUND', `request "${requestId}" of this webhook does not exist (or is not processed yet)`)
+      if (!record)
+        throw new SluiceError(
+          'NOT_FOUND',
+          `request "${requestId}" of this webhook does not exist (or is not processed yet)`,
+        )
       const replayed = nextAttempt(record.request)
       await deps.outputs.raw.publish([replayed])
       return replayed

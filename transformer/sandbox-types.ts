@@ -3,7 +3,12 @@
 // `run` rejects only on infrastructure failure (e.g. after `close`).
 import type { SandboxErrorCode } from '../core/errors.ts'
 
-export interface TransformInput { body: unknown; headers: Record<string, string>; query: Record<string, string[]>; raw: string }
+export interface TransformInput {
+  body: unknown
+  headers: Record<string, string>
+  query: Record<string, string[]>
+  raw: string
+}
 
 export type TransformResult =
   | { kind: 'ok'; value: unknown } // whatever transform returned (JSON-cloned); validation happens elsewhere
@@ -18,7 +23,12 @@ export interface RunOptions {
   onStart?: () => void
 }
 
-export interface SandboxLimits { cpuTimeMs: number; wallTimeMs: number; isolateMemoryMb: number; maxOutputBytes: number }
+export interface SandboxLimits {
+  cpuTimeMs: number
+  wallTimeMs: number
+  isolateMemoryMb: number
+  maxOutputBytes: number
+}
 
 export interface Sandbox {
   /**

@@ -23,10 +23,18 @@
 import ivm from 'isolated-vm'
 import { SANDBOX_ERROR_CODES } from '../core/errors.ts'
 import type {
-  RunOptions, Sandbox, SandboxLimits, TransformErrorCode, TransformInput, TransformResult,
+  RunOptions,
+  Sandbox,
+  SandboxLimits,
+  TransformErrorCode,
+  TransformInput,
+  TransformResult,
 } from './sandbox-types.ts'
 
-export interface SandboxOptions { isolates?: number; cacheEntries?: number }
+export interface SandboxOptions {
+  isolates?: number
+  cacheEntries?: number
+}
 
 const MAX_BATCH_CALLS = 32
 /** Bodies are copied whole into the isolate: batching must not multiply a big one past its heap. */
@@ -137,13 +145,24 @@ interface Job {
 }
 type Runner = ivm.Reference<(batch: string | null) => string | Promise<string>>
 /** A cached transform: its context and runner, or the deterministic failure of its source. */
-interface Compiled { source: string; context?: ivm.Context; runner?: Runner; failure?: TransformResult }
-interface Slot { isolate?: ivm.Isolate; harness?: ivm.Script; cache: Map<string, Compiled>; busy: boolean }
+interface Compiled {
+  source: string
+  context?: ivm.Context
+  runner?: Runner
+  failure?: TransformResult
+}
+interface Slot {
+  isolate?: ivm.Isolate
+  harness?: ivm.Script
+  cache: Map<string, Compiled>
+  busy: boolean
+}
 type Outcome = { value: unknown } | { error: unknown } | typeof DEADLINE
 
 const DEADLINE = Symbol('deadline')
 const failure = (code: TransformErrorCode, message: string): TransformResult => ({ kind: 'error', code, message })
-const messageOf = (err: unknown) => (typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : String(err))
+const messageOf = (err: unknown) =>
+  typeof err === 'object' && err !== null && 'message' in err ? String(err.message) : String(err)
 const PROTOCOL = failure('TRANSFORM_THREW', 'the transform broke the sandbox protocol')
 const abandoned = failure('TRANSFORM_TIMEOUT', 'the caller gave up waiting for the transform')
 
@@ -157,15 +176,28 @@ function resultOf(part: unknown): TransformResult | undefined {
 function within(ms: number, work: Promise<unknown>): Promise<Outcome> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(DEADLINE), ms)
-    work.then((value) => { clearTimeout(timer); resolve({ value }) }, (error) => { clearTimeout(timer); resolve({ error }) })
+    work.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve({ value })
+      },
+      (error) => {
+        clearTimeout(timer)
+        resolve({ error })
+      },
+    )
   })
 }
 
 export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}): Sandbox {
   const sliceMs = Math.max(1, Math.min(10, limits.cpuTimeMs / 10))
   const syncTimeoutMs = Math.ceil(limits.cpuTimeMs + sliceMs)
-  const cacheEntries = opts.cacheEntries ?? Math.max(4, Math.floor((limits.isolateMemoryMb * 1024 * CACHE_HEAP_SHARE) / CONTEXT_KB))
-  const slots: Slot[] = Array.from({ length: Math.max(1, opts.isolates ?? 2) }, () => ({ cache: new Map(), busy: false }))
+  const cacheEntries =
+    opts.cacheEntries ?? Math.max(4, Math.floor((limits.isolateMemoryMb * 1024 * CACHE_HEAP_SHARE) / CONTEXT_KB))
+  const slots: Slot[] = Array.from({ length: Math.max(1, opts.isolates ?? 2) }, () => ({
+    cache: new Map(),
+    busy: false,
+  }))
   const pending = new Map<string, Job[]>() // waiting calls per sourceKey; keys take turns in Map order
   const running = new Map<string, number>() // batches in flight per sourceKey
   let closed = false
@@ -182,7 +214,10 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
     let key: string | undefined
     for (const waiting of pending.keys()) {
       key ??= waiting
-      if (!running.has(waiting)) { key = waiting; break }
+      if (!running.has(waiting)) {
+        key = waiting
+        break
+      }
     }
     if (key === undefined) return undefined
     const queue = pending.get(key)!
@@ -194,7 +229,11 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
     }
     let n = 1
     let chars = queue[0].json.length
-    while (!queue[0].alone && n < queue.length && n < MAX_BATCH_CALLS && !queue[n].alone && (chars += queue[n].json.length) <= MAX_BATCH_INPUT_CHARS) n++
+    while (!queue[0].alone && n < queue.length && n < MAX_BATCH_CALLS && !queue[n].alone) {
+      chars += queue[n].json.length
+      if (chars > MAX_BATCH_INPUT_CHARS) break
+      n++
+    }
     pending.delete(key) // re-added at the back: keys take turns
     if (queue.length > n) pending.set(key, queue)
     return queue.splice(0, n)
@@ -221,7 +260,10 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
 
   function evict(slot: Slot, key: string): void {
     const entry = slot.cache.get(key)
-    if (slot.cache.delete(key)) { entry?.runner?.release(); entry?.context?.release() }
+    if (slot.cache.delete(key)) {
+      entry?.runner?.release()
+      entry?.context?.release()
+    }
   }
   function reset(slot: Slot): void {
     if (slot.isolate && !slot.isolate.isDisposed) slot.isolate.dispose()
@@ -230,7 +272,10 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
   }
   function remember(slot: Slot, key: string, entry: Compiled): Compiled {
     slot.cache.set(key, entry)
-    for (const oldest of slot.cache.keys()) { if (slot.cache.size <= cacheEntries) break; evict(slot, oldest) }
+    for (const oldest of slot.cache.keys()) {
+      if (slot.cache.size <= cacheEntries) break
+      evict(slot, oldest)
+    }
     return entry
   }
 
@@ -241,30 +286,43 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
       reset(slot)
       return failure('TRANSFORM_MEMORY', `transform exceeded the ${limits.isolateMemoryMb} MB memory limit`)
     }
-    if (/timed out/i.test(message)) return failure('TRANSFORM_TIMEOUT', `transform exceeded the ${limits.cpuTimeMs} ms CPU limit`)
+    if (/timed out/i.test(message))
+      return failure('TRANSFORM_TIMEOUT', `transform exceeded the ${limits.cpuTimeMs} ms CPU limit`)
     return failure('TRANSFORM_THREW', message)
   }
 
   async function compiledFor(slot: Slot, key: string, source: string): Promise<Compiled> {
     const hit = slot.cache.get(key)
-    if (hit?.source === source) { slot.cache.delete(key); return remember(slot, key, hit) } // most recently used goes last
+    if (hit?.source === source) {
+      slot.cache.delete(key)
+      return remember(slot, key, hit)
+    } // most recently used goes last
     if (hit) evict(slot, key)
-    const isolate = (slot.isolate ??= new ivm.Isolate({ memoryLimit: limits.isolateMemoryMb }))
+    slot.isolate ??= new ivm.Isolate({ memoryLimit: limits.isolateMemoryMb })
+    const isolate = slot.isolate
     let context: ivm.Context | undefined
     try {
       // Syntax on its own first, so a SyntaxError thrown at run time is never called a compile error.
-      const syntaxError = await isolate.compileScript(source, { filename: `transform:${key}` }).then((script) => script.release(), messageOf)
-      if (syntaxError !== undefined && !isolate.isDisposed) return remember(slot, key, { source, failure: failure('TRANSFORM_COMPILE', syntaxError) })
+      const syntaxError = await isolate
+        .compileScript(source, { filename: `transform:${key}` })
+        .then((script) => script.release(), messageOf)
+      if (syntaxError !== undefined && !isolate.isDisposed)
+        return remember(slot, key, { source, failure: failure('TRANSFORM_COMPILE', syntaxError) })
       slot.harness ??= await isolate.compileScript(HARNESS, { filename: 'sluice:harness' })
       context = await isolate.createContext()
       const load = (await slot.harness.run(context, { reference: true })) as ivm.Reference
-      const loaded = await load.apply(undefined, [source, sliceMs, limits.maxOutputBytes], { timeout: syncTimeoutMs, result: { reference: true } })
+      const loaded = await load.apply(undefined, [source, sliceMs, limits.maxOutputBytes], {
+        timeout: syncTimeoutMs,
+        result: { reference: true },
+      })
       load.release()
       if (loaded.typeof === 'function') return remember(slot, key, { source, context, runner: loaded as Runner })
       const result = resultOf(JSON.parse(loaded.typeof === 'string' ? String(await loaded.copy()) : 'null'))
       context.release()
       // Top-level code has no input, so it fails the same way every time; against a limit it may not.
-      return result?.kind === 'error' && result.code !== 'TRANSFORM_MEMORY' ? remember(slot, key, { source, failure: result }) : { source, failure: result ?? PROTOCOL }
+      return result?.kind === 'error' && result.code !== 'TRANSFORM_MEMORY'
+        ? remember(slot, key, { source, failure: result })
+        : { source, failure: result ?? PROTOCOL }
     } catch (err) {
       if (!isolate.isDisposed) context?.release()
       return { source, failure: runFailure(slot, err) }
@@ -278,7 +336,10 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
     if (!compiled.runner) return failAll(jobs, compiled.failure!)
     const input = `[${jobs.map((job) => job.json).join(',')}]`
     for (const job of jobs) job.onStart?.()
-    const outcome = await within(limits.wallTimeMs, compiled.runner.apply(undefined, [input], { timeout: syncTimeoutMs, result: { promise: true } }))
+    const outcome = await within(
+      limits.wallTimeMs,
+      compiled.runner.apply(undefined, [input], { timeout: syncTimeoutMs, result: { promise: true } }),
+    )
     if (closed) throw new Error('sandbox: closed')
     if (outcome !== DEADLINE && 'value' in outcome) return settle(slot, jobs, outcome.value, 'done')
     if (outcome === DEADLINE) return settle(slot, jobs, await collect(compiled.runner), 'deadline', true)
@@ -297,7 +358,11 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
     const retry = result.kind === 'error' && result.code === 'TRANSFORM_MEMORY'
     for (const job of jobs) if (!retry || job.retried) job.resolve(result)
     const again = jobs.filter((job) => retry && !job.retried)
-    if (again.length > 0) enqueue(again.map((job) => ({ ...job, alone: true, retried: true })), true)
+    if (again.length > 0)
+      enqueue(
+        again.map((job) => ({ ...job, alone: true, retried: true })),
+        true,
+      )
   }
 
   /** The fragments of a batch the host stopped: run(null) reads them from the harness. */
@@ -307,9 +372,19 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
   }
 
   /** Turns the harness's fragments into results; calls not started, or ambiguous, go back in the queue. */
-  function settle(slot: Slot, jobs: Job[], text: unknown, stop: 'done' | 'deadline' | 'timeout', resetAfter = false): void {
+  function settle(
+    slot: Slot,
+    jobs: Job[],
+    text: unknown,
+    stop: 'done' | 'deadline' | 'timeout',
+    resetAfter = false,
+  ): void {
     let parts: unknown
-    try { parts = JSON.parse(typeof text === 'string' ? text : 'null') } catch { parts = null }
+    try {
+      parts = JSON.parse(typeof text === 'string' ? text : 'null')
+    } catch {
+      parts = null
+    }
     const fragments: unknown[] = Array.isArray(parts) && parts.length === jobs.length ? parts : []
     const again: Job[] = []
     jobs.forEach((job, k) => {
@@ -322,7 +397,8 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
       }
       if (part === 0 && k > 0) return again.push(job)
       if (stop === 'done' || part === 0) return job.resolve(PROTOCOL)
-      if (stop === 'deadline') return job.resolve(failure('TRANSFORM_TIMEOUT', `transform did not finish within ${limits.wallTimeMs} ms`))
+      if (stop === 'deadline')
+        return job.resolve(failure('TRANSFORM_TIMEOUT', `transform did not finish within ${limits.wallTimeMs} ms`))
       // After a CPU stop in microtasks it is unknown which awaiting call ran: they re-run alone.
       if (part !== 3 && jobs.length > 1) return again.push({ ...job, alone: true })
       // The stop is wall time: a call descheduled on a saturated host gets a second run, alone.
@@ -341,17 +417,29 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
       const json = JSON.stringify({ b: input.body, h: input.headers ?? {}, q: input.query ?? {}, r: input.raw })
       return new Promise((resolve, reject) => {
         const job: Job = {
-          key: sourceKey, source, json, alone: false, retried: false, signal, onStart, resolve, reject,
+          key: sourceKey,
+          source,
+          json,
+          alone: false,
+          retried: false,
+          signal,
+          onStart,
+          resolve,
+          reject,
         }
         // A call given up on before it started leaves the queue at once; a running one is left to its stop.
-        signal?.addEventListener('abort', () => {
-          const queue = pending.get(sourceKey)
-          const at = queue?.indexOf(job) ?? -1
-          if (at < 0) return
-          queue!.splice(at, 1)
-          if (queue!.length === 0) pending.delete(sourceKey)
-          resolve(abandoned)
-        }, { once: true })
+        signal?.addEventListener(
+          'abort',
+          () => {
+            const queue = pending.get(sourceKey)
+            const at = queue?.indexOf(job) ?? -1
+            if (at < 0) return
+            queue!.splice(at, 1)
+            if (queue!.length === 0) pending.delete(sourceKey)
+            resolve(abandoned)
+          },
+          { once: true },
+        )
         enqueue([job], false)
         pump()
       })

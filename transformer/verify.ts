@@ -51,32 +51,42 @@ export function verifySignature(verification: WebhookVerification, request: RawW
       const given = header('X-Hub-Signature-256')
       if (!given) return fail('github: the X-Hub-Signature-256 header is missing')
       const expected = 'sha256=' + hmac(secret, body).toString('hex')
-      return sameDigest(Buffer.from(expected), Buffer.from(given.trim())) ? OK : fail('github: X-Hub-Signature-256 does not match the body')
+      return sameDigest(Buffer.from(expected), Buffer.from(given.trim()))
+        ? OK
+        : fail('github: X-Hub-Signature-256 does not match the body')
     }
     case 'stripe': {
       const given = header('Stripe-Signature')
       if (!given) return fail('stripe: the Stripe-Signature header is missing')
       const parts = given.split(',').map((p) => p.trim().split('='))
       const t = parts.find(([k]) => k === 't')?.[1]
-      if (!fresh(t, request.receivedAt)) return fail('stripe: the Stripe-Signature timestamp is missing or more than 5 minutes from the receive time')
+      if (!fresh(t, request.receivedAt))
+        return fail('stripe: the Stripe-Signature timestamp is missing or more than 5 minutes from the receive time')
       const expected = hmac(secret, `${t}.`, body).toString('hex')
       // Stripe sends one v1 per active secret while a secret is being rolled.
-      const matches = parts.filter(([k]) => k === 'v1').some(([, v]) => sameDigest(Buffer.from(expected), Buffer.from(v ?? '')))
+      const matches = parts
+        .filter(([k]) => k === 'v1')
+        .some(([, v]) => sameDigest(Buffer.from(expected), Buffer.from(v ?? '')))
       return matches ? OK : fail('stripe: no v1 signature in Stripe-Signature matches the body')
     }
     case 'slack': {
       const given = header('X-Slack-Signature')
       const ts = header('X-Slack-Request-Timestamp')
       if (!given) return fail('slack: the X-Slack-Signature header is missing')
-      if (!fresh(ts, request.receivedAt)) return fail('slack: X-Slack-Request-Timestamp is missing or more than 5 minutes from the receive time')
+      if (!fresh(ts, request.receivedAt))
+        return fail('slack: X-Slack-Request-Timestamp is missing or more than 5 minutes from the receive time')
       const expected = 'v0=' + hmac(secret, `v0:${ts}:`, body).toString('hex')
-      return sameDigest(Buffer.from(expected), Buffer.from(given.trim())) ? OK : fail('slack: X-Slack-Signature does not match the body')
+      return sameDigest(Buffer.from(expected), Buffer.from(given.trim()))
+        ? OK
+        : fail('slack: X-Slack-Signature does not match the body')
     }
     case 'shopify': {
       const given = header('X-Shopify-Hmac-Sha256')
       if (!given) return fail('shopify: the X-Shopify-Hmac-Sha256 header is missing')
       const expected = hmac(secret, body).toString('base64')
-      return sameDigest(Buffer.from(expected), Buffer.from(given.trim())) ? OK : fail('shopify: X-Shopify-Hmac-Sha256 does not match the body')
+      return sameDigest(Buffer.from(expected), Buffer.from(given.trim()))
+        ? OK
+        : fail('shopify: X-Shopify-Hmac-Sha256 does not match the body')
     }
     case 'hmac-sha256': {
       const name = verification.header ?? DEFAULT_HMAC_HEADER
@@ -85,7 +95,9 @@ export function verifySignature(verification: WebhookVerification, request: RawW
       const expected = hmac(secret, body)
       // Every candidate decoding is compared, so the time taken does not depend on which one matched.
       const results = decodeSignature(given).map((candidate) => sameDigest(expected, candidate))
-      return results.includes(true) ? OK : fail(`hmac-sha256: ${name} does not match the body (expected the hex or base64 HMAC-SHA256 of the raw body)`)
+      return results.includes(true)
+        ? OK
+        : fail(`hmac-sha256: ${name} does not match the body (expected the hex or base64 HMAC-SHA256 of the raw body)`)
     }
     default: {
       const never: never = verification.preset

@@ -19,7 +19,16 @@ const log = pino({ level: 'silent' })
 function events(count: number): StoredEvent[] {
   return Array.from({ length: count }, (_, i) => {
     const internalId = newUlid()
-    return { internalId, id: internalId, name: `bench/e${i % 20}`, env: 'production', data: { i, plan: 'pro', items: [1, 2, 3] }, ts: Date.now(), receivedAt: Date.now(), source: { kind: 'api' } }
+    return {
+      internalId,
+      id: internalId,
+      name: `bench/e${i % 20}`,
+      env: 'production',
+      data: { i, plan: 'pro', items: [1, 2, 3] },
+      ts: Date.now(),
+      receivedAt: Date.now(),
+      source: { kind: 'api' },
+    }
   })
 }
 
@@ -46,19 +55,39 @@ try {
     const total = Math.min(48_000, batchSize * CALLERS * 40)
     for (const [i, mode] of ['one INSERT per call', 'group commit'].entries()) {
       const { database, stores } = opened[i]
-      const work = Array.from({ length: CALLERS }, () => Array.from({ length: total / CALLERS / batchSize }, () => events(batchSize)))
+      const work = Array.from({ length: CALLERS }, () =>
+        Array.from({ length: total / CALLERS / batchSize }, () => events(batchSize)),
+      )
       const insertsBefore = await insertQueries()
       const started = performance.now()
-      await Promise.all(work.map(async (calls) => { for (const batch of calls) await stores.events.insertEvents(batch) }))
+      await Promise.all(
+        work.map(async (calls) => {
+          for (const batch of calls) await stores.events.insertEvents(batch)
+        }),
+      )
       const ms = performance.now() - started
-      rows.push({ case: `${CALLERS} callers × ${batchSize}/call`, mode, events: total, inserts: (await insertQueries()) - insertsBefore, 'events/s': Math.round(total / (ms / 1000)), 'ms/call': ((ms * CALLERS) / (total / batchSize)).toFixed(1) })
+      rows.push({
+        case: `${CALLERS} callers × ${batchSize}/call`,
+        mode,
+        events: total,
+        inserts: (await insertQueries()) - insertsBefore,
+        'events/s': Math.round(total / (ms / 1000)),
+        'ms/call': ((ms * CALLERS) / (total / batchSize)).toFixed(1),
+      })
       await sql(`TRUNCATE TABLE \`${database}\`.events`)
     }
   }
   const started = performance.now()
   await opened[0].stores.events.insertEvents(events(5000))
   const ms = performance.now() - started
-  rows.push({ case: '1 call × 5000', mode: 'one INSERT per call', events: 5000, inserts: 1, 'events/s': Math.round(5000 / (ms / 1000)), 'ms/call': ms.toFixed(1) })
+  rows.push({
+    case: '1 call × 5000',
+    mode: 'one INSERT per call',
+    events: 5000,
+    inserts: 1,
+    'events/s': Math.round(5000 / (ms / 1000)),
+    'ms/call': ms.toFixed(1),
+  })
 } finally {
   for (const { database, stores } of opened) {
     await stores.close()

@@ -19,15 +19,24 @@ const NAMES = ['app/user.signed-up', 'shop/order.placed', 'stripe/invoice.paid',
 await buildDashboard()
 const files = (await readdir(DASHBOARD_OUT)).filter((f) => /\.(js|css|html)$/.test(f))
 // What app.js imports dynamically (the CodeMirror editor) loads only on the webhook page.
-const lazy = new Set([...(await readFile(join(DASHBOARD_OUT, 'app.js'), 'utf8')).matchAll(/import\("\.\/(chunk-[\w-]+\.js)"\)/g)].map((m) => m[1]))
+const lazy = new Set(
+  [...(await readFile(join(DASHBOARD_OUT, 'app.js'), 'utf8')).matchAll(/import\("\.\/(chunk-[\w-]+\.js)"\)/g)].map(
+    (m) => m[1],
+  ),
+)
 const size = async (names: string[]) => {
   const bodies = await Promise.all(names.map((f) => readFile(join(DASHBOARD_OUT, f))))
-  return { raw: bodies.reduce((n, b) => n + b.length, 0), gzip: bodies.reduce((n, b) => n + gzipSync(b, { level: 9 }).length, 0) }
+  return {
+    raw: bodies.reduce((n, b) => n + b.length, 0),
+    gzip: bodies.reduce((n, b) => n + gzipSync(b, { level: 9 }).length, 0),
+  }
 }
 
 const loadBefore = loadavg()[0]
 const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-dashboard-'))
-const sluice = await startChild(['bin/sluice.js', 'dev', '--port', '0', '--data-dir', join(dataDir, 'data')], { SLUICE_LOG_LEVEL: 'info' })
+const sluice = await startChild(['bin/sluice.js', 'dev', '--port', '0', '--data-dir', join(dataDir, 'data')], {
+  SLUICE_LOG_LEVEL: 'info',
+})
 const browser = await launchChromium()
 try {
   let last = ''
@@ -36,7 +45,11 @@ try {
       name: NAMES[(sent + i) % NAMES.length],
       data: { n: sent + i, user: { id: `u-${(sent + i) % 997}`, plan: 'pro' }, tags: ['a', 'b'] },
     }))
-    const response = await fetch(`${sluice.url}/e/bench`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch) })
+    const response = await fetch(`${sluice.url}/e/bench`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(batch),
+    })
     const body = (await response.json()) as { ids: string[] }
     if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${JSON.stringify(body)}`)
     last = body.ids[body.ids.length - 1]
@@ -59,15 +72,22 @@ try {
   firstRenderMs.sort((a, b) => a - b)
   const initial = await size(files.filter((f) => !lazy.has(f)))
   const editor = await size([...lazy])
-  report('dashboard', [
-    { measure: 'events page first render p50 (ms)', value: Math.round(firstRenderMs[Math.floor(firstRenderMs.length / 2)]) },
-    { measure: 'events page first render max (ms)', value: Math.round(firstRenderMs[firstRenderMs.length - 1]) },
-    { measure: 'GET /v1/events?limit=100 (ms)', value: Math.round(apiMs) },
-    { measure: 'events page bundle raw (KiB)', value: (initial.raw / 1024).toFixed(1) },
-    { measure: 'events page bundle gzip (KiB)', value: (initial.gzip / 1024).toFixed(1) },
-    { measure: 'editor chunk raw (KiB)', value: (editor.raw / 1024).toFixed(1) },
-    { measure: 'editor chunk gzip (KiB)', value: (editor.gzip / 1024).toFixed(1) },
-  ], { storedEvents: events, pageLoads: loads, loadAverage1m: loadBefore, targetFirstRenderMs: 1000 })
+  report(
+    'dashboard',
+    [
+      {
+        measure: 'events page first render p50 (ms)',
+        value: Math.round(firstRenderMs[Math.floor(firstRenderMs.length / 2)]),
+      },
+      { measure: 'events page first render max (ms)', value: Math.round(firstRenderMs[firstRenderMs.length - 1]) },
+      { measure: 'GET /v1/events?limit=100 (ms)', value: Math.round(apiMs) },
+      { measure: 'events page bundle raw (KiB)', value: (initial.raw / 1024).toFixed(1) },
+      { measure: 'events page bundle gzip (KiB)', value: (initial.gzip / 1024).toFixed(1) },
+      { measure: 'editor chunk raw (KiB)', value: (editor.raw / 1024).toFixed(1) },
+      { measure: 'editor chunk gzip (KiB)', value: (editor.gzip / 1024).toFixed(1) },
+    ],
+    { storedEvents: events, pageLoads: loads, loadAverage1m: loadBefore, targetFirstRenderMs: 1000 },
+  )
 } finally {
   await browser.close()
   await sluice.stop()

@@ -20,8 +20,12 @@ export const noStep = client.createFunction({ id: 'no-step' }, { event: 'bench/n
 })
 
 /** One checkpointed step, then the return: two executions and two records per run. */
-export const oneStep = client.createFunction({ id: 'one-step' }, { event: 'bench/one-step' }, async ({ event, step }) => {
-  const n = await step.run('work', () => (event.data.n as number) * 2)
-  out.write(`one-step ${event.internalId} ${now()}\n`)
-  return n
-})
+export const oneStep = client.createFunction(
+  { id: 'one-step' },
+  { event: 'bench/one-step' },
+  async ({ event, step }) => {
+    const n = await step.run('work', () => (event.data.n as number) * 2)
+    out.write(`one-step ${event.internalId} ${now()}\n`)
+    return n
+  },
+)

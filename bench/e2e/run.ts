@@ -20,11 +20,18 @@ const CONCURRENT_BATCHES = 8
 const loadBefore = loadavg()[0]
 const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-e2e-'))
 const handlerLog = join(dataDir, 'handlers.log')
-const sluice = await startChild(['bin/sluice.js', 'dev', '--port', '0', '--data-dir', join(dataDir, 'data'), '--functions', 'bench/e2e/functions.ts'], { SLUICE_LOG_LEVEL: 'info', SLUICE_BENCH_LOG: handlerLog })
+const sluice = await startChild(
+  ['bin/sluice.js', 'dev', '--port', '0', '--data-dir', join(dataDir, 'data'), '--functions', 'bench/e2e/functions.ts'],
+  { SLUICE_LOG_LEVEL: 'info', SLUICE_BENCH_LOG: handlerLog },
+)
 const now = () => Date.now() // as the handlers log it (bench/e2e/functions.ts)
 
 async function post(events: unknown[]): Promise<{ ids: string[]; acceptedAt: number }> {
-  const response = await fetch(`${sluice.url}/e/bench`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(events) })
+  const response = await fetch(`${sluice.url}/e/bench`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(events),
+  })
   const body = (await response.json()) as { ids: string[] }
   const acceptedAt = now()
   if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${JSON.stringify(body)}`)
@@ -36,13 +43,20 @@ async function handlerLines(fn: string, count: number, timeoutMs = 120_000): Pro
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const lines = (await readFile(handlerLog, 'utf8').catch(() => '')).split('\n').filter((l) => l.startsWith(fn + ' '))
-    if (lines.length >= count) return new Map(lines.map((l) => { const [, id, ...rest] = l.split(' '); return [id, rest] }))
+    if (lines.length >= count)
+      return new Map(
+        lines.map((l) => {
+          const [, id, ...rest] = l.split(' ')
+          return [id, rest]
+        }),
+      )
     if (Date.now() > deadline) throw new Error(`${fn}: ${lines.length} of ${count} runs started in time`)
     await sleep(50)
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 const round = (ms: number) => Math.round(ms * 10) / 10
 
 /** Single events at a steady rate, a few in flight: the latency a producer sees at moderate load. */
@@ -53,7 +67,9 @@ async function latencyPhase(count: number, tag: string) {
   for (let i = 0; i < count; i++) {
     const due = start + (i * 1000) / LATENCY_RATE_PER_S
     if (due > now()) await sleep(due - now())
-    const send = post([{ name: 'bench/latency', data: { i, tag } }]).then(({ ids, acceptedAt }) => { accepted.set(ids[0], acceptedAt) })
+    const send = post([{ name: 'bench/latency', data: { i, tag } }]).then(({ ids, acceptedAt }) => {
+      accepted.set(ids[0], acceptedAt)
+    })
     inFlight.add(send)
     void send.finally(() => inFlight.delete(send))
     if (inFlight.size >= 32) await Promise.race(inFlight)
@@ -85,7 +101,11 @@ async function throughputPhase(fn: 'no-step' | 'one-step', count: number) {
   const acceptedAll = now()
   const lines = await handlerLines(fn, count)
   const last = Math.max(...[...lines.values()].map((rest) => Number(rest[rest.length - 1])))
-  return { runsPerSec: Math.round(count / ((last - start) / 1000)), eventsPerSec: Math.round(count / ((acceptedAll - start) / 1000)), seconds: (last - start) / 1000 }
+  return {
+    runsPerSec: Math.round(count / ((last - start) / 1000)),
+    eventsPerSec: Math.round(count / ((acceptedAll - start) / 1000)),
+    seconds: (last - start) / 1000,
+  }
 }
 
 await latencyPhase(WARMUP_EVENTS, 'warm-up')
@@ -97,10 +117,38 @@ await sluice.stop()
 await rm(dataDir, { recursive: true, force: true })
 
 const rows = [
-  { case: `accepted → handler start, ${LATENCY_RATE_PER_S} events/s`, events: latencyEvents, 'p50 ms': round(percentile(latency.fromAccepted, 50)), 'p99 ms': round(percentile(latency.fromAccepted, 99)), 'max ms': round(latency.fromAccepted.at(-1)!), 'runs/s': '-' },
-  { case: 'ingest receive → handler start', events: latencyEvents, 'p50 ms': round(percentile(latency.fromReceived, 50)), 'p99 ms': round(percentile(latency.fromReceived, 99)), 'max ms': round(latency.fromReceived.at(-1)!), 'runs/s': '-' },
-  { case: `runs, no step (batches of ${BATCH})`, events: throughputEvents, 'p50 ms': '-', 'p99 ms': '-', 'max ms': '-', 'runs/s': noStep.runsPerSec },
-  { case: `runs, 1 step + return (batches of ${BATCH})`, events: throughputEvents, 'p50 ms': '-', 'p99 ms': '-', 'max ms': '-', 'runs/s': oneStep.runsPerSec },
+  {
+    case: `accepted → handler start, ${LATENCY_RATE_PER_S} events/s`,
+    events: latencyEvents,
+    'p50 ms': round(percentile(latency.fromAccepted, 50)),
+    'p99 ms': round(percentile(latency.fromAccepted, 99)),
+    'max ms': round(latency.fromAccepted.at(-1)!),
+    'runs/s': '-',
+  },
+  {
+    case: 'ingest receive → handler start',
+    events: latencyEvents,
+    'p50 ms': round(percentile(latency.fromReceived, 50)),
+    'p99 ms': round(percentile(latency.fromReceived, 99)),
+    'max ms': round(latency.fromReceived.at(-1)!),
+    'runs/s': '-',
+  },
+  {
+    case: `runs, no step (batches of ${BATCH})`,
+    events: throughputEvents,
+    'p50 ms': '-',
+    'p99 ms': '-',
+    'max ms': '-',
+    'runs/s': noStep.runsPerSec,
+  },
+  {
+    case: `runs, 1 step + return (batches of ${BATCH})`,
+    events: throughputEvents,
+    'p50 ms': '-',
+    'p99 ms': '-',
+    'max ms': '-',
+    'runs/s': oneStep.runsPerSec,
+  },
 ]
 report('e2e', rows, {
   p50Ms: round(percentile(latency.fromAccepted, 50)),

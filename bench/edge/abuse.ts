@@ -13,7 +13,18 @@ const perStreamMb = Number(process.argv[3] ?? 64)
 const signingKey = 'bench-signing-key-0123456789'
 const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-edge-'))
 const server = await startChild(
-  ['bin/sluice.js', 'start', '--port', '0', '--data-dir', dataDir, '--log-level', 'info', '--request-timeout-ms', '3000'],
+  [
+    'bin/sluice.js',
+    'start',
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--log-level',
+    'info',
+    '--request-timeout-ms',
+    '3000',
+  ],
   { SLUICE_LOG_LEVEL: 'info', SLUICE_SIGNING_KEY: signingKey, MALLOC_ARENA_MAX: '2' },
 )
 const rssMb = async (field: 'VmRSS' | 'VmHWM') => {
@@ -28,7 +39,12 @@ const created = await fetch(`${server.url}/v1/keys`, {
 const key = ((await created.json()) as { data: { key: string } }).data.key
 const { hostname, port } = new URL(server.url)
 
-interface Outcome { status: string; answeredMs: number; closedMs: number; sentMb: number }
+interface Outcome {
+  status: string
+  answeredMs: number
+  closedMs: number
+  sentMb: number
+}
 
 /** One connection: `head`, then `next()` bytes until the server answers and closes (or `limitBytes`). */
 function abuse(head: string, next: () => Buffer, limitBytes: number, pauseMs = 0): Promise<Outcome> {
@@ -51,7 +67,11 @@ function abuse(head: string, next: () => Buffer, limitBytes: number, pauseMs = 0
       while (!socket.destroyed && answeredMs < 0 && sent < limitBytes) {
         const bytes = next()
         sent += bytes.length
-        if (!socket.write(bytes)) await new Promise((r) => { socket.once('drain', r); socket.once('close', r) })
+        if (!socket.write(bytes))
+          await new Promise((r) => {
+            socket.once('drain', r)
+            socket.once('close', r)
+          })
         if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs))
       }
       if (sent >= limitBytes) socket.destroy()
@@ -62,11 +82,22 @@ function abuse(head: string, next: () => Buffer, limitBytes: number, pauseMs = 0
 const chunk = Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(0x10000, 'a'), Buffer.from('\r\n')])
 const chunked = (path: string) => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n`
 const before = await rssMb('VmRSS')
-const endless = await Promise.all(Array.from({ length: streams }, (_, i) =>
-  abuse(chunked(i % 2 ? `/e/${key}` : '/e/not-a-key'), () => chunk, perStreamMb * 1048576)))
+const endless = await Promise.all(
+  Array.from({ length: streams }, (_, i) =>
+    abuse(chunked(i % 2 ? `/e/${key}` : '/e/not-a-key'), () => chunk, perStreamMb * 1048576),
+  ),
+)
 const afterEndless = await rssMb('VmRSS')
-const slow = await Promise.all(Array.from({ length: 20 }, () =>
-  abuse(`POST /e/${key} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n`, () => Buffer.from(' '), 1000, 500)))
+const slow = await Promise.all(
+  Array.from({ length: 20 }, () =>
+    abuse(
+      `POST /e/${key} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n`,
+      () => Buffer.from(' '),
+      1000,
+      500,
+    ),
+  ),
+)
 const peak = await rssMb('VmHWM')
 await server.stop()
 await rm(dataDir, { recursive: true, force: true })
@@ -82,8 +113,18 @@ const summarise = (what: string, outcomes: Outcome[]) => {
     'max MiB sent': by((o) => o.sentMb).toFixed(1),
   }
 }
-report('edge-abuse', [
-  summarise(`endless chunked, wrong key (${perStreamMb} MiB offered each)`, endless.filter((_, i) => i % 2 === 0)),
-  summarise(`endless chunked, good key (${perStreamMb} MiB offered each)`, endless.filter((_, i) => i % 2 === 1)),
-  summarise('good key, 1 byte per 500 ms of 1000 (request timeout 3 s)', slow),
-], { rssBeforeMb: before, rssAfterEndlessMb: afterEndless, peakRssMb: peak, targets: { rssGrowthMb: 64 } })
+report(
+  'edge-abuse',
+  [
+    summarise(
+      `endless chunked, wrong key (${perStreamMb} MiB offered each)`,
+      endless.filter((_, i) => i % 2 === 0),
+    ),
+    summarise(
+      `endless chunked, good key (${perStreamMb} MiB offered each)`,
+      endless.filter((_, i) => i % 2 === 1),
+    ),
+    summarise('good key, 1 byte per 500 ms of 1000 (request timeout 3 s)', slow),
+  ],
+  { rssBeforeMb: before, rssAfterEndlessMb: afterEndless, peakRssMb: peak, targets: { rssGrowthMb: 64 } },
+)

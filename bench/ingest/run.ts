@@ -36,14 +36,20 @@ const echoCpuPerReq = (cpuMicros(echo.child.pid!) - echoCpu) / echoRun.requests
 rows.push(row('fastify echo, single', echoRun, 1, echoCpuPerReq, echoIdle, peakRssMb(echo.child.pid!), 0))
 await echo.stop()
 
-const results: Record<string, { requestsPerSec: number; eventsPerSec: number; cpuPerReqUs: number; cpuPerEventUs: number; peakRssMb: number }> = {}
+const results: Record<
+  string,
+  { requestsPerSec: number; eventsPerSec: number; cpuPerReqUs: number; cpuPerEventUs: number; peakRssMb: number }
+> = {}
 for (const c of CASES) {
   // A fresh server per case, so each peak RSS is that case's own.
   const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'))
-  const sluice = await startChild(['bin/sluice.js', 'dev', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
-    SLUICE_LOG_LEVEL: 'warn',
-    MALLOC_ARENA_MAX: '2', // as `npm start` and the image run it (scripts/start.sh)
-  })
+  const sluice = await startChild(
+    ['bin/sluice.js', 'dev', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'],
+    {
+      SLUICE_LOG_LEVEL: 'warn',
+      MALLOC_ARENA_MAX: '2', // as `npm start` and the image run it (scripts/start.sh)
+    },
+  )
   const pid = sluice.child.pid!
   await sleep(500)
   const idle = rssMb(pid)
@@ -72,10 +78,24 @@ report('ingest', rows, {
   singleVsEcho: round(results.single.requestsPerSec / echoRun.requestsPerSec, 2),
   singleCpuVsEcho: round(results.single.cpuPerReqUs / echoCpuPerReq, 2),
   batched500: results['500-event batches'],
-  targets: { singleVsEcho: 0.6, singleCpuVsEcho: 1.6, batchedEventsPerSec: 250_000, batchedCpuPerEventUs: 4, peakRssMb: 512 },
+  targets: {
+    singleVsEcho: 0.6,
+    singleCpuVsEcho: 1.6,
+    batchedEventsPerSec: 250_000,
+    batchedCpuPerEventUs: 4,
+    peakRssMb: 512,
+  },
 })
 
-function row(name: string, run: Awaited<ReturnType<typeof wrk>>, events: number, cpuPerReq: number, idle: number, peak: number, drainMs: number) {
+function row(
+  name: string,
+  run: Awaited<ReturnType<typeof wrk>>,
+  events: number,
+  cpuPerReq: number,
+  idle: number,
+  peak: number,
+  drainMs: number,
+) {
   return {
     case: name,
     'req/s': run.requestsPerSec,

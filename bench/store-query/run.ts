@@ -32,9 +32,14 @@ function makeEvent(i: number): StoredEvent {
   const internalId = seededUlids(seed, 1)[0]
   const hot = i % HOT_ID_EVERY === 1
   return {
-    internalId, id: hot ? 'hot-id' : internalId, name: NAMES[i % NAMES.length], env: ENVS[i % ENVS.length],
+    internalId,
+    id: hot ? 'hot-id' : internalId,
+    name: NAMES[i % NAMES.length],
+    env: ENVS[i % ENVS.length],
     data: { order: i, total: (i % 977) * 3.5, items: [{ sku: `sku-${i % 131}`, qty: 1 + (i % 4) }] },
-    ts: receivedAt, receivedAt, source: { kind: 'api', keyId: 'key_01JBENCH' },
+    ts: receivedAt,
+    receivedAt,
+    source: { kind: 'api', keyId: 'key_01JBENCH' },
     ...(hot && i > 1 && { duplicateOf: 'first-hot' }),
   }
 }
@@ -56,7 +61,12 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]
 }
 
-interface Timing { p50: number; p99: number; events: number; more: boolean }
+interface Timing {
+  p50: number
+  p99: number
+  events: number
+  more: boolean
+}
 
 async function time(store: EventStore, q: EventQuery): Promise<Timing> {
   const ms: number[] = []
@@ -77,7 +87,8 @@ try {
   const bare = await openRocks(join(dir, 'bare'))
   const sample = Math.min(100_000, EVENTS)
   const bareUs = await insertCpu(sample, (events) =>
-    bare.write(events.map((e): WriteOp => ({ type: 'put', key: eventKey(e.internalId), value: JSON.stringify(e) }))))
+    bare.write(events.map((e): WriteOp => ({ type: 'put', key: eventKey(e.internalId), value: JSON.stringify(e) }))),
+  )
   await bare.close()
 
   const rocks = await openRocks(join(dir, 'db'))
@@ -113,17 +124,18 @@ try {
     rows.push({ query: label, p50_ms: r.p50.toFixed(2), p99_ms: r.p99.toFixed(2), events: r.events, cursor })
   }
   // The upgrade of a data dir of the old layout: the same events without the indexes, opened again.
-  await rocks.write([
-    ...INDEXES.map((space) => deleteRange(space)),
-    { type: 'del', key: keyPrefix('eventsFormat') },
-  ])
+  await rocks.write([...INDEXES.map((space) => deleteRange(space)), { type: 'del', key: keyPrefix('eventsFormat') }])
   const upgradeStarted = Date.now()
   await openRocksEventStore(rocks)
   const upgradeS = (Date.now() - upgradeStarted) / 1000
   await rocks.close()
   report('store-query', rows, {
-    events: EVENTS, repeats: REPEATS, limit: 50, scanBudget: DEFAULT_SCAN_BUDGET,
-    fillSeconds: fillS, upgradeSeconds: upgradeS,
+    events: EVENTS,
+    repeats: REPEATS,
+    limit: 50,
+    scanBudget: DEFAULT_SCAN_BUDGET,
+    fillSeconds: fillS,
+    upgradeSeconds: upgradeS,
     insertCpuUsPerEvent: { eventOnly: Number(bareUs.toFixed(2)), withIndexes: Number(indexedUs.toFixed(2)) },
     indexCpuUsPerEvent: Number((indexedUs - bareUs).toFixed(2)),
   })

@@ -1,8 +1,14 @@
 // Load and latency measurement shared by the transform benches.
 
-export interface Throughput { callsPerSec: number; callsPerCpuSec: number; loadedP50Ms: number; loadedP99Ms: number }
+export interface Throughput {
+  callsPerSec: number
+  callsPerCpuSec: number
+  loadedP50Ms: number
+  loadedP99Ms: number
+}
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]
 const round = (n: number, digits = 3) => Number(n.toFixed(digits))
 
 /**
@@ -15,13 +21,15 @@ export async function throughput(call: () => Promise<unknown>, window: number, s
   const cpu = process.cpuUsage()
   const started = performance.now()
   const until = started + seconds * 1000
-  await Promise.all(Array.from({ length: window }, async () => {
-    while (performance.now() < until) {
-      const t0 = performance.now()
-      await call()
-      latencies.push(performance.now() - t0)
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: window }, async () => {
+      while (performance.now() < until) {
+        const t0 = performance.now()
+        await call()
+        latencies.push(performance.now() - t0)
+      }
+    }),
+  )
   const elapsedS = (performance.now() - started) / 1000
   const used = process.cpuUsage(cpu)
   latencies.sort((a, b) => a - b)

@@ -14,11 +14,24 @@ import { MEMORY_MB, MODES, measureTransport } from './transport.ts'
 const seconds = Number(process.argv[2] ?? 3)
 const LIMITS = { cpuTimeMs: 100, wallTimeMs: 1000, isolateMemoryMb: 32, maxOutputBytes: 1024 * 1024 }
 
-interface Workload { payload: string; input: TransformInput; source: string; check(value: unknown): boolean }
+interface Workload {
+  payload: string
+  input: TransformInput
+  source: string
+  check(value: unknown): boolean
+}
 const workloads: Workload[] = [
   {
     payload: 'stripe event',
-    input: request(stripeInvoicePaid, { 'Content-Type': 'application/json', 'Stripe-Signature': 't=1724668530,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd' }, {}, true),
+    input: request(
+      stripeInvoicePaid,
+      {
+        'Content-Type': 'application/json',
+        'Stripe-Signature': 't=1724668530,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
+      },
+      {},
+      true,
+    ),
     source: `function transform(evt) { return { name: 'stripe/' + evt.type, id: evt.id, ts: evt.created * 1000, data: evt.data.object } }`,
     check: (v) => (v as { id?: string }).id === stripeInvoicePaid.id,
   },
@@ -44,15 +57,51 @@ for (const w of workloads) {
     await throughput(call, 256, 1) // warm-up: compile, JIT
     const added = await latency(call, 2000)
     const load = await throughput(call, 256, seconds)
-    rows.push({ case: `sandbox, ${isolates} isolate${isolates > 1 ? 's' : ''}`, payload: `${w.payload} (${bytes} B)`, 'calls/s': load.callsPerSec, 'calls/cpu-s': load.callsPerCpuSec, 'p50 ms': added.p50Ms, 'p99 ms': added.p99Ms, 'loaded p50 ms': load.loadedP50Ms, 'loaded p99 ms': load.loadedP99Ms, failures: [...failures].map(([code, n]) => `${code}×${n}`).join(' ') || 0 })
+    rows.push({
+      case: `sandbox, ${isolates} isolate${isolates > 1 ? 's' : ''}`,
+      payload: `${w.payload} (${bytes} B)`,
+      'calls/s': load.callsPerSec,
+      'calls/cpu-s': load.callsPerCpuSec,
+      'p50 ms': added.p50Ms,
+      'p99 ms': added.p99Ms,
+      'loaded p50 ms': load.loadedP50Ms,
+      'loaded p99 ms': load.loadedP99Ms,
+      failures: [...failures].map(([code, n]) => `${code}×${n}`).join(' ') || 0,
+    })
     await sandbox.close()
   }
   for (const mode of MODES) {
     const load = await measureTransport(mode, w.source, w.input, seconds)
-    const base = { case: `bare ivm ${MEMORY_MB} MB, ${mode}`, payload: `${w.payload} (${bytes} B)`, 'p50 ms': '-', 'p99 ms': '-' }
-    if ('failed' in load) rows.push({ ...base, 'calls/s': '-', 'calls/cpu-s': '-', 'loaded p50 ms': '-', 'loaded p99 ms': '-', failures: load.failed })
-    else rows.push({ ...base, 'calls/s': load.callsPerSec, 'calls/cpu-s': load.callsPerCpuSec, 'loaded p50 ms': load.loadedP50Ms, 'loaded p99 ms': load.loadedP99Ms, failures: 0 })
+    const base = {
+      case: `bare ivm ${MEMORY_MB} MB, ${mode}`,
+      payload: `${w.payload} (${bytes} B)`,
+      'p50 ms': '-',
+      'p99 ms': '-',
+    }
+    if ('failed' in load)
+      rows.push({
+        ...base,
+        'calls/s': '-',
+        'calls/cpu-s': '-',
+        'loaded p50 ms': '-',
+        'loaded p99 ms': '-',
+        failures: load.failed,
+      })
+    else
+      rows.push({
+        ...base,
+        'calls/s': load.callsPerSec,
+        'calls/cpu-s': load.callsPerCpuSec,
+        'loaded p50 ms': load.loadedP50Ms,
+        'loaded p99 ms': load.loadedP99Ms,
+        failures: 0,
+      })
   }
 }
 
-report('transform', rows, { cores: cpus().length, loadAvg1m: Number(loadavg()[0].toFixed(2)), secondsPerCase: seconds, window: 256 })
+report('transform', rows, {
+  cores: cpus().length,
+  loadAvg1m: Number(loadavg()[0].toFixed(2)),
+  secondsPerCase: seconds,
+  window: 256,
+})

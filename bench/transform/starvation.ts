@@ -24,7 +24,11 @@ const BURST_SPREAD_MS = 180
 const STEADY_PER_WEBHOOK_PER_S = 12
 
 const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-starvation-'))
-const config = loadConfig('dev', { port: '0', host: '127.0.0.1', dataDir, logLevel: 'silent', transformBreakerPauseMs: pauseMs }, {})
+const config = loadConfig(
+  'dev',
+  { port: '0', host: '127.0.0.1', dataDir, logLevel: 'silent', transformBreakerPauseMs: pauseMs },
+  {},
+)
 const server = await startEmbedded(config, createLogger(process.env.BENCH_LOG ?? 'silent'))
 
 async function call(method: string, path: string, body?: unknown): Promise<any> {
@@ -35,9 +39,12 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
   })
   return response.json()
 }
-const createWebhook = async (name: string, transform: string) => (await call('POST', '/v1/webhooks', { name, transform })).data
-const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  .then((r) => r.json())
+const createWebhook = async (name: string, transform: string) =>
+  (await call('POST', '/v1/webhooks', { name, transform })).data
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+    (r) => r.json(),
+  )
 
 /** A few requests first, so compiling the transform and warming the JIT are not measured. */
 async function warmUp(url: string): Promise<void> {
@@ -59,12 +66,19 @@ async function sendGood(url: string, phase: string): Promise<string[]> {
 }
 
 /** Every request's outcome, once all are processed: latencies in ms and outcome counts. */
-async function outcomes(webhookId: string, expected: number, measured?: string[]): Promise<{ latencies: number[]; codes: Record<string, number> }> {
+async function outcomes(
+  webhookId: string,
+  expected: number,
+  measured?: string[],
+): Promise<{ latencies: number[]; codes: Record<string, number> }> {
   for (;;) {
     const records: any[] = []
     let cursor: string | null = null
     do {
-      const page: any = await call('GET', `/v1/webhooks/${webhookId}/requests?limit=1000${cursor ? `&cursor=${cursor}` : ''}`)
+      const page: any = await call(
+        'GET',
+        `/v1/webhooks/${webhookId}/requests?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+      )
       records.push(...page.data)
       cursor = page.metadata.cursor
     } while (cursor && records.length < expected)
@@ -77,7 +91,9 @@ async function outcomes(webhookId: string, expected: number, measured?: string[]
       for (const r of records) codes[r.error?.code ?? r.status] = (codes[r.error?.code ?? r.status] ?? 0) + 1
       if (process.env.BENCH_DEBUG) {
         const first = Math.min(...records.map((r) => r.received_at))
-        const slowest = records.map((r) => [r.received_at - first, r.processed_at - r.received_at]).sort((a, b) => b[1] - a[1])
+        const slowest = records
+          .map((r) => [r.received_at - first, r.processed_at - r.received_at])
+          .sort((a, b) => b[1] - a[1])
         console.error(JSON.stringify(slowest.slice(0, 15)))
       }
       return { latencies: records.map((r) => r.processed_at - r.received_at).sort((a, b) => a - b), codes }
@@ -86,7 +102,8 @@ async function outcomes(webhookId: string, expected: number, measured?: string[]
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]
 const rows: Array<Record<string, string | number>> = []
 function row(phase: string, latencies: number[], hostile: string) {
   rows.push({
@@ -108,7 +125,9 @@ row('baseline', (await outcomes(baseline.id, baselineIds.length + 20, baselineId
 // Under attack: a burst to 4 looping webhooks, then a steady rate to each, while the good one sends as before.
 const good = await createWebhook('good under attack', GOOD)
 await warmUp(good.url)
-const hostiles = await Promise.all(Array.from({ length: HOSTILE_WEBHOOKS }, (_, i) => createWebhook(`hostile ${i}`, LOOP)))
+const hostiles = await Promise.all(
+  Array.from({ length: HOSTILE_WEBHOOKS }, (_, i) => createWebhook(`hostile ${i}`, LOOP)),
+)
 const hostileSent = hostiles.map(() => 0)
 const hostileAnswers: Array<Promise<unknown>> = []
 const hammer = (n: number) => {
@@ -121,7 +140,9 @@ const burst = (async () => {
     if (n % 10 === 9) await sleep(BURST_SPREAD_MS / (BURST / 10))
   }
 })()
-const steady = setInterval(() => { for (let i = 0; i < HOSTILE_WEBHOOKS; i++) hammer(i) }, 1000 / STEADY_PER_WEBHOOK_PER_S)
+const steady = setInterval(() => {
+  for (let i = 0; i < HOSTILE_WEBHOOKS; i++) hammer(i)
+}, 1000 / STEADY_PER_WEBHOOK_PER_S)
 const goodIds = await sendGood(good.url, 'attack')
 clearInterval(steady)
 await burst
@@ -132,7 +153,13 @@ for (const [i, hook] of hostiles.entries()) {
   const { codes } = await outcomes(hook.id, hostileSent[i])
   for (const [code, n] of Object.entries(codes)) hostileCodes[code] = (hostileCodes[code] ?? 0) + n
 }
-row('under attack', attacked.latencies, Object.entries(hostileCodes).map(([code, n]) => `${code}×${n}`).join(' '))
+row(
+  'under attack',
+  attacked.latencies,
+  Object.entries(hostileCodes)
+    .map(([code, n]) => `${code}×${n}`)
+    .join(' '),
+)
 
 await server.stop()
 await rm(dataDir, { recursive: true, force: true })

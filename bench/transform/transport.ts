@@ -18,24 +18,45 @@ type Mode = 'objects' | 'json' | 'json batch'
 export const MODES: Mode[] = ['objects', 'json', 'json batch']
 
 /** A transport that fails under load (e.g. hits the isolate's memory limit) is reported, not fatal. */
-export async function measureTransport(mode: Mode, source: string, input: TransformInput, seconds: number): Promise<Throughput | { failed: string }> {
+export async function measureTransport(
+  mode: Mode,
+  source: string,
+  input: TransformInput,
+  seconds: number,
+): Promise<Throughput | { failed: string }> {
   const isolate = new ivm.Isolate({ memoryLimit: MEMORY_MB })
   try {
     const context = await isolate.createContext()
-    const fn = (await context.eval(`(function () { ${source}
+    const fn = (await context.eval(
+      `(function () { ${source}
       const parse = JSON.parse, stringify = JSON.stringify
       return {
         objects: transform,
         json: (text) => { const i = parse(text); return stringify(transform(i.b, i.h, i.q, i.r)) },
         batch: (text) => { const jobs = parse(text); let out = '['; for (let k = 0; k < jobs.length; k++) { const i = jobs[k]; out += (k ? ',' : '') + stringify(transform(i.b, i.h, i.q, i.r)) } return out + ']' },
       }[${JSON.stringify(mode === 'json batch' ? 'batch' : mode)}]
-    })()`, { reference: true })) as ivm.Reference
+    })()`,
+      { reference: true },
+    )) as ivm.Reference
     const encode = () => JSON.stringify({ b: input.body, h: input.headers, q: input.query, r: input.raw })
     if (mode === 'objects') {
-      return await throughput(() => fn.apply(undefined, [input.body, input.headers, input.query, input.raw], { arguments: { copy: true }, result: { copy: true }, timeout: 100 }), 256, seconds)
+      return await throughput(
+        () =>
+          fn.apply(undefined, [input.body, input.headers, input.query, input.raw], {
+            arguments: { copy: true },
+            result: { copy: true },
+            timeout: 100,
+          }),
+        256,
+        seconds,
+      )
     }
     if (mode === 'json') {
-      return await throughput(async () => JSON.parse((await fn.apply(undefined, [encode()], { timeout: 100 })) as string), 256, seconds)
+      return await throughput(
+        async () => JSON.parse((await fn.apply(undefined, [encode()], { timeout: 100 })) as string),
+        256,
+        seconds,
+      )
     }
     // Batches are formed the way the sandbox forms them: calls that arrive while one is in flight.
     let waiting: Array<{ text: string; resolve(v: unknown): void }> = []
@@ -44,12 +65,22 @@ export async function measureTransport(mode: Mode, source: string, input: Transf
       if (busy || waiting.length === 0) return
       busy = true
       const jobs = waiting.splice(0, BATCH)
-      const out = JSON.parse((await fn.apply(undefined, [`[${jobs.map((j) => j.text).join(',')}]`], { timeout: 100 })) as string)
+      const out = JSON.parse(
+        (await fn.apply(undefined, [`[${jobs.map((j) => j.text).join(',')}]`], { timeout: 100 })) as string,
+      )
       jobs.forEach((job, k) => job.resolve(out[k]))
       busy = false
       void flush()
     }
-    const result = await throughput(() => new Promise((resolve) => { waiting.push({ text: encode(), resolve }); void flush() }), 256, seconds)
+    const result = await throughput(
+      () =>
+        new Promise((resolve) => {
+          waiting.push({ text: encode(), resolve })
+          void flush()
+        }),
+      256,
+      seconds,
+    )
     waiting = []
     return result
   } catch (err) {

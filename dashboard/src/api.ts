@@ -10,7 +10,11 @@ export const currentEnv = signal(localStorage.getItem('sluice.env') ?? '')
 currentEnv.subscribe((env) => localStorage.setItem('sluice.env', env))
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(`${code}: ${message}`)
   }
 }
@@ -23,7 +27,8 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   const headers = { ...(body !== undefined && { 'content-type': 'application/json' }), ...authHeaders() }
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
   const payload = await response.json().catch(() => ({}))
-  if (!response.ok) throw new ApiError(response.status, payload.code ?? String(response.status), payload.error ?? response.statusText)
+  if (!response.ok)
+    throw new ApiError(response.status, payload.code ?? String(response.status), payload.error ?? response.statusText)
   return payload as T
 }
 

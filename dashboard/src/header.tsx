@@ -14,18 +14,31 @@ const NAV = [
 
 /** Production, named environments and each active branch environment. */
 function EnvSwitcher() {
-  const envs = useApi(() => api<{ data: Array<{ name: string; kind: string; archived_at: string | null }> }>('GET', '/v1/envs'), [])
+  const envs = useApi(
+    () => api<{ data: Array<{ name: string; kind: string; archived_at: string | null }> }>('GET', '/v1/envs'),
+    [],
+  )
   const active = (envs.data?.data ?? []).filter((e) => !e.archived_at)
   const names = active.map((e) => e.name)
   if (currentEnv.value && !names.includes(currentEnv.value)) names.push(currentEnv.value)
   return (
     <label class="env-switcher">
       <span>Environment</span>
-      <select id="env-switcher" value={currentEnv.value} onChange={(e) => { currentEnv.value = e.currentTarget.value }}>
+      <select
+        id="env-switcher"
+        value={currentEnv.value}
+        onChange={(e) => {
+          currentEnv.value = e.currentTarget.value
+        }}
+      >
         <option value="">All environments</option>
         {names.map((name) => {
           const kind = active.find((e) => e.name === name)?.kind
-          return <option key={name} value={name}>{kind === 'branch' ? `${name} (branch)` : name}</option>
+          return (
+            <option key={name} value={name}>
+              {kind === 'branch' ? `${name} (branch)` : name}
+            </option>
+          )
         })}
       </select>
     </label>
@@ -35,10 +48,19 @@ function EnvSwitcher() {
 export function Header({ path }: { path: string }) {
   return (
     <header class="top">
-      <a class="brand" href="#/events">Sluice</a>
+      <a class="brand" href="#/events">
+        Sluice
+      </a>
       <nav aria-label="Main">
         {NAV.map(([href, label]) => (
-          <a key={href} href={`#${href}`} class={path.startsWith(href) ? 'active' : undefined} aria-current={path.startsWith(href) ? 'page' : undefined}>{label}</a>
+          <a
+            key={href}
+            href={`#${href}`}
+            class={path.startsWith(href) ? 'active' : undefined}
+            aria-current={path.startsWith(href) ? 'page' : undefined}
+          >
+            {label}
+          </a>
         ))}
       </nav>
       <div class="header-tools">
@@ -51,7 +73,9 @@ export function Header({ path }: { path: string }) {
             placeholder="only for sluice start"
             autocomplete="off"
             value={signingKey.value}
-            onChange={(e) => { signingKey.value = e.currentTarget.value }}
+            onChange={(e) => {
+              signingKey.value = e.currentTarget.value
+            }}
           />
         </label>
       </div>

@@ -17,9 +17,14 @@ import { InsightsPage } from './pages/insights.tsx'
 import './style.css'
 
 const hash = signal(location.hash)
-window.addEventListener('hashchange', () => { hash.value = location.hash })
+window.addEventListener('hashchange', () => {
+  hash.value = location.hash
+})
 
-export interface Route { path: string; params: URLSearchParams }
+export interface Route {
+  path: string
+  params: URLSearchParams
+}
 
 function parse(value: string): Route {
   const [path, search] = (value.slice(1) || '/events').split('?')
@@ -38,14 +43,22 @@ function Page({ route }: { route: Route }) {
     if (match) return page(decodeURIComponent(match[1]))
   }
   switch (route.path) {
-    case '/functions': return <FunctionsPage />
-    case '/runs': return <RunsPage params={route.params} />
-    case '/webhooks': return <WebhooksPage />
-    case '/keys': return <KeysPage />
-    case '/envs': return <EnvsPage />
-    case '/send': return <SendPage />
-    case '/insights': return <InsightsPage />
-    default: return <EventsPage params={route.params} />
+    case '/functions':
+      return <FunctionsPage />
+    case '/runs':
+      return <RunsPage params={route.params} />
+    case '/webhooks':
+      return <WebhooksPage />
+    case '/keys':
+      return <KeysPage />
+    case '/envs':
+      return <EnvsPage />
+    case '/send':
+      return <SendPage />
+    case '/insights':
+      return <InsightsPage />
+    default:
+      return <EventsPage params={route.params} />
   }
 }
 
@@ -58,9 +71,21 @@ function App() {
   }, [route.path])
   return (
     <>
-      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus() }}>Skip to content</a>
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link; the click moves focus without changing the hash route */}
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault()
+          document.getElementById('main')?.focus()
+        }}
+      >
+        Skip to content
+      </a>
       <Header path={route.path} />
-      <main id="main" tabIndex={-1}><Page route={route} /></main>
+      <main id="main" tabIndex={-1}>
+        <Page route={route} />
+      </main>
     </>
   )
 }

@@ -161,4 +161,3 @@ async function created(api: string, path: string, body: unknown): Promise<Record
     throw new Error(`POST ${path}: no 201 within 60 s; last answer ${last}`)
   })
 }
-

@@ -114,7 +114,10 @@ export async function verify(cluster: ChaosCluster, tally: LoadTally): Promise<V
   )
   const sideEffectLines = (await readFile(cluster.sideEffectsFile, 'utf8')).split('\n').filter(Boolean)
   const examples: Record<string, string[]> = {}
-  const note = (what: string, example: string) => (examples[what] ??= []).length < 5 && examples[what].push(example)
+  const note = (what: string, example: string) => {
+    examples[what] ??= []
+    if (examples[what].length < 5) examples[what].push(example)
+  }
 
   const byInternalId = new Map(events.map((e) => [e.internal_id, e]))
   let lost = 0

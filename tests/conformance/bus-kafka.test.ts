@@ -11,18 +11,23 @@ const log = pino({ level: 'silent' })
 const brokers = testServices().kafkaBrokers
 const unique = () => `bus-${randomUUID().slice(0, 12)}`
 
-busSuite(t, 'Kafka bus', async () => {
-  const open = () => createKafkaBus({ brokers, clientId: 'sluice-test', sessionTimeoutMs: 6000 }, log)
-  const buses: Bus[] = [await open()]
-  return {
-    bus: buses[0],
-    async reopen() {
-      await buses[buses.length - 1].close()
-      buses.push(await open())
-      return buses[buses.length - 1]
-    },
-    async close() {
-      await Promise.all(buses.map((b) => b.close()))
-    },
-  }
-}, unique)
+busSuite(
+  t,
+  'Kafka bus',
+  async () => {
+    const open = () => createKafkaBus({ brokers, clientId: 'sluice-test', sessionTimeoutMs: 6000 }, log)
+    const buses: Bus[] = [await open()]
+    return {
+      bus: buses[0],
+      async reopen() {
+        await buses[buses.length - 1].close()
+        buses.push(await open())
+        return buses[buses.length - 1]
+      },
+      async close() {
+        await Promise.all(buses.map((b) => b.close()))
+      },
+    }
+  },
+  unique,
+)

@@ -12,26 +12,31 @@ let n = 0
 const log = pino({ level: 'silent' })
 const config = { maxBatchRecords: 100, retentionCheckMs: 60_000 }
 
-busSuite(t, 'local RocksDB bus', async () => {
-  const dir = await tempDir()
-  let rocks: Rocks = await openRocks(join(dir, 'db'))
-  let bus: Bus = createLocalBus(rocks, log, config)
-  return {
-    bus,
-    async reopen() {
-      await bus.close()
-      await rocks.close()
-      rocks = await openRocks(join(dir, 'db'))
-      bus = createLocalBus(rocks, log, config)
-      return bus
-    },
-    async close() {
-      await bus.close()
-      await rocks.close()
-      await removeDir(dir)
-    },
-  }
-}, () => `t${process.pid}-${n++}`)
+busSuite(
+  t,
+  'local RocksDB bus',
+  async () => {
+    const dir = await tempDir()
+    let rocks: Rocks = await openRocks(join(dir, 'db'))
+    let bus: Bus = createLocalBus(rocks, log, config)
+    return {
+      bus,
+      async reopen() {
+        await bus.close()
+        await rocks.close()
+        rocks = await openRocks(join(dir, 'db'))
+        bus = createLocalBus(rocks, log, config)
+        return bus
+      },
+      async close() {
+        await bus.close()
+        await rocks.close()
+        await removeDir(dir)
+      },
+    }
+  },
+  () => `t${process.pid}-${n++}`,
+)
 
 // What only the local log has: records stored as record batches (one RocksDB value per partition
 // and flush), an in-memory tail of recent batches, offsets written lazily, and retention.
@@ -41,8 +46,12 @@ async function openLocal(options: Partial<typeof config> & { commitIntervalMs?: 
   let rocks = await openRocks(join(dir, 'db'))
   let bus = createLocalBus(rocks, log, { ...config, ...options })
   return {
-    get bus() { return bus },
-    get rocks() { return rocks },
+    get bus() {
+      return bus
+    },
+    get rocks() {
+      return rocks
+    },
     async reopen() {
       await bus.close()
       await rocks.close()
@@ -64,36 +73,67 @@ async function countLogValues(rocks: Rocks, topic: string): Promise<number> {
   return n
 }
 
-t.test('local bus: one publish is one stored record batch per partition, and a reader with a smaller maxBatchRecords still gets each record once, in order', async (t) => {
-  const f = await openLocal()
-  t.teardown(() => f.close())
-  await f.bus.ensureTopics({ big: { partitions: 1 } })
-  await f.bus.publish('big', Array.from({ length: 250 }, (_, i) => ({ key: 'k', value: String(i) })))
-  await f.bus.publish('big', Array.from({ length: 250 }, (_, i) => ({ key: 'k', value: Buffer.from(String(250 + i)) })))
-  t.equal(await countLogValues(f.rocks, 'big'), 2, 'two RocksDB values for 500 records')
-  const seen: string[] = []
-  const batchSizes: number[] = []
-  const sub = await f.bus.subscribe({ group: 'small', topics: ['big'], maxBatchRecords: 10, handler: async (b) => { batchSizes.push(b.records.length); seen.push(...b.records.map((r) => r.value.toString())) } })
-  await eventually(async () => (seen.length === 500 ? true : undefined))
-  await sub.stop()
-  t.same(seen, Array.from({ length: 500 }, (_, i) => String(i)), 'strings and Buffers alike, in order, once')
-  t.same(batchSizes, [250, 250], 'a record batch is never split (maxBatchRecords is a soft limit, as in Kafka)')
-})
+t.test(
+  'local bus: one publish is one stored record batch per partition, and a reader with a smaller maxBatchRecords still gets each record once, in order',
+  async (t) => {
+    const f = await openLocal()
+    t.teardown(() => f.close())
+    await f.bus.ensureTopics({ big: { partitions: 1 } })
+    await f.bus.publish(
+      'big',
+      Array.from({ length: 250 }, (_, i) => ({ key: 'k', value: String(i) })),
+    )
+    await f.bus.publish(
+      'big',
+      Array.from({ length: 250 }, (_, i) => ({ key: 'k', value: Buffer.from(String(250 + i)) })),
+    )
+    t.equal(await countLogValues(f.rocks, 'big'), 2, 'two RocksDB values for 500 records')
+    const seen: string[] = []
+    const batchSizes: number[] = []
+    const sub = await f.bus.subscribe({
+      group: 'small',
+      topics: ['big'],
+      maxBatchRecords: 10,
+      handler: async (b) => {
+        batchSizes.push(b.records.length)
+        seen.push(...b.records.map((r) => r.value.toString()))
+      },
+    })
+    await eventually(async () => (seen.length === 500 ? true : undefined))
+    await sub.stop()
+    t.same(
+      seen,
+      Array.from({ length: 500 }, (_, i) => String(i)),
+      'strings and Buffers alike, in order, once',
+    )
+    t.same(batchSizes, [250, 250], 'a record batch is never split (maxBatchRecords is a soft limit, as in Kafka)')
+  },
+)
 
-t.test('local bus: a consumer far behind reads from RocksDB, then from the in-memory tail, without a gap or a repeat', async (t) => {
-  const f = await openLocal()
-  t.teardown(() => f.close())
-  await f.bus.ensureTopics({ long: { partitions: 1 } })
-  const value = 'x'.repeat(50_000) // 200 publishes × 50 KB = 10 MB: more than the 4 MiB tail keeps
-  for (let i = 0; i < 200; i++) await f.bus.publish('long', [{ key: 'k', value: `${i}:${value}` }])
-  const seen: number[] = []
-  const sub = await f.bus.subscribe({ group: 'late', topics: ['long'], handler: async (b) => void seen.push(...b.records.map((r) => Number(r.value.toString().split(':')[0]))) })
-  t.teardown(() => sub.stop())
-  await eventually(async () => (seen.length === 200 ? true : undefined))
-  await f.bus.publish('long', [{ key: 'k', value: '200:live' }])
-  await eventually(async () => (seen.length === 201 ? true : undefined))
-  t.same(seen, Array.from({ length: 201 }, (_, i) => i))
-})
+t.test(
+  'local bus: a consumer far behind reads from RocksDB, then from the in-memory tail, without a gap or a repeat',
+  async (t) => {
+    const f = await openLocal()
+    t.teardown(() => f.close())
+    await f.bus.ensureTopics({ long: { partitions: 1 } })
+    const value = 'x'.repeat(50_000) // 200 publishes × 50 KB = 10 MB: more than the 4 MiB tail keeps
+    for (let i = 0; i < 200; i++) await f.bus.publish('long', [{ key: 'k', value: `${i}:${value}` }])
+    const seen: number[] = []
+    const sub = await f.bus.subscribe({
+      group: 'late',
+      topics: ['long'],
+      handler: async (b) => void seen.push(...b.records.map((r) => Number(r.value.toString().split(':')[0]))),
+    })
+    t.teardown(() => sub.stop())
+    await eventually(async () => (seen.length === 200 ? true : undefined))
+    await f.bus.publish('long', [{ key: 'k', value: '200:live' }])
+    await eventually(async () => (seen.length === 201 ? true : undefined))
+    t.same(
+      seen,
+      Array.from({ length: 201 }, (_, i) => i),
+    )
+  },
+)
 
 t.test('local bus: offsets are written lazily, yet a clean stop or close keeps them', async (t) => {
   const f = await openLocal({ commitIntervalMs: 60_000 })
@@ -101,13 +141,21 @@ t.test('local bus: offsets are written lazily, yet a clean stop or close keeps t
   await f.bus.ensureTopics({ lazy: { partitions: 1 } })
   await f.bus.publish('lazy', [{ key: 'k', value: 'a' }])
   const first: string[] = []
-  await f.bus.subscribe({ group: 'g', topics: ['lazy'], handler: async (b) => void first.push(...b.records.map((r) => r.value.toString())) })
+  await f.bus.subscribe({
+    group: 'g',
+    topics: ['lazy'],
+    handler: async (b) => void first.push(...b.records.map((r) => r.value.toString())),
+  })
   await eventually(async () => (first.length === 1 ? true : undefined))
   const bus = await f.reopen() // close() without stopping the subscription first
   await bus.ensureTopics({ lazy: { partitions: 1 } })
   await bus.publish('lazy', [{ key: 'k', value: 'b' }])
   const second: string[] = []
-  const sub = await bus.subscribe({ group: 'g', topics: ['lazy'], handler: async (b) => void second.push(...b.records.map((r) => r.value.toString())) })
+  const sub = await bus.subscribe({
+    group: 'g',
+    topics: ['lazy'],
+    handler: async (b) => void second.push(...b.records.map((r) => r.value.toString())),
+  })
   t.teardown(() => sub.stop())
   await eventually(async () => (second.length === 1 ? true : undefined))
   await new Promise((r) => setTimeout(r, 100))
@@ -120,16 +168,31 @@ t.test('local bus: retention deletes only record batches every group has consume
   await f.bus.ensureTopics({ kept: { partitions: 1 } })
   for (let i = 0; i < 5; i++) await f.bus.publish('kept', [{ key: 'k', value: String(i) }])
   const fast: string[] = []
-  const sub = await f.bus.subscribe({ group: 'fast', topics: ['kept'], handler: async (b) => void fast.push(...b.records.map((r) => r.value.toString())) })
+  const sub = await f.bus.subscribe({
+    group: 'fast',
+    topics: ['kept'],
+    handler: async (b) => void fast.push(...b.records.map((r) => r.value.toString())),
+  })
   t.teardown(() => sub.stop())
   let slowCalls = 0
-  const slow = await f.bus.subscribe({ group: 'slow', topics: ['kept'], handler: async () => { slowCalls++; throw new Error('not yet') } })
+  const slow = await f.bus.subscribe({
+    group: 'slow',
+    topics: ['kept'],
+    handler: async () => {
+      slowCalls++
+      throw new Error('not yet')
+    },
+  })
   await eventually(async () => (fast.length === 5 && slowCalls > 0 ? true : undefined))
   await new Promise((r) => setTimeout(r, 300))
   t.equal(await countLogValues(f.rocks, 'kept'), 5, 'kept while the slow group has not consumed them')
   await slow.stop()
   const caughtUp: string[] = []
-  const again = await f.bus.subscribe({ group: 'slow', topics: ['kept'], handler: async (b) => void caughtUp.push(...b.records.map((r) => r.value.toString())) })
+  const again = await f.bus.subscribe({
+    group: 'slow',
+    topics: ['kept'],
+    handler: async (b) => void caughtUp.push(...b.records.map((r) => r.value.toString())),
+  })
   t.teardown(() => again.stop())
   await eventually(async () => (caughtUp.length === 5 ? true : undefined))
   t.same(caughtUp, ['0', '1', '2', '3', '4'])
@@ -137,32 +200,50 @@ t.test('local bus: retention deletes only record batches every group has consume
   t.pass('deleted once both groups consumed them')
 })
 
-t.test('local bus: a data dir of the one-record-per-value format is upgraded, and its records are still delivered, in order, once', async (t) => {
-  const dir = await tempDir()
-  t.teardown(() => removeDir(dir))
-  const rocks = await openRocks(join(dir, 'db'))
-  // As the previous release wrote them: [u16 key length][key][f64 timestamp][value] under L<topic>\0<partition>\0<offset hex16>.
-  const oldRecord = (key: string, ts: number, value: string) => {
-    const k = Buffer.from(key)
-    const b = Buffer.alloc(10 + k.length + Buffer.byteLength(value))
-    b.writeUInt16BE(k.length, 0)
-    k.copy(b, 2)
-    b.writeDoubleBE(ts, 2 + k.length)
-    b.write(value, 10 + k.length)
-    return b
-  }
-  await rocks.write([
-    { type: 'put', key: 'Tupgrade', value: JSON.stringify({ partitions: 1 }) },
-    ...['a', 'b', 'c'].map((v, i) => ({ type: 'put' as const, key: `Lupgrade\u00000\u0000${i.toString(16).padStart(16, '0')}`, value: oldRecord(`k-${v}`, 1000 + i, v) })),
-    { type: 'put', key: 'Ogroup\u0000upgrade\u00000', value: '1' }, // this group had consumed 'a'
-  ])
-  const bus = createLocalBus(rocks, log, config)
-  t.teardown(async () => { await bus.close(); await rocks.close() })
-  await bus.ensureTopics({ upgrade: { partitions: 1 } })
-  const seen: string[] = []
-  const sub = await bus.subscribe({ group: 'group', topics: ['upgrade'], handler: async (b) => void seen.push(...b.records.map((r) => `${r.key}=${r.value}@${r.timestampMs}#${r.offset}`)) })
-  t.teardown(() => sub.stop())
-  await bus.publish('upgrade', [{ key: 'k-d', value: 'd', timestampMs: 2000 }])
-  await eventually(async () => (seen.length === 3 ? true : undefined))
-  t.same(seen, ['k-b=b@1001#1', 'k-c=c@1002#2', 'k-d=d@2000#3'], 'old records after the committed offset, then new ones')
-})
+t.test(
+  'local bus: a data dir of the one-record-per-value format is upgraded, and its records are still delivered, in order, once',
+  async (t) => {
+    const dir = await tempDir()
+    t.teardown(() => removeDir(dir))
+    const rocks = await openRocks(join(dir, 'db'))
+    // As the previous release wrote them: [u16 key length][key][f64 timestamp][value] under L<topic>\0<partition>\0<offset hex16>.
+    const oldRecord = (key: string, ts: number, value: string) => {
+      const k = Buffer.from(key)
+      const b = Buffer.alloc(10 + k.length + Buffer.byteLength(value))
+      b.writeUInt16BE(k.length, 0)
+      k.copy(b, 2)
+      b.writeDoubleBE(ts, 2 + k.length)
+      b.write(value, 10 + k.length)
+      return b
+    }
+    await rocks.write([
+      { type: 'put', key: 'Tupgrade', value: JSON.stringify({ partitions: 1 }) },
+      ...['a', 'b', 'c'].map((v, i) => ({
+        type: 'put' as const,
+        key: `Lupgrade\u00000\u0000${i.toString(16).padStart(16, '0')}`,
+        value: oldRecord(`k-${v}`, 1000 + i, v),
+      })),
+      { type: 'put', key: 'Ogroup\u0000upgrade\u00000', value: '1' }, // this group had consumed 'a'
+    ])
+    const bus = createLocalBus(rocks, log, config)
+    t.teardown(async () => {
+      await bus.close()
+      await rocks.close()
+    })
+    await bus.ensureTopics({ upgrade: { partitions: 1 } })
+    const seen: string[] = []
+    const sub = await bus.subscribe({
+      group: 'group',
+      topics: ['upgrade'],
+      handler: async (b) => void seen.push(...b.records.map((r) => `${r.key}=${r.value}@${r.timestampMs}#${r.offset}`)),
+    })
+    t.teardown(() => sub.stop())
+    await bus.publish('upgrade', [{ key: 'k-d', value: 'd', timestampMs: 2000 }])
+    await eventually(async () => (seen.length === 3 ? true : undefined))
+    t.same(
+      seen,
+      ['k-b=b@1001#1', 'k-c=c@1002#2', 'k-d=d@2000#3'],
+      'old records after the committed offset, then new ones',
+    )
+  },
+)

@@ -3,7 +3,11 @@ import type { Test } from 'tap'
 import type { Batch, Bus, ConsumedRecord } from '../../bus/types.ts'
 import { eventually } from '../helpers/server.ts'
 
-export interface BusFixture { bus: Bus; /** A second bus over the same durable log (after a restart, or another node). */ reopen(): Promise<Bus>; close(): Promise<void> }
+export interface BusFixture {
+  bus: Bus /** A second bus over the same durable log (after a restart, or another node). */
+  reopen(): Promise<Bus>
+  close(): Promise<void>
+}
 
 const rec = (key: string, value: string) => ({ key, value: Buffer.from(value) })
 
@@ -15,7 +19,11 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     await f.bus.ensureTopics({ [topic]: { partitions: 3 } })
     await f.bus.publish(topic, [rec('k1', 'hello'), rec('k2', 'world')])
     const seen: string[] = []
-    const sub = await f.bus.subscribe({ group: unique(), topics: [topic], handler: async (b) => void seen.push(...b.records.map((r) => `${r.key}=${r.value}`)) })
+    const sub = await f.bus.subscribe({
+      group: unique(),
+      topics: [topic],
+      handler: async (b) => void seen.push(...b.records.map((r) => `${r.key}=${r.value}`)),
+    })
     t.teardown(() => sub.stop())
     await eventually(async () => (seen.length === 2 ? true : undefined), 30_000)
     t.same(seen.sort(), ['k1=hello', 'k2=world'])
@@ -26,13 +34,23 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     t.teardown(() => f.close())
     const topic = unique()
     await f.bus.ensureTopics({ [topic]: { partitions: 4 } })
-    await f.bus.publish(topic, Array.from({ length: 50 }, (_, i) => rec('same', String(i))))
+    await f.bus.publish(
+      topic,
+      Array.from({ length: 50 }, (_, i) => rec('same', String(i))),
+    )
     const seen: Array<{ p: number; v: string }> = []
-    const sub = await f.bus.subscribe({ group: unique(), topics: [topic], handler: async (b) => void seen.push(...b.records.map((r) => ({ p: b.partition, v: r.value.toString() }))) })
+    const sub = await f.bus.subscribe({
+      group: unique(),
+      topics: [topic],
+      handler: async (b) => void seen.push(...b.records.map((r) => ({ p: b.partition, v: r.value.toString() }))),
+    })
     t.teardown(() => sub.stop())
     await eventually(async () => (seen.length === 50 ? true : undefined), 30_000)
     t.equal(new Set(seen.map((s) => s.p)).size, 1, 'one partition')
-    t.same(seen.map((s) => s.v), Array.from({ length: 50 }, (_, i) => String(i)))
+    t.same(
+      seen.map((s) => s.v),
+      Array.from({ length: 50 }, (_, i) => String(i)),
+    )
   })
 
   t.test(`${name}: a batch whose handler throws is delivered again (commit after process)`, async (t) => {
@@ -44,7 +62,8 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     let calls = 0
     const delivered: string[] = []
     const sub = await f.bus.subscribe({
-      group: unique(), topics: [topic],
+      group: unique(),
+      topics: [topic],
       handler: async (b: Batch) => {
         calls++
         if (calls === 1) throw new Error('first delivery fails')
@@ -64,7 +83,11 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     await f.bus.ensureTopics({ [topic]: { partitions: 2 } })
     await f.bus.publish(topic, [rec('a', '1'), rec('b', '2')])
     const first: string[] = []
-    const sub = await f.bus.subscribe({ group, topics: [topic], handler: async (b) => void first.push(...b.records.map((r) => r.value.toString())) })
+    const sub = await f.bus.subscribe({
+      group,
+      topics: [topic],
+      handler: async (b) => void first.push(...b.records.map((r) => r.value.toString())),
+    })
     await eventually(async () => (first.length === 2 ? true : undefined), 30_000)
     await sub.stop()
     const bus2 = await f.reopen()
@@ -72,7 +95,11 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     await bus2.ensureTopics({ [topic]: { partitions: 2 } })
     await bus2.publish(topic, [rec('c', '3')])
     const second: string[] = []
-    const sub2 = await bus2.subscribe({ group, topics: [topic], handler: async (b) => void second.push(...b.records.map((r) => r.value.toString())) })
+    const sub2 = await bus2.subscribe({
+      group,
+      topics: [topic],
+      handler: async (b) => void second.push(...b.records.map((r) => r.value.toString())),
+    })
     t.teardown(() => sub2.stop())
     await eventually(async () => (second.length >= 1 ? true : undefined), 30_000)
     await new Promise((r) => setTimeout(r, 300))
@@ -84,17 +111,28 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     t.teardown(() => f.close())
     const topic = unique()
     await f.bus.ensureTopics({ [topic]: { partitions: 2 } })
-    await f.bus.publish(topic, Array.from({ length: 10 }, (_, i) => rec(`k${i}`, String(i))))
+    await f.bus.publish(
+      topic,
+      Array.from({ length: 10 }, (_, i) => rec(`k${i}`, String(i))),
+    )
     const counts = [0, 0]
     const assignedBeforeBatch: boolean[] = []
-    const subs = await Promise.all([0, 1].map(async (g) => {
-      const assigned = new Set<number>()
-      return f.bus.subscribe({
-        group: unique(), topics: [topic],
-        onAssign: async (tps) => { for (const tp of tps) for (const p of tp.partitions) assigned.add(p) },
-        handler: async (b) => { assignedBeforeBatch.push(assigned.has(b.partition)); counts[g] += b.records.length },
-      })
-    }))
+    const subs = await Promise.all(
+      [0, 1].map(async (g) => {
+        const assigned = new Set<number>()
+        return f.bus.subscribe({
+          group: unique(),
+          topics: [topic],
+          onAssign: async (tps) => {
+            for (const tp of tps) for (const p of tp.partitions) assigned.add(p)
+          },
+          handler: async (b) => {
+            assignedBeforeBatch.push(assigned.has(b.partition))
+            counts[g] += b.records.length
+          },
+        })
+      }),
+    )
     t.teardown(() => Promise.all(subs.map((s) => s.stop())))
     await eventually(async () => (counts[0] === 10 && counts[1] === 10 ? true : undefined), 30_000)
     t.same(counts, [10, 10])
@@ -110,7 +148,11 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     t.teardown(() => f.close())
     await bus2.ensureTopics({ [topic]: { partitions: 1 } })
     const seen: string[] = []
-    const sub = await bus2.subscribe({ group: unique(), topics: [topic], handler: async (b) => void seen.push(...b.records.map((r) => r.value.toString())) })
+    const sub = await bus2.subscribe({
+      group: unique(),
+      topics: [topic],
+      handler: async (b) => void seen.push(...b.records.map((r) => r.value.toString())),
+    })
     t.teardown(() => sub.stop())
     await eventually(async () => (seen.length === 20 ? true : undefined), 30_000)
     t.equal(seen.length, 20)
@@ -122,53 +164,81 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     const topic = unique()
     await f.bus.ensureTopics({ [topic]: { partitions: 2 } })
     const seen = new Map<string, number>()
-    const sub = await f.bus.subscribe({ group: unique(), topics: [topic], handler: async (b) => { for (const r of b.records) seen.set(r.value.toString(), (seen.get(r.value.toString()) ?? 0) + 1) } })
+    const sub = await f.bus.subscribe({
+      group: unique(),
+      topics: [topic],
+      handler: async (b) => {
+        for (const r of b.records) seen.set(r.value.toString(), (seen.get(r.value.toString()) ?? 0) + 1)
+      },
+    })
     t.teardown(() => sub.stop())
     const total = 2000
     const publishes: Array<Promise<void>> = []
     for (let i = 0; i < total; i += 10) {
-      publishes.push(f.bus.publish(topic, Array.from({ length: 10 }, (_, j) => rec(`k${(i + j) % 7}`, String(i + j)))))
+      publishes.push(
+        f.bus.publish(
+          topic,
+          Array.from({ length: 10 }, (_, j) => rec(`k${(i + j) % 7}`, String(i + j))),
+        ),
+      )
       if (i % 100 === 0) await new Promise((r) => setImmediate(r))
     }
     await Promise.all(publishes)
     await eventually(async () => (seen.size === total ? true : undefined), 30_000)
     await new Promise((r) => setTimeout(r, 200))
     t.equal(seen.size, total)
-    t.ok([...seen.values()].every((n) => n === 1), 'each once')
+    t.ok(
+      [...seen.values()].every((n) => n === 1),
+      'each once',
+    )
   })
 
-  t.test(`${name}: readPartition reads each partition from its beginning to its end, in order, outside any group`, async (t) => {
-    const f = await open()
-    t.teardown(() => f.close())
-    const topic = unique()
-    await f.bus.ensureTopics({ [topic]: { partitions: 3 } })
-    const published = Array.from({ length: 60 }, (_, i) => rec(`k${i % 6}`, String(i)))
-    await f.bus.publish(topic, published.slice(0, 30))
-    await f.bus.publish(topic, published.slice(30))
-    const byPartition: ConsumedRecord[][] = []
-    for (let p = 0; p < 3; p++) {
-      const records: ConsumedRecord[] = []
-      await f.bus.readPartition(topic, p, async (page) => void records.push(...page))
-      byPartition.push(records)
-    }
-    const all = byPartition.flat()
-    t.same(all.map((r) => r.value.toString()).sort(), published.map((r) => r.value.toString()).sort(), 'every record once')
-    for (const records of byPartition) {
-      const offsets = records.map((r) => BigInt(r.offset))
-      t.ok(offsets.every((o, i) => i === 0 || o > offsets[i - 1]), 'offsets increase')
-    }
-    for (let k = 0; k < 6; k++) {
-      const holders = byPartition.filter((records) => records.some((r) => r.key === `k${k}`))
-      t.equal(holders.length, 1, `key k${k} is on one partition`)
-      const values = holders[0].filter((r) => r.key === `k${k}`).map((r) => Number(r.value.toString()))
-      t.same(values, values.slice().sort((a, b) => a - b), `key k${k} in publish order`)
-    }
-    const empty = unique()
-    await f.bus.ensureTopics({ [empty]: { partitions: 2 } })
-    let calls = 0
-    await f.bus.readPartition(empty, 1, async () => void calls++)
-    t.equal(calls, 0, 'an empty partition resolves at once with nothing')
-  })
+  t.test(
+    `${name}: readPartition reads each partition from its beginning to its end, in order, outside any group`,
+    async (t) => {
+      const f = await open()
+      t.teardown(() => f.close())
+      const topic = unique()
+      await f.bus.ensureTopics({ [topic]: { partitions: 3 } })
+      const published = Array.from({ length: 60 }, (_, i) => rec(`k${i % 6}`, String(i)))
+      await f.bus.publish(topic, published.slice(0, 30))
+      await f.bus.publish(topic, published.slice(30))
+      const byPartition: ConsumedRecord[][] = []
+      for (let p = 0; p < 3; p++) {
+        const records: ConsumedRecord[] = []
+        await f.bus.readPartition(topic, p, async (page) => void records.push(...page))
+        byPartition.push(records)
+      }
+      const all = byPartition.flat()
+      t.same(
+        all.map((r) => r.value.toString()).sort(),
+        published.map((r) => r.value.toString()).sort(),
+        'every record once',
+      )
+      for (const records of byPartition) {
+        const offsets = records.map((r) => BigInt(r.offset))
+        t.ok(
+          offsets.every((o, i) => i === 0 || o > offsets[i - 1]),
+          'offsets increase',
+        )
+      }
+      for (let k = 0; k < 6; k++) {
+        const holders = byPartition.filter((records) => records.some((r) => r.key === `k${k}`))
+        t.equal(holders.length, 1, `key k${k} is on one partition`)
+        const values = holders[0].filter((r) => r.key === `k${k}`).map((r) => Number(r.value.toString()))
+        t.same(
+          values,
+          values.slice().sort((a, b) => a - b),
+          `key k${k} in publish order`,
+        )
+      }
+      const empty = unique()
+      await f.bus.ensureTopics({ [empty]: { partitions: 2 } })
+      let calls = 0
+      await f.bus.readPartition(empty, 1, async () => void calls++)
+      t.equal(calls, 0, 'an empty partition resolves at once with nothing')
+    },
+  )
 
   t.test(`${name}: an empty value on a compacted topic is delivered as an empty value (tombstone)`, async (t) => {
     const f = await open()
@@ -183,7 +253,11 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     t.ok(Buffer.isBuffer(last?.value), 'a Buffer')
     t.equal(last?.value.length, 0, 'empty')
     const consumed: ConsumedRecord[] = []
-    const sub = await f.bus.subscribe({ group: unique(), topics: [topic], handler: async (b) => void consumed.push(...b.records) })
+    const sub = await f.bus.subscribe({
+      group: unique(),
+      topics: [topic],
+      handler: async (b) => void consumed.push(...b.records),
+    })
     t.teardown(() => sub.stop())
     await eventually(async () => (consumed.some((r) => r.value.length === 0) ? true : undefined), 30_000)
     t.equal(consumed.at(-1)?.key, 'doc')
@@ -194,7 +268,10 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     t.teardown(() => f.close())
     const topic = unique()
     await f.bus.ensureTopics({ [topic]: { partitions: 3 } })
-    await f.bus.publish(topic, ['a', 'b', 'c', 'd', 'e'].map((key) => ({ key, value: Buffer.from(key), partition: 2 })))
+    await f.bus.publish(
+      topic,
+      ['a', 'b', 'c', 'd', 'e'].map((key) => ({ key, value: Buffer.from(key), partition: 2 })),
+    )
     const byPartition: string[][] = []
     for (let p = 0; p < 3; p++) {
       const keys: string[] = []

@@ -2,7 +2,11 @@
 import type { Test } from 'tap'
 import type { ControlStore } from '../../control/types.ts'
 
-export interface ControlFixture { store: ControlStore; /** Another view of the same control plane (restart, or another node). */ reopen(): Promise<ControlStore>; close(): Promise<void> }
+export interface ControlFixture {
+  store: ControlStore /** Another view of the same control plane (restart, or another node). */
+  reopen(): Promise<ControlStore>
+  close(): Promise<void>
+}
 
 export function controlStoreSuite(t: Test, name: string, open: () => Promise<ControlFixture>): void {
   t.test(`${name}: put, get, list, delete, and a new view sees the same documents`, async (t) => {
@@ -14,9 +18,21 @@ export function controlStoreSuite(t: Test, name: string, open: () => Promise<Con
     await f.store.delete('env', 'gone')
     t.same(f.store.get('env', 'staging'), { name: 'staging', kind: 'standard', createdAt: 1 })
     t.equal(f.store.get('env', 'gone'), undefined)
-    t.same(f.store.list('env').map((e) => e.name).sort(), ['feature-x', 'staging'])
+    t.same(
+      f.store
+        .list('env')
+        .map((e) => e.name)
+        .sort(),
+      ['feature-x', 'staging'],
+    )
     const other = await f.reopen()
-    t.same(other.list('env').map((e) => e.name).sort(), ['feature-x', 'staging'])
+    t.same(
+      other
+        .list('env')
+        .map((e) => e.name)
+        .sort(),
+      ['feature-x', 'staging'],
+    )
     t.equal(other.get('key', 'nope'), undefined)
   })
 }

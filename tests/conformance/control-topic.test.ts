@@ -17,18 +17,34 @@ import { controlStoreSuite } from './control-store-suite.ts'
 const log = pino({ level: 'silent' })
 const topicName = () => `control-${randomUUID().slice(0, 12)}`
 
-interface BusFixture { bus: Bus; close(): Promise<void> }
+interface BusFixture {
+  bus: Bus
+  close(): Promise<void>
+}
 const adapters: Array<[string, () => Promise<BusFixture>]> = [
-  ['Kafka', async () => {
-    const bus = await createKafkaBus({ brokers: testServices().kafkaBrokers, clientId: 'sluice-control-test' }, log)
-    return { bus, close: () => bus.close() }
-  }],
-  ['local bus', async () => {
-    const dir = await tempDir()
-    const rocks = await openRocks(join(dir, 'db'))
-    const bus = createLocalBus(rocks, log, { maxBatchRecords: 100, retentionCheckMs: 60_000 })
-    return { bus, close: async () => { await bus.close(); await rocks.close(); await removeDir(dir) } }
-  }],
+  [
+    'Kafka',
+    async () => {
+      const bus = await createKafkaBus({ brokers: testServices().kafkaBrokers, clientId: 'sluice-control-test' }, log)
+      return { bus, close: () => bus.close() }
+    },
+  ],
+  [
+    'local bus',
+    async () => {
+      const dir = await tempDir()
+      const rocks = await openRocks(join(dir, 'db'))
+      const bus = createLocalBus(rocks, log, { maxBatchRecords: 100, retentionCheckMs: 60_000 })
+      return {
+        bus,
+        close: async () => {
+          await bus.close()
+          await rocks.close()
+          await removeDir(dir)
+        },
+      }
+    },
+  ],
 ]
 
 for (const [name, openBus] of adapters) {
@@ -49,39 +65,54 @@ for (const [name, openBus] of adapters) {
     }
   })
 
-  t.test(`topic ControlStore on ${name}: a write on one node reaches every other node's view, deletes too`, async (t) => {
-    const f = await openBus()
-    const topic = topicName()
-    const a = await createTopicControlStore(f.bus, topic, log)
-    const b = await createTopicControlStore(f.bus, topic, log)
-    t.teardown(async () => { await a.close(); await b.close(); await f.close() })
-    const key = { id: 'k1', hash: 'h1', env: 'production', prefix: 'sk_1', createdAt: 1 }
-    await a.put('key', 'h1', key)
-    t.same(a.get('key', 'h1'), key, 'the writer reads its own write as soon as put resolves')
-    await eventually(async () => b.get('key', 'h1'), 30_000)
-    t.same(b.get('key', 'h1'), key, 'another node sees it without a round trip per read')
-    await b.put('key', 'h1', { ...key, revokedAt: 2 })
-    t.equal(b.get('key', 'h1')?.revokedAt, 2)
-    await eventually(async () => (a.get('key', 'h1')?.revokedAt === 2 ? true : undefined), 30_000)
-    await a.delete('key', 'h1')
-    t.equal(a.get('key', 'h1'), undefined, 'the deleting node no longer sees it when delete resolves')
-    await eventually(async () => (b.get('key', 'h1') === undefined ? true : undefined), 30_000)
-    const late = await createTopicControlStore(f.bus, topic, log)
-    t.teardown(() => late.close())
-    t.equal(late.get('key', 'h1'), undefined, 'a node started after the delete (tombstone) does not see it either')
-  })
+  t.test(
+    `topic ControlStore on ${name}: a write on one node reaches every other node's view, deletes too`,
+    async (t) => {
+      const f = await openBus()
+      const topic = topicName()
+      const a = await createTopicControlStore(f.bus, topic, log)
+      const b = await createTopicControlStore(f.bus, topic, log)
+      t.teardown(async () => {
+        await a.close()
+        await b.close()
+        await f.close()
+      })
+      const key = { id: 'k1', hash: 'h1', env: 'production', prefix: 'sk_1', createdAt: 1 }
+      await a.put('key', 'h1', key)
+      t.same(a.get('key', 'h1'), key, 'the writer reads its own write as soon as put resolves')
+      await eventually(async () => b.get('key', 'h1'), 30_000)
+      t.same(b.get('key', 'h1'), key, 'another node sees it without a round trip per read')
+      await b.put('key', 'h1', { ...key, revokedAt: 2 })
+      t.equal(b.get('key', 'h1')?.revokedAt, 2)
+      await eventually(async () => (a.get('key', 'h1')?.revokedAt === 2 ? true : undefined), 30_000)
+      await a.delete('key', 'h1')
+      t.equal(a.get('key', 'h1'), undefined, 'the deleting node no longer sees it when delete resolves')
+      await eventually(async () => (b.get('key', 'h1') === undefined ? true : undefined), 30_000)
+      const late = await createTopicControlStore(f.bus, topic, log)
+      t.teardown(() => late.close())
+      t.equal(late.get('key', 'h1'), undefined, 'a node started after the delete (tombstone) does not see it either')
+    },
+  )
 
-  t.test(`topic ControlStore on ${name}: many concurrent writes each resolve visible, in the final state everywhere`, async (t) => {
-    const f = await openBus()
-    const topic = topicName()
-    const a = await createTopicControlStore(f.bus, topic, log)
-    t.teardown(async () => { await a.close(); await f.close() })
-    await Promise.all(Array.from({ length: 50 }, async (_, i) => {
-      await a.put('env', `env-${i}`, { name: `env-${i}`, kind: 'standard', createdAt: i })
-      if (a.get('env', `env-${i}`)?.createdAt !== i) throw new Error(`env-${i} not visible after put`)
-    }))
-    const b = await createTopicControlStore(f.bus, topic, log)
-    t.teardown(() => b.close())
-    t.equal(b.list('env').length, 50, 'a node opened afterwards has every document at once')
-  })
+  t.test(
+    `topic ControlStore on ${name}: many concurrent writes each resolve visible, in the final state everywhere`,
+    async (t) => {
+      const f = await openBus()
+      const topic = topicName()
+      const a = await createTopicControlStore(f.bus, topic, log)
+      t.teardown(async () => {
+        await a.close()
+        await f.close()
+      })
+      await Promise.all(
+        Array.from({ length: 50 }, async (_, i) => {
+          await a.put('env', `env-${i}`, { name: `env-${i}`, kind: 'standard', createdAt: i })
+          if (a.get('env', `env-${i}`)?.createdAt !== i) throw new Error(`env-${i} not visible after put`)
+        }),
+      )
+      const b = await createTopicControlStore(f.bus, topic, log)
+      t.teardown(() => b.close())
+      t.equal(b.list('env').length, 50, 'a node opened afterwards has every document at once')
+    },
+  )
 }

@@ -8,5 +8,11 @@ import { requestStoreSuite } from './request-store-suite.ts'
 requestStoreSuite(t, 'RocksDB WebhookRequestStore', async () => {
   const dir = await tempDir()
   const rocks = await openRocks(join(dir, 'db'))
-  return { store: createRocksRequestStore(rocks), close: async () => { await rocks.close(); await removeDir(dir) } }
+  return {
+    store: createRocksRequestStore(rocks),
+    close: async () => {
+      await rocks.close()
+      await removeDir(dir)
+    },
+  }
 })

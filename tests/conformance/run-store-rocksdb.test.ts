@@ -8,5 +8,11 @@ import { runStoreSuite } from './run-store-suite.ts'
 runStoreSuite(t, 'RocksDB RunStore', async () => {
   const dir = await tempDir()
   const rocks = await openRocks(join(dir, 'db'))
-  return { store: createRocksRunStore(rocks), close: async () => { await rocks.close(); await removeDir(dir) } }
+  return {
+    store: createRocksRunStore(rocks),
+    close: async () => {
+      await rocks.close()
+      await removeDir(dir)
+    },
+  }
 })

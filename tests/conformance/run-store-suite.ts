@@ -3,12 +3,24 @@ import type { Test } from 'tap'
 import { newUlid } from '../../core/ids.ts'
 import type { RunDoc, RunStore } from '../../store/runs-types.ts'
 
-export interface RunStoreFixture { store: RunStore; close(): Promise<void> }
+export interface RunStoreFixture {
+  store: RunStore
+  close(): Promise<void>
+}
 
 function run(overrides: Partial<RunDoc> = {}): RunDoc {
   return {
-    runId: newUlid(), functionId: 'app-fn', env: 'production', eventId: newUlid(), eventName: 'app/thing.happened',
-    status: 'queued', attempts: 1, steps: [], queuedAt: 1_700_000_000_000, version: 0, ...overrides,
+    runId: newUlid(),
+    functionId: 'app-fn',
+    env: 'production',
+    eventId: newUlid(),
+    eventName: 'app/thing.happened',
+    status: 'queued',
+    attempts: 1,
+    steps: [],
+    queuedAt: 1_700_000_000_000,
+    version: 0,
+    ...overrides,
   }
 }
 
@@ -17,7 +29,11 @@ export function runStoreSuite(t: Test, name: string, open: () => Promise<RunStor
     const f = await open()
     t.teardown(() => f.close())
     const r = run({
-      status: 'completed', version: 4, startedAt: 1_700_000_000_100, endedAt: 1_700_000_000_200, output: { ok: [1, 'two', null] },
+      status: 'completed',
+      version: 4,
+      startedAt: 1_700_000_000_100,
+      endedAt: 1_700_000_000_200,
+      output: { ok: [1, 'two', null] },
       steps: [{ id: 'a', status: 'completed', output: { n: 1 }, attempts: 2, endedAt: 1_700_000_000_150 }],
     })
     await f.store.upsertRuns([r])
@@ -44,17 +60,40 @@ export function runStoreSuite(t: Test, name: string, open: () => Promise<RunStor
     t.teardown(() => f.close())
     const fn = `fn-${newUlid()}`
     const eventId = newUlid()
-    const runs = Array.from({ length: 5 }, (_, i) => run({ functionId: fn, eventId, env: i % 2 ? 'staging' : 'production', status: i < 3 ? 'completed' : 'failed', version: 2 }))
+    const runs = Array.from({ length: 5 }, (_, i) =>
+      run({
+        functionId: fn,
+        eventId,
+        env: i % 2 ? 'staging' : 'production',
+        status: i < 3 ? 'completed' : 'failed',
+        version: 2,
+      }),
+    )
     await f.store.upsertRuns(runs)
     const newestFirst = [...runs].reverse()
-    t.same((await f.store.queryRuns({ functionId: fn, limit: 10 })).runs.map((r) => r.runId), newestFirst.map((r) => r.runId))
-    t.same((await f.store.queryRuns({ functionId: fn, status: 'failed', limit: 10 })).runs.map((r) => r.runId), [runs[4].runId, runs[3].runId])
-    t.same((await f.store.queryRuns({ eventId, env: 'staging', limit: 10 })).runs.map((r) => r.runId), [runs[3].runId, runs[1].runId])
+    t.same(
+      (await f.store.queryRuns({ functionId: fn, limit: 10 })).runs.map((r) => r.runId),
+      newestFirst.map((r) => r.runId),
+    )
+    t.same(
+      (await f.store.queryRuns({ functionId: fn, status: 'failed', limit: 10 })).runs.map((r) => r.runId),
+      [runs[4].runId, runs[3].runId],
+    )
+    t.same(
+      (await f.store.queryRuns({ eventId, env: 'staging', limit: 10 })).runs.map((r) => r.runId),
+      [runs[3].runId, runs[1].runId],
+    )
     const first = await f.store.queryRuns({ functionId: fn, limit: 2 })
-    t.same(first.runs.map((r) => r.runId), [runs[4].runId, runs[3].runId])
+    t.same(
+      first.runs.map((r) => r.runId),
+      [runs[4].runId, runs[3].runId],
+    )
     t.equal(first.nextCursor, runs[3].runId)
     const rest = await f.store.queryRuns({ functionId: fn, limit: 10, cursor: first.nextCursor! })
-    t.same(rest.runs.map((r) => r.runId), [runs[2].runId, runs[1].runId, runs[0].runId])
+    t.same(
+      rest.runs.map((r) => r.runId),
+      [runs[2].runId, runs[1].runId, runs[0].runId],
+    )
     t.equal(rest.nextCursor, null)
   })
 
@@ -67,6 +106,11 @@ export function runStoreSuite(t: Test, name: string, open: () => Promise<RunStor
     t.equal((await f.store.queryRuns({ status: 'queued', functionId: fn, limit: 10 })).runs.length, 1)
     await f.store.upsertRuns([{ ...r, status: 'failed', version: 2 }])
     t.same((await f.store.queryRuns({ status: 'queued', functionId: fn, limit: 10 })).runs, [])
-    t.same((await f.store.queryRuns({ status: 'failed', limit: 1000 })).runs.filter((x) => x.runId === r.runId).map((x) => x.status), ['failed'])
+    t.same(
+      (await f.store.queryRuns({ status: 'failed', limit: 1000 })).runs
+        .filter((x) => x.runId === r.runId)
+        .map((x) => x.status),
+      ['failed'],
+    )
   })
 }

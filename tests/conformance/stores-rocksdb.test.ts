@@ -12,7 +12,14 @@ import { controlStoreSuite } from './control-store-suite.ts'
 async function rocksIn() {
   const dir = await tempDir()
   const rocks = await openRocks(join(dir, 'db'))
-  return { dir, rocks, close: async () => { await rocks.close(); await removeDir(dir) } }
+  return {
+    dir,
+    rocks,
+    close: async () => {
+      await rocks.close()
+      await removeDir(dir)
+    },
+  }
 }
 
 eventStoreSuite(t, 'RocksDB EventStore', async () => {
@@ -36,6 +43,9 @@ controlStoreSuite(t, 'RocksDB ControlStore', async () => {
       rocks = await openRocks(join(dir, 'db'))
       return createRocksControlStore(rocks)
     },
-    async close() { await rocks.close(); await removeDir(dir) },
+    async close() {
+      await rocks.close()
+      await removeDir(dir)
+    },
   }
 })

@@ -7,12 +7,22 @@ import { spawnServer, tempDir, removeDir, ROOT, TEST_SIGNING_KEY } from '../help
 
 const run = promisify(execFile)
 const sluice = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  run(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args], { env: { ...process.env, ...env } })
-    .then((r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }), (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }))
+  run(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args], {
+    env: { ...process.env, ...env },
+  }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
+  )
 
 const dataDir = await tempDir()
-const server = await spawnServer(['start', '--port', '0', '--data-dir', dataDir], { SLUICE_SIGNING_KEY: TEST_SIGNING_KEY })
-t.teardown(async () => { server.child.kill('SIGTERM'); await server.stopped; await removeDir(dataDir) })
+const server = await spawnServer(['start', '--port', '0', '--data-dir', dataDir], {
+  SLUICE_SIGNING_KEY: TEST_SIGNING_KEY,
+})
+t.teardown(async () => {
+  server.child.kill('SIGTERM')
+  await server.stopped
+  await removeDir(dataDir)
+})
 const env = { SLUICE_URL: server.url, SLUICE_SIGNING_KEY: TEST_SIGNING_KEY }
 
 t.test('envs create / list', async (t) => {
@@ -20,7 +30,10 @@ t.test('envs create / list', async (t) => {
   t.equal(created.code, 0, created.stderr)
   t.equal(JSON.parse(created.stdout).data.name, 'staging')
   const listed = JSON.parse((await sluice(['envs', 'list'], env)).stdout)
-  t.same(listed.data.map((e: { name: string }) => e.name), ['production', 'staging'])
+  t.same(
+    listed.data.map((e: { name: string }) => e.name),
+    ['production', 'staging'],
+  )
 })
 
 t.test('keys create prints the key once; send with it; revoke makes it fail', async (t) => {
@@ -63,5 +76,8 @@ t.test('a busy port or data dir is refused with the flag to change', async (t) =
   t.match(busyPort.stderr, new RegExp(`CONFIG_INVALID: port \\(--port / SLUICE_PORT\\): 127.0.0.1:${port} is in use`))
   const busyDir = await sluice(['dev', '--port', '0', '--data-dir', dataDir], env)
   t.equal(busyDir.code, 1)
-  t.match(busyDir.stderr, /CONFIG_INVALID: dataDir \(--data-dir \/ SLUICE_DATA_DIR\): .* is in use by another Sluice process/)
+  t.match(
+    busyDir.stderr,
+    /CONFIG_INVALID: dataDir \(--data-dir \/ SLUICE_DATA_DIR\): .* is in use by another Sluice process/,
+  )
 })

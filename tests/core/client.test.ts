@@ -28,14 +28,24 @@ async function lossyProxy(target: string, drop: number) {
     })
   })
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
-  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, requests: () => seen, close: () => new Promise((r) => proxy.close(r)) }
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    requests: () => seen,
+    close: () => new Promise((r) => proxy.close(r)),
+  }
 }
 
 t.test('send resolves with one ID per event', async (t) => {
   const client = new Client({ id: 'app', baseUrl: server.url })
-  const { ids } = await client.send([{ name: 'c/a', data: {} }, { name: 'c/b', data: { n: 1 } }])
+  const { ids } = await client.send([
+    { name: 'c/a', data: {} },
+    { name: 'c/b', data: { n: 1 } },
+  ])
   t.equal(ids.length, 2)
-  const e = await eventually(async () => { const r = await getJson(`${server.url}/v1/events/${ids[1]}`); return r.status === 200 ? r.body.data : undefined })
+  const e = await eventually(async () => {
+    const r = await getJson(`${server.url}/v1/events/${ids[1]}`)
+    return r.status === 200 ? r.body.data : undefined
+  })
   t.same(e.data, { n: 1 })
 })
 
@@ -47,9 +57,15 @@ t.test('a lost response is retried with the same ID seed: same IDs, stored once'
   t.equal(proxy.requests(), 2, 'the server saw the request twice')
   await eventually(async () => ((await getJson(`${server.url}/v1/events/${ids[0]}`)).status === 200 ? true : undefined))
   await client.send({ name: 'c/sentinel', data: {} })
-  await eventually(async () => ((await getJson(`${server.url}/v1/events?name=c/sentinel`)).body.data.length ? true : undefined))
+  await eventually(async () =>
+    (await getJson(`${server.url}/v1/events?name=c/sentinel`)).body.data.length ? true : undefined,
+  )
   const all = await getJson(`${server.url}/v1/events?name=c/retried&include_duplicates=true`)
-  t.same(all.body.data.map((e: { internal_id: string }) => e.internal_id), ids, 'one stored event, the one whose ID was returned')
+  t.same(
+    all.body.data.map((e: { internal_id: string }) => e.internal_id),
+    ids,
+    'one stored event, the one whose ID was returned',
+  )
 })
 
 t.test('4xx is not retried and surfaces as SluiceRequestError with the code', async (t) => {
@@ -76,8 +92,14 @@ t.test('the event key comes from SERVICE_EVENT_KEY when not given; env is sent a
   await new Promise<void>((r) => spy.listen(0, '127.0.0.1', r))
   t.teardown(() => new Promise((r) => spy.close(r)))
   process.env.SERVICE_EVENT_KEY = 'sk_from_env'
-  t.teardown(() => { delete process.env.SERVICE_EVENT_KEY })
-  const client = new Client({ id: 'app', baseUrl: `http://127.0.0.1:${(spy.address() as AddressInfo).port}`, env: 'feature-1' })
+  t.teardown(() => {
+    delete process.env.SERVICE_EVENT_KEY
+  })
+  const client = new Client({
+    id: 'app',
+    baseUrl: `http://127.0.0.1:${(spy.address() as AddressInfo).port}`,
+    env: 'feature-1',
+  })
   t.same(await client.send({ name: 'c/x', data: {} }), { ids: ['X'] })
   t.same(seen, [{ url: '/e/sk_from_env', env: 'feature-1' }])
 })
@@ -93,15 +115,27 @@ t.test('a 429 is retried after its Retry-After, with the same ID seed', async (t
     seeds.push(String(req.headers['x-service-event-id-seed']))
     arrivals.push(Date.now())
     req.resume()
-    if (seeds.length === 1) return void res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ status: 429, code: 'RATE_LIMITED', error: 'slow down' }))
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ids: ['01J00000000000000000000000'], status: 200 }))
+    if (seeds.length === 1)
+      return void res
+        .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' })
+        .end(JSON.stringify({ status: 429, code: 'RATE_LIMITED', error: 'slow down' }))
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ ids: ['01J00000000000000000000000'], status: 200 }))
   })
   await new Promise<void>((resolve) => limiter.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise((r) => limiter.close(r)))
-  const client = new Client({ id: 'app', baseUrl: `http://127.0.0.1:${(limiter.address() as AddressInfo).port}`, retry: fastRetry })
+  const client = new Client({
+    id: 'app',
+    baseUrl: `http://127.0.0.1:${(limiter.address() as AddressInfo).port}`,
+    retry: fastRetry,
+  })
   const { ids } = await client.send({ name: 'c/limited', data: {} })
   t.same(ids, ['01J00000000000000000000000'])
   t.equal(seeds.length, 2)
   t.equal(seeds[0], seeds[1], 'the same seed')
-  t.ok(arrivals[1] - arrivals[0] >= 1000, `waited the Retry-After second, not the 10 ms backoff (${arrivals[1] - arrivals[0]} ms)`)
+  t.ok(
+    arrivals[1] - arrivals[0] >= 1000,
+    `waited the Retry-After second, not the 10 ms backoff (${arrivals[1] - arrivals[0]} ms)`,
+  )
 })

@@ -24,30 +24,68 @@ class SwitchableOutput implements Output<EventRecord> {
 
 const dir = await tempDir()
 const rocks = await openRocks(join(dir, 'db'))
-t.teardown(async () => { await rocks.close(); await removeDir(dir) })
+t.teardown(async () => {
+  await rocks.close()
+  await removeDir(dir)
+})
 const envs = createEnvs(await createRocksControlStore(rocks))
 const keys = createKeys(await createRocksControlStore(rocks), envs)
 const output = new SwitchableOutput()
 const log = pino({ level: 'silent' })
-const ingest = createIngest({ keys, envs, outputs: { incoming: output }, log }, { devMode: true, maxBodyBytes: 512 * 1024, maxEventsPerSecond: 0, maxBodyCeilingBytes: 1 << 20, maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512 })
-const { app } = createHttpServer({ host: '127.0.0.1', port: 0, trustProxy: false, eventLimits: { maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512 } }, log, [ingest.routes])
+const ingest = createIngest(
+  { keys, envs, outputs: { incoming: output }, log },
+  {
+    devMode: true,
+    maxBodyBytes: 512 * 1024,
+    maxEventsPerSecond: 0,
+    maxBodyCeilingBytes: 1 << 20,
+    maxEvents: 5000,
+    maxJsonDepth: 64,
+    maxNameLength: 256,
+    maxIdLength: 512,
+  },
+)
+const { app } = createHttpServer(
+  {
+    host: '127.0.0.1',
+    port: 0,
+    trustProxy: false,
+    eventLimits: { maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512 },
+  },
+  log,
+  [ingest.routes],
+)
 t.teardown(() => app.close())
 
 t.test('503 LOG_UNAVAILABLE when the log rejects the records; 200 again once it takes them', async (t) => {
   output.failing = true
   const down = await app.inject({ method: 'POST', url: '/e/k', payload: { name: 'a/b', data: {} } })
   t.equal(down.statusCode, 503)
-  t.same(down.json(), { status: 503, code: 'LOG_UNAVAILABLE', error: 'the event log cannot take records right now; retry' })
+  t.same(down.json(), {
+    status: 503,
+    code: 'LOG_UNAVAILABLE',
+    error: 'the event log cannot take records right now; retry',
+  })
   t.equal(output.published.length, 0)
   output.failing = false
   const up = await app.inject({ method: 'POST', url: '/e/k', payload: { name: 'a/b', data: {} } })
   t.equal(up.statusCode, 200)
-  t.same(output.published.map((e) => e.internalId), up.json().ids)
+  t.same(
+    output.published.map((e) => e.internalId),
+    up.json().ids,
+  )
 })
 
 t.test('records are keyed for dedup: the dedup id is the caller id, else the internal id', async (t) => {
   output.published = []
-  const r = await app.inject({ method: 'POST', url: '/e/k', payload: [{ name: 'a/b', data: {}, id: 'mine' }, { name: 'a/c', data: {} }] })
+  const r = await app.inject({
+    method: 'POST',
+    url: '/e/k',
+    payload: [
+      { name: 'a/b', data: {}, id: 'mine' },
+      { name: 'a/c', data: {} },
+    ],
+  })
   const [first, second] = output.published
   t.equal(first.id, 'mine')
   t.equal(second.id, r.json().ids[1])

@@ -16,8 +16,11 @@ t.test('no key space is a prefix of another, so no scan or range delete of one r
     }
   }
   t.same(overlaps, [])
-  t.same(spaces.filter(([, s]) => s.prefix === '' || s.owner === '' || s.holds === '').map(([name]) => name), [],
-    'each has a prefix, an owner and what it holds')
+  t.same(
+    spaces.filter(([, s]) => s.prefix === '' || s.owner === '' || s.holds === '').map(([name]) => name),
+    [],
+    'each has a prefix, an owner and what it holds',
+  )
 })
 
 t.test('the bounds of a space, or of a part of it, hold exactly the keys that start with it', async (t) => {

@@ -18,7 +18,13 @@ export async function ensureDashboardBuilt(): Promise<void> {
 const problems = new WeakMap<Page, string[]>()
 
 /** A page at `size`; its uncaught errors and console errors are kept for `errorsOf`. */
-export async function openPage(t: Test, browser: Browser, url: string, size: keyof typeof SIZES = 'desktop', colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+export async function openPage(
+  t: Test,
+  browser: Browser,
+  url: string,
+  size: keyof typeof SIZES = 'desktop',
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<Page> {
   const page = await browser.newPage({ viewport: SIZES[size], colorScheme })
   const errors: string[] = []
   problems.set(page, errors)
@@ -26,7 +32,11 @@ export async function openPage(t: Test, browser: Browser, url: string, size: key
   // Chromium logs every 4xx answer to fetch() as a console error; an API error the page shows as
   // its answer (a 400 naming the field) is expected, so those network lines are left out.
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) errors.push(`console: ${message.text()}`)
+    if (
+      message.type() === 'error' &&
+      !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())
+    )
+      errors.push(`console: ${message.text()}`)
   })
   t.teardown(() => page.close())
   await page.goto(url)
@@ -45,11 +55,17 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
 /** axe-core's serious and critical violations on the page, as "rule: target" lines. */
 export async function seriousViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: AXE })
-  const violations = await page.evaluate(async () => {
+  const violations = (await page.evaluate(async () => {
     const result = await (window as any).axe.run(document, { resultTypes: ['violations'] })
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n: any) => n.target.join(' ')) }))
-  }) as Array<{ id: string; impact: string; targets: string[] }>
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.slice(0, 3).join(', ')}`)
+    return result.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.map((n: any) => n.target.join(' ')),
+    }))
+  })) as Array<{ id: string; impact: string; targets: string[] }>
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.targets.slice(0, 3).join(', ')}`)
 }
 
 /** Replaces a CodeMirror editor's whole text, as typing would. */

@@ -49,7 +49,11 @@ t.test('a webhook is created, its transform edited and previewed as you type, th
   await page.click('#create-webhook button')
   await page.waitForSelector('#edit-webhook')
   t.match(await page.textContent('#webhook-url'), new RegExp(`^${server.url}/e/wh_`))
-  await setEditor(page, '#transform', 'function transform(evt) { return { name: "stripe/" + evt.type, data: evt, id: evt.id } }')
+  await setEditor(
+    page,
+    '#transform',
+    'function transform(evt) { return { name: "stripe/" + evt.type, data: evt, id: evt.id } }',
+  )
   await page.waitForSelector('#preview-result >> text=stripe/invoice.paid')
   t.match(await page.textContent('#preview-result'), /1 event.*"name".*"stripe\/invoice\.paid".*"id".*"evt_1"/s)
   await page.fill('textarea[name=deny_events]', 'stripe/charge.*')
@@ -60,26 +64,41 @@ t.test('a webhook is created, its transform edited and previewed as you type, th
   t.same(errorsOf(page), [], 'no script errors on the page')
 })
 
-t.test('a branch-group webhook\'s central page lists unrouted requests and replays them once the environment exists', async (t) => {
-  const { body: created } = await postJson(`${server.url}/v1/webhooks`, { name: 'central', env: 'branch', transform: 'function transform(evt) { return { name: "central/" + evt.type, data: evt } }' })
-  const webhook = created.data
-  t.equal((await postJson(webhook.url, { type: 'ping' }, { 'x-service-env': 'pr-77' })).status, 200)
-  await eventually(async () => ((await getJson(`${server.url}/v1/webhooks/${webhook.id}/requests?status=unrouted`)).body.data.length === 1 ? true : undefined))
-  const page = await open(t, `/webhooks/${webhook.id}`)
-  await page.waitForSelector('#unrouted >> text=pr-77')
-  t.match(await page.textContent('#unrouted'), /pr-77.*central\/ping/s, 'the environment it named and the events it carries')
-  t.equal((await postJson(`${server.url}/v1/envs`, { name: 'pr-77', branch: true })).status, 201)
-  await page.click('#replay-unrouted')
-  await eventually(async () => {
-    await page.reload()
-    await page.waitForSelector('#edit-webhook')
-    await page.waitForSelector('#unrouted-title')
-    return (await page.locator('#unrouted tr').count()) === 0 ? true : undefined
-  })
-  const { body } = await getJson(`${server.url}/v1/events?name=central/ping&env=pr-77`)
-  t.equal(body.data.length, 1, 'delivered to the branch environment on replay')
-  t.same(errorsOf(page), [], 'no script errors on the page')
-})
+t.test(
+  "a branch-group webhook's central page lists unrouted requests and replays them once the environment exists",
+  async (t) => {
+    const { body: created } = await postJson(`${server.url}/v1/webhooks`, {
+      name: 'central',
+      env: 'branch',
+      transform: 'function transform(evt) { return { name: "central/" + evt.type, data: evt } }',
+    })
+    const webhook = created.data
+    t.equal((await postJson(webhook.url, { type: 'ping' }, { 'x-service-env': 'pr-77' })).status, 200)
+    await eventually(async () =>
+      (await getJson(`${server.url}/v1/webhooks/${webhook.id}/requests?status=unrouted`)).body.data.length === 1
+        ? true
+        : undefined,
+    )
+    const page = await open(t, `/webhooks/${webhook.id}`)
+    await page.waitForSelector('#unrouted >> text=pr-77')
+    t.match(
+      await page.textContent('#unrouted'),
+      /pr-77.*central\/ping/s,
+      'the environment it named and the events it carries',
+    )
+    t.equal((await postJson(`${server.url}/v1/envs`, { name: 'pr-77', branch: true })).status, 201)
+    await page.click('#replay-unrouted')
+    await eventually(async () => {
+      await page.reload()
+      await page.waitForSelector('#edit-webhook')
+      await page.waitForSelector('#unrouted-title')
+      return (await page.locator('#unrouted tr').count()) === 0 ? true : undefined
+    })
+    const { body } = await getJson(`${server.url}/v1/events?name=central/ping&env=pr-77`)
+    t.equal(body.data.length, 1, 'delivered to the branch environment on replay')
+    t.same(errorsOf(page), [], 'no script errors on the page')
+  },
+)
 
 t.test('a preview of a transform that throws shows its error code', async (t) => {
   const { body } = await getJson(`${server.url}/v1/webhooks`)
@@ -106,7 +125,11 @@ t.test('a key is created and shown once; environments are listed', async (t) => 
   await page.fill('#create-env input[name=rate]', '250')
   await page.click('#create-env button')
   await page.waitForSelector('#envs >> text=limited-1')
-  t.match(await page.textContent('#envs tr:has-text("limited-1")'), /250 events\/s/, 'the rate limit set at creation is shown')
+  t.match(
+    await page.textContent('#envs tr:has-text("limited-1")'),
+    /250 events\/s/,
+    'the rate limit set at creation is shown',
+  )
   t.match(await page.textContent('#envs tr:has-text("production")'), /no rate limit/)
   t.same(errorsOf(page), [], 'no script errors on the page')
 })
@@ -119,7 +142,11 @@ t.test('the environment switcher lists environments and scopes the Events page',
   await page.waitForSelector('#events >> text=dash/in-production')
   await page.selectOption('#env-switcher', 'staging')
   await page.waitForSelector('.empty >> text=No events')
-  t.equal(await page.locator('#events >> text=dash/in-production').count(), 0, 'production events are not shown for staging')
+  t.equal(
+    await page.locator('#events >> text=dash/in-production').count(),
+    0,
+    'production events are not shown for staging',
+  )
   await page.reload()
   t.equal(await page.inputValue('#env-switcher'), 'staging', 'the choice is remembered')
   await page.selectOption('#env-switcher', '')

@@ -16,17 +16,29 @@ const DARK = new Set(['events', 'run', 'webhook'])
 /** Data worth looking at: long names and payloads, a webhook with a transform and a failed delivery, a failed run. */
 async function seed(url: string): Promise<Page[]> {
   const longName = `app/${'very-long-event-name-'.repeat(8)}end`
-  const [eventId, longId] = (await postJson(`${url}/e/dev`, [
-    { name: 'shop/order.placed', data: { sku: 'A1', amount: 12, customer: { name: 'Ada Lovelace', tags: ['vip', 'beta'] } } },
-    { name: longName, id: `dedup-${'x'.repeat(120)}`, data: { text: 'lorem ipsum '.repeat(400), nested: { a: { b: { c: { d: [1, 2, 3] } } } } } },
-    { name: 'app/user.signed-up', data: { plan: 'pro' } },
-  ])).body.ids
+  const [eventId, longId] = (
+    await postJson(`${url}/e/dev`, [
+      {
+        name: 'shop/order.placed',
+        data: { sku: 'A1', amount: 12, customer: { name: 'Ada Lovelace', tags: ['vip', 'beta'] } },
+      },
+      {
+        name: longName,
+        id: `dedup-${'x'.repeat(120)}`,
+        data: { text: 'lorem ipsum '.repeat(400), nested: { a: { b: { c: { d: [1, 2, 3] } } } } },
+      },
+      { name: 'app/user.signed-up', data: { plan: 'pro' } },
+    ])
+  ).body.ids
   const [run] = await finishedRuns(url, eventId)
-  const transform = 'function transform(evt) {\n  if (!evt.type) throw new Error("no type")\n  return { name: "stripe/" + evt.type, data: evt, id: evt.id }\n}'
+  const transform =
+    'function transform(evt) {\n  if (!evt.type) throw new Error("no type")\n  return { name: "stripe/" + evt.type, data: evt, id: evt.id }\n}'
   const { body: hook } = await postJson(`${url}/v1/webhooks`, { name: 'stripe', transform })
   await postJson(hook.data.url, { type: 'invoice.paid', id: 'evt_1' })
   await postJson(hook.data.url, { id: 'evt_2' })
-  await eventually(async () => ((await getJson(`${url}/v1/webhooks/${hook.data.id}/requests`)).body.data.length === 2 ? true : undefined))
+  await eventually(async () =>
+    (await getJson(`${url}/v1/webhooks/${hook.data.id}/requests`)).body.data.length === 2 ? true : undefined,
+  )
   await postJson(`${url}/v1/keys`, { env: 'production' })
   await postJson(`${url}/v1/envs`, { name: 'staging' })
   await eventually(async () => ((await getJson(`${url}/v1/events/${longId}`)).status === 200 ? true : undefined))
@@ -63,7 +75,10 @@ export async function checkEveryPage(size: keyof typeof SIZES): Promise<void> {
   t.teardown(() => server.stop())
   const pages = [...(await seed(server.url)).map((p) => [...p, server.url]), ...EMPTY.map((p) => [...p, empty.url])]
 
-  const schemes = pages.flatMap(([name, ...rest]) => [[name, ...rest, 'light'], ...(DARK.has(name) ? [[name, ...rest, 'dark']] : [])])
+  const schemes = pages.flatMap(([name, ...rest]) => [
+    [name, ...rest, 'light'],
+    ...(DARK.has(name) ? [[name, ...rest, 'dark']] : []),
+  ])
   for (const [name, path, ready, base, scheme] of schemes) {
     const label = `${name}-${size}${scheme === 'dark' ? '-dark' : ''}`
     t.test(`${label}: no serious accessibility violation, fits the width, no errors`, async (t) => {
@@ -71,12 +86,22 @@ export async function checkEveryPage(size: keyof typeof SIZES): Promise<void> {
       await page.waitForSelector(ready)
       if (name === 'webhook') await page.waitForSelector('#transform .cm-content')
       if (name === 'insights') {
-        t.match(await page.textContent('#webhook-failures'), /TRANSFORM_THREW.*stripe\s*1/s, 'the failed delivery, by code')
-        t.match(await page.textContent('#run-outcomes tr:has-text("shop-checkout")'), /shop-checkout\s*0\s*1/, 'the failed run')
+        t.match(
+          await page.textContent('#webhook-failures'),
+          /TRANSFORM_THREW.*stripe\s*1/s,
+          'the failed delivery, by code',
+        )
+        t.match(
+          await page.textContent('#run-outcomes tr:has-text("shop-checkout")'),
+          /shop-checkout\s*0\s*1/,
+          'the failed run',
+        )
       }
       await page.waitForFunction(() => document.querySelectorAll('[aria-busy=true]').length === 0)
       t.same(await seriousViolations(page), [], 'axe-core: no serious or critical violation')
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      )
       t.ok(overflow <= 0, `no sideways scrolling of the page (overflow ${overflow} px)`)
       t.same(errorsOf(page), [], 'no script or console errors')
       await screenshot(page, label)

@@ -9,7 +9,12 @@ const server = await startServer({ flags: { functionsFile: FUNCTIONS } })
 t.teardown(() => server.stop())
 
 /** The `event: event` messages of a stream until `count` arrived, then closes it. */
-async function readStream(url: string, count: number, headers: Record<string, string> = {}, whileOpen?: () => Promise<void>): Promise<any[]> {
+async function readStream(
+  url: string,
+  count: number,
+  headers: Record<string, string> = {},
+  whileOpen?: () => Promise<void>,
+): Promise<any[]> {
   const abort = new AbortController()
   const response = await fetch(url, { headers, signal: abort.signal })
   if (response.status !== 200) throw new Error(`stream: ${response.status} ${await response.text()}`)
@@ -45,8 +50,19 @@ t.test('the stream sends events stored after it opened, oldest first, filtered b
     await sendEvent(server.url, { name: 'stream/a', data: { n: 1 } })
     await sendEvent(server.url, { name: 'stream/a', data: { n: 2 } })
   })
-  t.same(events.map((e) => [e.name, e.data.n]), [['stream/a', 1], ['stream/a', 2]], 'not the one stored before, not the other name')
-  t.match(events[0], { internal_id: String, id: String, env: 'production', source: { kind: 'api' } }, 'shaped as GET /v1/events shows it')
+  t.same(
+    events.map((e) => [e.name, e.data.n]),
+    [
+      ['stream/a', 1],
+      ['stream/a', 2],
+    ],
+    'not the one stored before, not the other name',
+  )
+  t.match(
+    events[0],
+    { internal_id: String, id: String, env: 'production', source: { kind: 'api' } },
+    'shaped as GET /v1/events shows it',
+  )
 })
 
 t.test('with since, the stream first sends the stored events received since then', async (t) => {
@@ -69,23 +85,43 @@ t.test('outside dev mode the stream needs the signing key, in the Authorization 
   t.equal(denied.status, 401)
   t.match(await denied.json(), { code: 'UNAUTHORIZED' })
   const key = 'stream-test-key'
-  const events = await readStream(`${prod.url}/v1/events/stream`, 1, { authorization: `Bearer ${TEST_SIGNING_KEY}` }, async () => {
-    const { body } = await postJson(`${prod.url}/v1/keys`, { env: 'production' }, { authorization: `Bearer ${TEST_SIGNING_KEY}` })
-    const sent = await postJson(`${prod.url}/e/${body.data.key}`, { name: 'stream/prod', data: { key } })
-    t.equal(sent.status, 200)
-  })
+  const events = await readStream(
+    `${prod.url}/v1/events/stream`,
+    1,
+    { authorization: `Bearer ${TEST_SIGNING_KEY}` },
+    async () => {
+      const { body } = await postJson(
+        `${prod.url}/v1/keys`,
+        { env: 'production' },
+        { authorization: `Bearer ${TEST_SIGNING_KEY}` },
+      )
+      const sent = await postJson(`${prod.url}/e/${body.data.key}`, { name: 'stream/prod', data: { key } })
+      t.equal(sent.status, 200)
+    },
+  )
   t.equal(events[0].name, 'stream/prod')
 })
 
 t.test('a replay sends a copy as a new event, so its functions run again', async (t) => {
-  const original = await sendEvent(server.url, { name: 'shop/order.placed', data: { sku: 'A1', amount: 12 }, id: 'order-1' })
+  const original = await sendEvent(server.url, {
+    name: 'shop/order.placed',
+    data: { sku: 'A1', amount: 12 },
+    id: 'order-1',
+  })
   const [first] = await finishedRuns(server.url, original)
   t.equal(first.status, 'failed', 'declined the first time')
   const { status, body } = await postJson(`${server.url}/v1/events/${original}/replay`, {})
   t.equal(status, 202)
   t.equal(body.data.replay_of, original)
-  const copy = await eventually(async () => (await getJson(`${server.url}/v1/events/${body.data.internal_id}`)).body.data)
-  t.match(copy, { name: 'shop/order.placed', data: { sku: 'A1', amount: 12 }, id: body.data.internal_id, source: { kind: 'replay', event_id: original } })
+  const copy = await eventually(
+    async () => (await getJson(`${server.url}/v1/events/${body.data.internal_id}`)).body.data,
+  )
+  t.match(copy, {
+    name: 'shop/order.placed',
+    data: { sku: 'A1', amount: 12 },
+    id: body.data.internal_id,
+    source: { kind: 'replay', event_id: original },
+  })
   const [run] = await finishedRuns(server.url, copy.internal_id)
   t.equal(run.status, 'failed', 'a new run of its own (the copy is a new event)')
   t.not(run.run_id, first.run_id)
@@ -96,18 +132,40 @@ t.test('a failed run retried continues from its completed steps and completes', 
   const eventId = await sendEvent(server.url, { name: 'shop/order.placed', data: { sku: 'B2', amount: 30 } })
   const [failed] = await finishedRuns(server.url, eventId)
   t.equal(failed.status, 'failed')
-  t.same(failed.steps.map((s: any) => [s.id, s.status]), [['reserve-stock', 'completed'], ['charge-card', 'failed']])
+  t.same(
+    failed.steps.map((s: any) => [s.id, s.status]),
+    [
+      ['reserve-stock', 'completed'],
+      ['charge-card', 'failed'],
+    ],
+  )
   const { status, body } = await postJson(`${server.url}/v1/runs/${failed.run_id}/retry`, {})
   t.equal(status, 202)
-  t.match(body.data, { run_id: failed.run_id, status: 'queued', attempts: failed.attempts + 1, steps: [{ id: 'reserve-stock', status: 'completed' }], event_id: eventId })
+  t.match(body.data, {
+    run_id: failed.run_id,
+    status: 'queued',
+    attempts: failed.attempts + 1,
+    steps: [{ id: 'reserve-stock', status: 'completed' }],
+    event_id: eventId,
+  })
   const again = await postJson(`${server.url}/v1/runs/${failed.run_id}/retry`, {})
   t.ok(again.status === 202 || again.status === 409, 'a second click while queued: the same retry, or refused')
   const done = await eventually(async () => {
     const { body } = await getJson(`${server.url}/v1/runs/${failed.run_id}`)
     return body.data.status === 'completed' ? body.data : undefined
   })
-  t.same(done.output, { reserved: { sku: 'B2', reserved: true }, charged: { charged: 30, executions: 2 } }, 'charge-card ran once more, reserve-stock was not re-run')
-  t.same(done.steps.map((s: any) => [s.id, s.status]), [['reserve-stock', 'completed'], ['charge-card', 'completed']])
+  t.same(
+    done.output,
+    { reserved: { sku: 'B2', reserved: true }, charged: { charged: 30, executions: 2 } },
+    'charge-card ran once more, reserve-stock was not re-run',
+  )
+  t.same(
+    done.steps.map((s: any) => [s.id, s.status]),
+    [
+      ['reserve-stock', 'completed'],
+      ['charge-card', 'completed'],
+    ],
+  )
   const refused = await postJson(`${server.url}/v1/runs/${failed.run_id}/retry`, {})
   t.equal(refused.status, 409)
   t.match(refused.body, { code: 'RUN_NOT_RETRIABLE', error: /is completed/ })
@@ -120,16 +178,32 @@ t.test('a run waiting for a retry is cancelled and runs no more attempts', async
   t.equal(refused.status, 409, 'not failed: no retry')
   // A cancel that reaches the runner after the retry started is dropped; ask again while it waits.
   let dueAt = 0
-  const cancelled = await eventually(async () => {
-    const { body } = await getJson(`${server.url}/v1/runs/${running.run_id}`)
-    if (body.data.status === 'cancelled') return body.data
-    if (body.data.next_attempt_at && (await postJson(`${server.url}/v1/runs/${running.run_id}/cancel`, {})).status === 202) {
-      dueAt = Math.max(dueAt, Date.parse(body.data.next_attempt_at))
-    }
-    return undefined
-  }, 20_000, 100)
-  t.match(cancelled, { status: 'cancelled', next_attempt_at: null, error: { message: 'partner API down' }, ended_at: String })
-  t.same(cancelled.steps.map((s: any) => [s.id, s.status]), [['call-partner', 'retrying']], 'the step that was waiting')
+  const cancelled = await eventually(
+    async () => {
+      const { body } = await getJson(`${server.url}/v1/runs/${running.run_id}`)
+      if (body.data.status === 'cancelled') return body.data
+      if (
+        body.data.next_attempt_at &&
+        (await postJson(`${server.url}/v1/runs/${running.run_id}/cancel`, {})).status === 202
+      ) {
+        dueAt = Math.max(dueAt, Date.parse(body.data.next_attempt_at))
+      }
+      return undefined
+    },
+    20_000,
+    100,
+  )
+  t.match(cancelled, {
+    status: 'cancelled',
+    next_attempt_at: null,
+    error: { message: 'partner API down' },
+    ended_at: String,
+  })
+  t.same(
+    cancelled.steps.map((s: any) => [s.id, s.status]),
+    [['call-partner', 'retrying']],
+    'the step that was waiting',
+  )
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now()) + 1_000)) // past the retry it was waiting for
   const { body } = await getJson(`${server.url}/v1/runs/${running.run_id}`)
   t.equal(body.data.status, 'cancelled', 'still cancelled: the parked retry was dropped')

@@ -17,11 +17,18 @@ if (!helmDir) throw new Error('no helm in tests/infra/.cache: run bash tests/inf
 const helm = join(cache, helmDir, 'helm')
 const chart = join(ROOT, 'deploy/helm/sluice')
 
-interface Manifest { kind: string; metadata: { name: string }; spec?: any; stringData?: Record<string, string> }
+interface Manifest {
+  kind: string
+  metadata: { name: string }
+  spec?: any
+  stringData?: Record<string, string>
+}
 
 async function template(...set: string[]): Promise<Manifest[]> {
   const { stdout } = await run(helm, ['template', 'rel', chart, ...set.flatMap((s) => ['--set', s])])
-  return parseAllDocuments(stdout).map((d) => d.toJS() as Manifest).filter(Boolean)
+  return parseAllDocuments(stdout)
+    .map((d) => d.toJS() as Manifest)
+    .filter(Boolean)
 }
 
 t.test('helm lint passes', async (t) => {
@@ -30,7 +37,10 @@ t.test('helm lint passes', async (t) => {
 })
 
 t.test('without signingKey or existingSecret the chart does not render, and says why', async (t) => {
-  const err = await run(helm, ['template', 'rel', chart]).then(() => undefined, (e) => e)
+  const err = await run(helm, ['template', 'rel', chart]).then(
+    () => undefined,
+    (e) => e,
+  )
   t.match(err?.stderr, /signingKey or existingSecret is required/)
 })
 
@@ -39,12 +49,24 @@ t.test('every role is a Deployment whose command line and environment Sluice acc
   const secret = manifests.find((m) => m.kind === 'Secret')
   t.equal(secret?.stringData?.SLUICE_SIGNING_KEY, '0123456789abcdef')
   const deployments = manifests.filter((m) => m.kind === 'Deployment')
-  t.same(deployments.map((d) => d.metadata.name).sort(), ['api', 'ingest', 'router', 'runner', 'sink', 'transformer'].map((r) => `rel-sluice-${r}`))
-  const expectedRoles: Record<string, string[]> = { ingest: ['ingest'], transformer: ['transformer', 'dedup'], router: ['router'], sink: ['sink'], api: ['api'], runner: ['runner'] }
+  t.same(
+    deployments.map((d) => d.metadata.name).sort(),
+    ['api', 'ingest', 'router', 'runner', 'sink', 'transformer'].map((r) => `rel-sluice-${r}`),
+  )
+  const expectedRoles: Record<string, string[]> = {
+    ingest: ['ingest'],
+    transformer: ['transformer', 'dedup'],
+    router: ['router'],
+    sink: ['sink'],
+    api: ['api'],
+    runner: ['runner'],
+  }
   for (const d of deployments) {
     const role = d.metadata.name.replace('rel-sluice-', '')
     const container = d.spec.template.spec.containers[0]
-    const env: NodeJS.ProcessEnv = Object.fromEntries(container.env.map((e: { name: string; value: string }) => [e.name, e.value]))
+    const env: NodeJS.ProcessEnv = Object.fromEntries(
+      container.env.map((e: { name: string; value: string }) => [e.name, e.value]),
+    )
     env.SLUICE_SIGNING_KEY = secret!.stringData!.SLUICE_SIGNING_KEY // envFrom the Secret
     t.same(container.envFrom, [{ secretRef: { name: 'rel-sluice' } }], `${role}: signing key from the Secret`)
     const [command, ...args] = container.args as string[]
@@ -58,7 +80,10 @@ t.test('every role is a Deployment whose command line and environment Sluice acc
     t.same(d.spec.selector.matchLabels, { 'app.kubernetes.io/instance': 'rel', 'sluice/role': role })
     t.match(d.spec.template.metadata.labels, d.spec.selector.matchLabels, `${role}: the selector matches its pods`)
   }
-  const services = manifests.filter((m) => m.kind === 'Service').map((m) => m.metadata.name).sort()
+  const services = manifests
+    .filter((m) => m.kind === 'Service')
+    .map((m) => m.metadata.name)
+    .sort()
   t.same(services, ['rel-sluice-api', 'rel-sluice-ingest'], 'the HTTP roles have a Service')
 })
 

@@ -2,7 +2,10 @@
 import { tempDir, spawnServer, removeDir, type ChildServer, TEST_SIGNING_KEY } from '../helpers/server.ts'
 import { testServices } from '../infra/services.ts'
 
-export interface Node extends ChildServer { roles: string[]; kill(signal?: NodeJS.Signals): Promise<void> }
+export interface Node extends ChildServer {
+  roles: string[]
+  kill(signal?: NodeJS.Signals): Promise<void>
+}
 
 export function distributedEnv(name: string, brokers?: string[]): NodeJS.ProcessEnv {
   const services = testServices()
@@ -25,11 +28,22 @@ export interface NodeOptions {
   startTimeoutMs?: number
 }
 
-export async function startNode(roles: string[], env: NodeJS.ProcessEnv, extraArgs: string[] = [], command: 'start' | 'dev' = 'start', options: NodeOptions = {}): Promise<Node> {
+export async function startNode(
+  roles: string[],
+  env: NodeJS.ProcessEnv,
+  extraArgs: string[] = [],
+  command: 'start' | 'dev' = 'start',
+  options: NodeOptions = {},
+): Promise<Node> {
   const dir = options.dataDir ?? (await tempDir('sluice-node-'))
-  const args = roles[0] === 'runner' ? ['runner', ...extraArgs] : [command, ...roles.flatMap((r) => ['--role', r]), ...extraArgs]
+  const args =
+    roles[0] === 'runner' ? ['runner', ...extraArgs] : [command, ...roles.flatMap((r) => ['--role', r]), ...extraArgs]
   // --ops-port 0: roles without HTTP serve /healthz and /readyz on a free port of their own.
-  const node = await spawnServer([...args, '--port', '0', '--ops-port', '0', '--data-dir', dir], env, options.startTimeoutMs)
+  const node = await spawnServer(
+    [...args, '--port', '0', '--ops-port', '0', '--data-dir', dir],
+    env,
+    options.startTimeoutMs,
+  )
   if (options.dataDir === undefined) node.stopped.then(() => removeDir(dir))
   return {
     ...node,

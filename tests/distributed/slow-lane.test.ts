@@ -13,43 +13,72 @@ const nodes: Node[] = []
 t.teardown(() => Promise.all(nodes.map((n) => n.kill())))
 const api = await startNode(['api'], env) // first: it creates the ClickHouse tables
 nodes.push(api)
-const [ingest] = await Promise.all([startNode(['ingest'], env), startNode(['transformer', 'dedup'], env), startNode(['sink'], env)])
-  .then((started) => { nodes.push(...started); return started })
+const [ingest] = await Promise.all([
+  startNode(['ingest'], env),
+  startNode(['transformer', 'dedup'], env),
+  startNode(['sink'], env),
+]).then((started) => {
+  nodes.push(...started)
+  return started
+})
 const rest = (path: string) => getJson(`${api.url}${path}`, auth)
 const createWebhook = async (body: object) => (await postJson(`${api.url}/v1/webhooks`, body, auth)).body.data
-const send = (id: string, body: object) => eventually(async () => {
-  const r = await postJson(`${ingest.url}/e/${id}`, body)
-  return r.status === 200 ? r.body.request_id as string : undefined // the ingest node learns new webhooks from the control topic
-}, 30_000, 100)
-const outcome = (hookId: string, requestId: string, attempt = 1) => eventually(async () => {
-  const r = await rest(`/v1/webhooks/${hookId}/requests/${requestId}`)
-  return r.status === 200 && r.body.data.attempt >= attempt ? r.body.data : undefined
-}, 90_000, 250)
+const send = (id: string, body: object) =>
+  eventually(
+    async () => {
+      const r = await postJson(`${ingest.url}/e/${id}`, body)
+      return r.status === 200 ? (r.body.request_id as string) : undefined // the ingest node learns new webhooks from the control topic
+    },
+    30_000,
+    100,
+  )
+const outcome = (hookId: string, requestId: string, attempt = 1) =>
+  eventually(
+    async () => {
+      const r = await rest(`/v1/webhooks/${hookId}/requests/${requestId}`)
+      return r.status === 200 && r.body.data.attempt >= attempt ? r.body.data : undefined
+    },
+    90_000,
+    250,
+  )
 
-t.test('a hostile webhook is moved to the slow lane and paused; a good one on its partition is delivered; replay after a fix', async (t) => {
-  const hostile = await createWebhook({ name: 'Hostile', transform: 'function transform() { while (true) {} }' })
-  const good = await createWebhook({ name: 'Good', transform: 'function transform(evt) { return { name: "good/" + evt.kind, data: evt } }' })
-  const held: string[] = []
-  for (let n = 0; n < 10; n++) held.push(await send(hostile.id, { n }))
-  const sent = await send(good.id, { kind: 'paid', n: 1 })
-  t.equal((await outcome(good.id, sent)).status, 'delivered')
+t.test(
+  'a hostile webhook is moved to the slow lane and paused; a good one on its partition is delivered; replay after a fix',
+  async (t) => {
+    const hostile = await createWebhook({ name: 'Hostile', transform: 'function transform() { while (true) {} }' })
+    const good = await createWebhook({
+      name: 'Good',
+      transform: 'function transform(evt) { return { name: "good/" + evt.kind, data: evt } }',
+    })
+    const held: string[] = []
+    for (let n = 0; n < 10; n++) held.push(await send(hostile.id, { n }))
+    const sent = await send(good.id, { kind: 'paid', n: 1 })
+    t.equal((await outcome(good.id, sent)).status, 'delivered')
 
-  const results = await Promise.all(held.map((id) => outcome(hostile.id, id)))
-  const codes = results.map((r) => r.error?.code)
-  const count = (code: string) => codes.filter((c) => c === code).length
-  t.same({ timeout: count('TRANSFORM_TIMEOUT'), paused: count('TRANSFORM_PAUSED') }, { timeout: KILLS, paused: 10 - KILLS },
-    'the kills were the slow lane\'s (the shared lane gives up before the CPU limit and records nothing), then it paused')
+    const results = await Promise.all(held.map((id) => outcome(hostile.id, id)))
+    const codes = results.map((r) => r.error?.code)
+    const count = (code: string) => codes.filter((c) => c === code).length
+    t.same(
+      { timeout: count('TRANSFORM_TIMEOUT'), paused: count('TRANSFORM_PAUSED') },
+      { timeout: KILLS, paused: 10 - KILLS },
+      "the kills were the slow lane's (the shared lane gives up before the CPU limit and records nothing), then it paused",
+    )
 
-  await fetch(`${api.url}/v1/webhooks/${hostile.id}`, {
-    method: 'PATCH',
-    headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ transform: 'function transform(evt) { return { name: "fixed/x", data: evt } }' }),
-  })
-  // The transformer node applies the new version from the control topic: replay once it has.
-  const replayed = await eventually(async () => {
-    await postJson(`${api.url}/v1/webhooks/${hostile.id}/requests/replay`, { status: 'failed' }, auth)
-    const attempts = await Promise.all(held.map((id) => rest(`/v1/webhooks/${hostile.id}/requests/${id}`)))
-    return attempts.every((r) => r.body.data?.status === 'delivered') ? attempts.map((r) => r.body.data) : undefined
-  }, 120_000, 3000)
-  t.equal(replayed.length, 10, 'every held request is delivered after the fix')
-})
+    await fetch(`${api.url}/v1/webhooks/${hostile.id}`, {
+      method: 'PATCH',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ transform: 'function transform(evt) { return { name: "fixed/x", data: evt } }' }),
+    })
+    // The transformer node applies the new version from the control topic: replay once it has.
+    const replayed = await eventually(
+      async () => {
+        await postJson(`${api.url}/v1/webhooks/${hostile.id}/requests/replay`, { status: 'failed' }, auth)
+        const attempts = await Promise.all(held.map((id) => rest(`/v1/webhooks/${hostile.id}/requests/${id}`)))
+        return attempts.every((r) => r.body.data?.status === 'delivered') ? attempts.map((r) => r.body.data) : undefined
+      },
+      120_000,
+      3000,
+    )
+    t.equal(replayed.length, 10, 'every held request is delivered after the fix')
+  },
+)

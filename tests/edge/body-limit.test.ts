@@ -16,14 +16,27 @@ const chunk = Buffer.concat([Buffer.from(`${CHUNK.length.toString(16)}\r\n`), CH
 /** A chunked POST that streams until answered (at most `maxBytes`) and never sends its last chunk. */
 async function endlessChunked(path: string, maxBytes = 256 * 1024 * 1024) {
   const connection = await rawConnect(server.url)
-  connection.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)
+  connection.write(
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+  )
   let sent = 0
   let answered = false
-  connection.response.then(() => { answered = true }, () => { answered = true })
+  connection.response.then(
+    () => {
+      answered = true
+    },
+    () => {
+      answered = true
+    },
+  )
   void (async () => {
     while (!answered && !connection.socket.destroyed && sent < maxBytes) {
       sent += CHUNK.length
-      if (!connection.write(chunk)) await new Promise((resolve) => { connection.socket.once('drain', resolve); connection.socket.once('close', resolve) })
+      if (!connection.write(chunk))
+        await new Promise((resolve) => {
+          connection.socket.once('drain', resolve)
+          connection.socket.once('close', resolve)
+        })
     }
   })()
   return connection
@@ -38,14 +51,19 @@ async function answer(connection: RawConnection) {
 /** A chunked POST whose body is `bytes` so far, with no last chunk: the server cannot have read to its end. */
 async function openChunked(path: string, chunks: number) {
   const connection = await rawConnect(server.url)
-  connection.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)
+  connection.write(
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+  )
   for (let i = 0; i < chunks; i++) connection.write(chunk)
   return connection
 }
 
 t.test('a wrong key is answered 401 at once, with the body unfinished, and the connection is closed', async (t) => {
   const response = await answer(await openChunked('/e/not-a-key', 1))
-  t.same([response.status, response.json], [401, { status: 401, code: 'KEY_INVALID', error: 'event key: unknown or revoked' }])
+  t.same(
+    [response.status, response.json],
+    [401, { status: 401, code: 'KEY_INVALID', error: 'event key: unknown or revoked' }],
+  )
   t.equal(response.headers.connection, 'close')
 })
 
@@ -54,13 +72,20 @@ t.test('an unknown webhook ID is answered 404 at once', async (t) => {
   t.same([response.status, response.json.code], [404, 'NOT_FOUND'])
 })
 
-t.test('a good key: the body is read up to the environment limit, and 413 comes with the first byte past it', async (t) => {
-  const connection = await openChunked(`/e/${key}`, LIMIT / CHUNK.length)
-  const early = await Promise.race([connection.response.then(() => 'answered'), sleep(500).then(() => 'waiting')])
-  t.equal(early, 'waiting', 'exactly the limit is not over it: the server waits for the rest')
-  connection.write(chunk)
-  t.same((await answer(connection)).json, { status: 413, code: 'BODY_TOO_LARGE', error: `body: over ${LIMIT} bytes, the limit for environment "production" is ${LIMIT}` })
-})
+t.test(
+  'a good key: the body is read up to the environment limit, and 413 comes with the first byte past it',
+  async (t) => {
+    const connection = await openChunked(`/e/${key}`, LIMIT / CHUNK.length)
+    const early = await Promise.race([connection.response.then(() => 'answered'), sleep(500).then(() => 'waiting')])
+    t.equal(early, 'waiting', 'exactly the limit is not over it: the server waits for the rest')
+    connection.write(chunk)
+    t.same((await answer(connection)).json, {
+      status: 413,
+      code: 'BODY_TOO_LARGE',
+      error: `body: over ${LIMIT} bytes, the limit for environment "production" is ${LIMIT}`,
+    })
+  },
+)
 
 t.test('a webhook URL is cut at its limit too', async (t) => {
   const connection = await endlessChunked(new URL(hook.url).pathname)
@@ -75,7 +100,8 @@ t.test('a Content-Length over the limit is refused before a byte of the body is 
 })
 
 t.test('Expect: 100-continue: a wrong key is refused before the client is invited to send the body', async (t) => {
-  const head = (key: string) => `POST /e/${key} HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Length: 24\r\n\r\n`
+  const head = (key: string) =>
+    `POST /e/${key} HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Length: 24\r\n\r\n`
   const refused = await rawConnect(server.url)
   refused.write(head('not-a-key'))
   const response = await answer(refused)
@@ -83,9 +109,21 @@ t.test('Expect: 100-continue: a wrong key is refused before the client is invite
   t.notMatch(refused.received().toString(), /100 Continue/, 'no invitation to send the body')
   const admitted = await rawConnect(server.url)
   admitted.write(head(key))
-  await withTimeout((async () => { while (!admitted.received().toString().includes('100 Continue')) await sleep(10) })(), 3000, '100 Continue')
+  await withTimeout(
+    (async () => {
+      while (!admitted.received().toString().includes('100 Continue')) await sleep(10)
+    })(),
+    3000,
+    '100 Continue',
+  )
   admitted.write('{"name":"a/b","data":{}}')
-  await withTimeout((async () => { while (!/HTTP\/1.1 200/.test(admitted.received().toString())) await sleep(10) })(), 3000, '200')
+  await withTimeout(
+    (async () => {
+      while (!/HTTP\/1.1 200/.test(admitted.received().toString())) await sleep(10)
+    })(),
+    3000,
+    '200',
+  )
   admitted.socket.destroy()
   t.pass('invited after the key passed, then accepted')
 })
@@ -93,7 +131,9 @@ t.test('Expect: 100-continue: a wrong key is refused before the client is invite
 t.test('16 endless streams do not grow the server by what they stream', async (t) => {
   globalThis.gc?.()
   const before = process.memoryUsage().rss
-  const streams = await Promise.all(Array.from({ length: 16 }, (_, i) => endlessChunked(i % 2 ? `/e/${key}` : '/e/wrong', 16 * 1024 * 1024)))
+  const streams = await Promise.all(
+    Array.from({ length: 16 }, (_, i) => endlessChunked(i % 2 ? `/e/${key}` : '/e/wrong', 16 * 1024 * 1024)),
+  )
   const statuses = await Promise.all(streams.map(async (s) => (await answer(s)).status))
   const grown = process.memoryUsage().rss - before
   t.same(statuses.sort(), [...Array(8).fill(401), ...Array(8).fill(413)])

@@ -16,28 +16,98 @@ const H = 'Host: 127.0.0.1\r\nConnection: close'
 function documented(t: Test, response: RawResponse, status: number, code: string) {
   t.equal(response.status, status, `HTTP ${status}`)
   t.match(response.json, { status, code, error: String }, `body ${code}`)
-  t.equal(Object.keys(response.json ?? {}).sort().join(), 'code,error,status', 'nothing else in the body')
-  t.equal((errorCatalogue as Record<string, { statusCode?: number }>)[code]?.statusCode, status, `${code} is in the catalogue with ${status}`)
+  t.equal(
+    Object.keys(response.json ?? {})
+      .sort()
+      .join(),
+    'code,error,status',
+    'nothing else in the body',
+  )
+  t.equal(
+    (errorCatalogue as Record<string, { statusCode?: number }>)[code]?.statusCode,
+    status,
+    `${code} is in the catalogue with ${status}`,
+  )
 }
 
 const cases: Array<[string, string | Buffer, number, string]> = [
-  ['headers over 16 KiB', `GET /healthz HTTP/1.1\r\n${H}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+  [
+    'headers over 16 KiB',
+    `GET /healthz HTTP/1.1\r\n${H}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    431,
+    'HEADERS_TOO_LARGE',
+  ],
   ['a request line that is not HTTP', 'GARBAGE\r\n\r\n', 400, 'REQUEST_INVALID'],
   ['a header without a colon', `GET /healthz HTTP/1.1\r\n${H}\r\nnocolon\r\n\r\n`, 400, 'REQUEST_INVALID'],
-  ['both Content-Length and chunked', `POST /e/k HTTP/1.1\r\n${H}\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400, 'REQUEST_INVALID'],
-  ['a path parameter over 100 characters', `GET /v1/events/${'a'.repeat(101)} HTTP/1.1\r\n${H}\r\n\r\n`, 414, 'URL_TOO_LONG'],
-  ['an event key over 100 characters', `POST /e/${'k'.repeat(300)} HTTP/1.1\r\n${H}\r\nContent-Length: 2\r\n\r\n{}`, 414, 'URL_TOO_LONG'],
-  ['Expect: 999', `POST /e/k HTTP/1.1\r\n${H}\r\nExpect: 999\r\nContent-Length: 2\r\n\r\n{}`, 417, 'EXPECTATION_FAILED'],
+  [
+    'both Content-Length and chunked',
+    `POST /e/k HTTP/1.1\r\n${H}\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    400,
+    'REQUEST_INVALID',
+  ],
+  [
+    'a path parameter over 100 characters',
+    `GET /v1/events/${'a'.repeat(101)} HTTP/1.1\r\n${H}\r\n\r\n`,
+    414,
+    'URL_TOO_LONG',
+  ],
+  [
+    'an event key over 100 characters',
+    `POST /e/${'k'.repeat(300)} HTTP/1.1\r\n${H}\r\nContent-Length: 2\r\n\r\n{}`,
+    414,
+    'URL_TOO_LONG',
+  ],
+  [
+    'Expect: 999',
+    `POST /e/k HTTP/1.1\r\n${H}\r\nExpect: 999\r\nContent-Length: 2\r\n\r\n{}`,
+    417,
+    'EXPECTATION_FAILED',
+  ],
   ['bad percent-encoding in the path', `GET /v1/events/%zz HTTP/1.1\r\n${H}\r\n\r\n`, 400, 'REQUEST_INVALID'],
   ['no such route', `GET /nope HTTP/1.1\r\n${H}\r\n\r\n`, 404, 'NOT_FOUND'],
   ['a method the route does not take', `PUT /v1/envs HTTP/1.1\r\n${H}\r\nContent-Length: 0\r\n\r\n`, 404, 'NOT_FOUND'],
-  ['a REST body with a garbage Content-Type', `POST /v1/envs HTTP/1.1\r\n${H}\r\nContent-Type: garbage\r\nContent-Length: 2\r\n\r\n{}`, 415, 'CONTENT_TYPE_UNSUPPORTED'],
-  ['a REST body with an empty Content-Type', `POST /v1/envs HTTP/1.1\r\n${H}\r\nContent-Type: \r\nContent-Length: 2\r\n\r\n{}`, 415, 'CONTENT_TYPE_UNSUPPORTED'],
-  ['a REST body that is not JSON', `POST /v1/envs HTTP/1.1\r\n${H}\r\nContent-Type: application/json\r\nContent-Length: 3\r\n\r\n{x}`, 400, 'JSON_INVALID'],
-  ['a REST body with __proto__', `POST /v1/envs HTTP/1.1\r\n${H}\r\nContent-Type: application/json\r\nContent-Length: 28\r\n\r\n{"__proto__":{"admin":true}}`, 400, 'JSON_INVALID'],
-  ['an Event API body that is not JSON', `POST /e/k HTTP/1.1\r\n${H}\r\nContent-Length: 3\r\n\r\n{x}`, 400, 'JSON_INVALID'],
-  ['an Event API body with a Content-Type that does not parse', `POST /e/k HTTP/1.1\r\n${H}\r\nContent-Type: ;;;\r\nContent-Length: 2\r\n\r\n{}`, 415, 'CONTENT_TYPE_UNSUPPORTED'],
-  ['an Event API body with an odd but valid Content-Type', `POST /e/k HTTP/1.1\r\n${H}\r\nContent-Type: text/x-odd\r\nContent-Length: 3\r\n\r\n{x}`, 400, 'JSON_INVALID'],
+  [
+    'a REST body with a garbage Content-Type',
+    `POST /v1/envs HTTP/1.1\r\n${H}\r\nContent-Type: garbage\r\nContent-Length: 2\r\n\r\n{}`,
+    415,
+    'CONTENT_TYPE_UNSUPPORTED',
+  ],
+  [
+    'a REST body with an empty Content-Type',
+    `POST /v1/envs HTTP/1.1\r\n${H}\r\nContent-Type: \r\nContent-Length: 2\r\n\r\n{}`,
+    415,
+    'CONTENT_TYPE_UNSUPPORTED',
+  ],
+  [
+    'a REST body that is not JSON',
+    `POST /v1/envs HTTP/1.1\r\n${H}\r\nContent-Type: application/json\r\nContent-Length: 3\r\n\r\n{x}`,
+    400,
+    'JSON_INVALID',
+  ],
+  [
+    'a REST body with __proto__',
+    `POST /v1/envs HTTP/1.1\r\n${H}\r\nContent-Type: application/json\r\nContent-Length: 28\r\n\r\n{"__proto__":{"admin":true}}`,
+    400,
+    'JSON_INVALID',
+  ],
+  [
+    'an Event API body that is not JSON',
+    `POST /e/k HTTP/1.1\r\n${H}\r\nContent-Length: 3\r\n\r\n{x}`,
+    400,
+    'JSON_INVALID',
+  ],
+  [
+    'an Event API body with a Content-Type that does not parse',
+    `POST /e/k HTTP/1.1\r\n${H}\r\nContent-Type: ;;;\r\nContent-Length: 2\r\n\r\n{}`,
+    415,
+    'CONTENT_TYPE_UNSUPPORTED',
+  ],
+  [
+    'an Event API body with an odd but valid Content-Type',
+    `POST /e/k HTTP/1.1\r\n${H}\r\nContent-Type: text/x-odd\r\nContent-Length: 3\r\n\r\n{x}`,
+    400,
+    'JSON_INVALID',
+  ],
 ]
 
 for (const [what, bytes, status, code] of cases) {
@@ -46,10 +116,21 @@ for (const [what, bytes, status, code] of cases) {
 
 t.test('a request that arrives while the server shuts down gets 503 SERVER_CLOSING in the same shape', async (t) => {
   let release = () => {}
-  const held = new Promise<void>((resolve) => { release = resolve })
-  const http = createHttpServer({ host: '127.0.0.1', port: 0, trustProxy: false, eventLimits: loadConfig('dev', {}, {}) }, pino({ level: 'silent' }), [
-    async (app) => { app.get('/slow', async () => { await held; return { ok: true } }) },
-  ])
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  const http = createHttpServer(
+    { host: '127.0.0.1', port: 0, trustProxy: false, eventLimits: loadConfig('dev', {}, {}) },
+    pino({ level: 'silent' }),
+    [
+      async (app) => {
+        app.get('/slow', async () => {
+          await held
+          return { ok: true }
+        })
+      },
+    ],
+  )
   await http.start()
   const inFlight = http.app.inject({ method: 'GET', url: '/slow' })
   await sleep(50)
@@ -58,7 +139,10 @@ t.test('a request that arrives while the server shuts down gets 503 SERVER_CLOSI
   release()
   t.equal((await inFlight).statusCode, 200, 'the request in flight is answered')
   await stopping
-  t.same([late.statusCode, late.json()], [503, { status: 503, code: 'SERVER_CLOSING', error: 'the server is shutting down; retry' }])
+  t.same(
+    [late.statusCode, late.json()],
+    [503, { status: 503, code: 'SERVER_CLOSING', error: 'the server is shutting down; retry' }],
+  )
 })
 
 t.test('the 404 message names the route but never an event key or webhook ID in the path', async (t) => {

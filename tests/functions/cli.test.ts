@@ -11,28 +11,53 @@ import { finishedRuns, sendEvent } from './fixtures/rest.ts'
 t.test('sluice dev --functions examples/functions.ts serves the example functions', async (t) => {
   const dataDir = await tempDir()
   const secret = 'cli-test-partner-secret'
-  const server = await spawnServer(['dev', '--port', '0', '--data-dir', dataDir, '--functions', join(ROOT, 'examples/functions.ts')], { PARTNER_WEBHOOK_SECRET: secret })
+  const server = await spawnServer(
+    ['dev', '--port', '0', '--data-dir', dataDir, '--functions', join(ROOT, 'examples/functions.ts')],
+    { PARTNER_WEBHOOK_SECRET: secret },
+  )
   t.teardown(async () => {
     server.child.kill('SIGTERM')
     await server.stopped
     await removeDir(dataDir)
   })
-  const registered = (await getJson(`${server.url}/v1/functions`)).body.data.map((f: any) => `${f.id} ← ${f.trigger.event}`)
-  t.same(registered, ['shop-email-customer ← shop/order.fulfilled', 'shop-fulfil-order ← shop/order.placed', 'shop-verified-webhook ← partner/webhook.received'])
+  const registered = (await getJson(`${server.url}/v1/functions`)).body.data.map(
+    (f: any) => `${f.id} ← ${f.trigger.event}`,
+  )
+  t.same(registered, [
+    'shop-email-customer ← shop/order.fulfilled',
+    'shop-fulfil-order ← shop/order.placed',
+    'shop-verified-webhook ← partner/webhook.received',
+  ])
 
-  const orderEvent = await sendEvent(server.url, { name: 'shop/order.placed', data: { orderId: 'o-1', email: 'ada@example.com' } })
+  const orderEvent = await sendEvent(server.url, {
+    name: 'shop/order.placed',
+    data: { orderId: 'o-1', email: 'ada@example.com' },
+  })
   const [order] = await finishedRuns(server.url, orderEvent)
   t.equal(order.status, 'completed')
   t.same(order.output, { orderId: 'o-1' })
-  t.same(order.steps.map((s: any) => s.id), ['charge', 'ship', 'announce'])
+  t.same(
+    order.steps.map((s: any) => s.id),
+    ['charge', 'ship', 'announce'],
+  )
   const [email] = await finishedRuns(server.url, order.steps[2].output.ids[0])
   t.same(email.output, { to: 'ada@example.com', subject: 'Order o-1 is on its way' })
 
   const raw = JSON.stringify({ invoice: 'in_1' })
-  const good = await sendEvent(server.url, { name: 'partner/webhook.received', data: { raw, sig: createHmac('sha256', secret).update(raw).digest('hex') } })
-  const forged = await sendEvent(server.url, { name: 'partner/webhook.received', data: { raw, sig: createHmac('sha256', 'guess').update(raw).digest('hex') } })
+  const good = await sendEvent(server.url, {
+    name: 'partner/webhook.received',
+    data: { raw, sig: createHmac('sha256', secret).update(raw).digest('hex') },
+  })
+  const forged = await sendEvent(server.url, {
+    name: 'partner/webhook.received',
+    data: { raw, sig: createHmac('sha256', 'guess').update(raw).digest('hex') },
+  })
   t.match((await finishedRuns(server.url, good))[0], { status: 'completed', output: { invoice: 'in_1' } })
-  t.match((await finishedRuns(server.url, forged))[0], { status: 'failed', attempts: 1, error: { name: 'NonRetriableError', message: 'signature does not match' } })
+  t.match((await finishedRuns(server.url, forged))[0], {
+    status: 'failed',
+    attempts: 1,
+    error: { name: 'NonRetriableError', message: 'signature does not match' },
+  })
 })
 
 t.test('--watch reloads the functions file: new triggers are registered and new code runs', async (t) => {
@@ -69,10 +94,17 @@ t.test('--watch reloads the functions file: new triggers are registered and new 
 })
 
 t.test('sluice runner needs a functions file', async (t) => {
-  const result = spawnSync(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), 'runner'], {
-    env: { ...process.env, SLUICE_SIGNING_KEY: 'a-signing-key-of-some-length', SLUICE_FUNCTIONS: '' },
-    encoding: 'utf8',
-  })
+  const result = spawnSync(
+    process.execPath,
+    ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), 'runner'],
+    {
+      env: { ...process.env, SLUICE_SIGNING_KEY: 'a-signing-key-of-some-length', SLUICE_FUNCTIONS: '' },
+      encoding: 'utf8',
+    },
+  )
   t.equal(result.status, 1)
-  t.match(result.stderr, /CONFIG_INVALID: functionsFile \(--functions \/ SLUICE_FUNCTIONS\): sluice runner needs the module/)
+  t.match(
+    result.stderr,
+    /CONFIG_INVALID: functionsFile \(--functions \/ SLUICE_FUNCTIONS\): sluice runner needs the module/,
+  )
 })

@@ -12,8 +12,28 @@ t.test('the registry lists the functions of the served file, with their triggers
   const { status, body } = await getJson(`${server.url}/v1/functions`)
   t.equal(status, 200)
   const fanA = body.data.find((f: any) => f.id === 'test-fan-a')
-  t.same(fanA, { id: 'test-fan-a', env: 'production', app_id: 'test', function_id: 'fan-a', name: 'fan-a', trigger: { event: 'test/fanout' }, retries: 3, timeout_ms: 300_000, registered_at: fanA.registered_at })
-  t.same(body.data.map((f: any) => f.id).sort(), ['test-fan-a', 'test-fan-b', 'test-hanging-handler', 'test-hanging-step', 'test-memo', 'test-receiver', 'test-reject', 'test-sender', 'test-verify-signature'])
+  t.same(fanA, {
+    id: 'test-fan-a',
+    env: 'production',
+    app_id: 'test',
+    function_id: 'fan-a',
+    name: 'fan-a',
+    trigger: { event: 'test/fanout' },
+    retries: 3,
+    timeout_ms: 300_000,
+    registered_at: fanA.registered_at,
+  })
+  t.same(body.data.map((f: any) => f.id).sort(), [
+    'test-fan-a',
+    'test-fan-b',
+    'test-hanging-handler',
+    'test-hanging-step',
+    'test-memo',
+    'test-receiver',
+    'test-reject',
+    'test-sender',
+    'test-verify-signature',
+  ])
 })
 
 t.test('one event triggers both functions of its name, each exactly once', async (t) => {
@@ -50,13 +70,16 @@ t.test('runs are listed newest first and filter by function and status', async (
   await finishedRuns(server.url, second, 2)
   await finishedRuns(server.url, first, 2)
   const runs = await runsOf(server.url, 'function=test-fan-a&status=completed&limit=2')
-  t.same(runs.map((r) => r.event_id), [second, first])
+  t.same(
+    runs.map((r) => r.event_id),
+    [second, first],
+  )
   t.ok(runs.every((r) => r.function_id === 'test-fan-a' && r.status === 'completed'))
   const page = await getJson(`${server.url}/v1/runs?function=test-fan-a&limit=1`)
   t.equal(page.body.metadata.cursor, page.body.data[0].run_id)
   const next = await getJson(`${server.url}/v1/runs?function=test-fan-a&limit=1&cursor=${page.body.metadata.cursor}`)
   t.equal(next.body.data[0].event_id, first)
-  t.same((await runsOf(server.url, 'function=test-fan-a&status=failed')), [])
+  t.same(await runsOf(server.url, 'function=test-fan-a&status=failed'), [])
 })
 
 t.test('bad run queries get clear 4xx answers', async (t) => {

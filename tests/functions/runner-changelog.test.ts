@@ -18,46 +18,118 @@ import { removeDir, tempDir } from '../helpers/server.ts'
 const log = pino({ level: 'silent' })
 
 const adapters: Array<[string, (dir: string) => Promise<{ bus: Bus; close(): Promise<void> }>]> = [
-  ['Kafka', async () => {
-    const bus = await createKafkaBus({ brokers: testServices().kafkaBrokers, clientId: 'sluice-runner-state-test' }, log)
-    return { bus, close: () => bus.close() }
-  }],
-  ['local bus', async (dir) => {
-    const rocks = await openRocks(join(dir, 'log'))
-    const bus = createLocalBus(rocks, log, { maxBatchRecords: 100, retentionCheckMs: 60_000 })
-    return { bus, close: async () => { await bus.close(); await rocks.close() } }
-  }],
+  [
+    'Kafka',
+    async () => {
+      const bus = await createKafkaBus(
+        { brokers: testServices().kafkaBrokers, clientId: 'sluice-runner-state-test' },
+        log,
+      )
+      return { bus, close: () => bus.close() }
+    },
+  ],
+  [
+    'local bus',
+    async (dir) => {
+      const rocks = await openRocks(join(dir, 'log'))
+      const bus = createLocalBus(rocks, log, { maxBatchRecords: 100, retentionCheckMs: 60_000 })
+      return {
+        bus,
+        close: async () => {
+          await bus.close()
+          await rocks.close()
+        },
+      }
+    },
+  ],
 ]
 
 const retry = (runId: string, seq: number, dueAt: number): RunRecord => ({
-  runId, functionId: 'app-fn', env: 'production', seq, attempt: 1, attempts: 2, steps: [], dueAt, queuedAt: 1,
-  event: { internalId: runId, id: runId, name: 'x/y', data: {}, ts: 1, env: 'production', receivedAt: 1, source: { kind: 'api' } },
+  runId,
+  functionId: 'app-fn',
+  env: 'production',
+  seq,
+  attempt: 1,
+  attempts: 2,
+  steps: [],
+  dueAt,
+  queuedAt: 1,
+  event: {
+    internalId: runId,
+    id: runId,
+    name: 'x/y',
+    data: {},
+    ts: 1,
+    env: 'production',
+    receivedAt: 1,
+    source: { kind: 'api' },
+  },
 })
 
 for (const [name, openBus] of adapters) {
-  t.test(`${name}: a replacement restores the partition's marks and parked retries, and nothing of other partitions`, async (t) => {
-    const dir = await tempDir()
-    const f = await openBus(dir)
-    t.teardown(async () => { await f.close(); await removeDir(dir) })
-    const topic = `fn-state-${randomUUID().slice(0, 8)}`
-    await f.bus.ensureTopics({ [topic]: { partitions: 3, compacted: true } })
-    const [runA, runB, runC, runD] = newUlids(4)
-    const now = Date.now()
+  t.test(
+    `${name}: a replacement restores the partition's marks and parked retries, and nothing of other partitions`,
+    async (t) => {
+      const dir = await tempDir()
+      const f = await openBus(dir)
+      t.teardown(async () => {
+        await f.close()
+        await removeDir(dir)
+      })
+      const topic = `fn-state-${randomUUID().slice(0, 8)}`
+      await f.bus.ensureTopics({ [topic]: { partitions: 3, compacted: true } })
+      const [runA, runB, runC, runD] = newUlids(4)
+      const now = Date.now()
 
-    const first = await openRocks(join(dir, 'first'))
-    t.teardown(() => first.close())
-    const p1 = await openChangelogRunnerState({ rocks: first, bus: f.bus, topic, scope: 'production~app-fn', partition: 1, log })
-    const p2 = await openChangelogRunnerState({ rocks: first, bus: f.bus, topic, scope: 'production~app-fn', partition: 2, log })
-    await p1.save({ processed: [{ runId: runA, seq: 3 }, { runId: runB, seq: 0 }], parked: [retry(runB, 1, now + 60_000), retry(runC, 2, now - 1)] })
-    await p1.save({ processed: [{ runId: runA, seq: 4 }], parked: [] })
-    await p1.unpark([retry(runC, 2, now - 1)]) // re-published: must not come back
-    await p2.save({ processed: [{ runId: runD, seq: 9 }], parked: [retry(runD, 10, now + 5_000)] })
+      const first = await openRocks(join(dir, 'first'))
+      t.teardown(() => first.close())
+      const p1 = await openChangelogRunnerState({
+        rocks: first,
+        bus: f.bus,
+        topic,
+        scope: 'production~app-fn',
+        partition: 1,
+        log,
+      })
+      const p2 = await openChangelogRunnerState({
+        rocks: first,
+        bus: f.bus,
+        topic,
+        scope: 'production~app-fn',
+        partition: 2,
+        log,
+      })
+      await p1.save({
+        processed: [
+          { runId: runA, seq: 3 },
+          { runId: runB, seq: 0 },
+        ],
+        parked: [retry(runB, 1, now + 60_000), retry(runC, 2, now - 1)],
+      })
+      await p1.save({ processed: [{ runId: runA, seq: 4 }], parked: [] })
+      await p1.unpark([retry(runC, 2, now - 1)]) // re-published: must not come back
+      await p2.save({ processed: [{ runId: runD, seq: 9 }], parked: [retry(runD, 10, now + 5_000)] })
 
-    const second = await openRocks(join(dir, 'second'))
-    t.teardown(() => second.close())
-    const restored = await openChangelogRunnerState({ rocks: second, bus: f.bus, topic, scope: 'production~app-fn', partition: 1, log })
-    t.same(await restored.processed([runA, runB, runC, runD]), [4, 0, -1, -1], 'the newest mark per run of partition 1 only')
-    t.equal(await restored.nextDueAt(), now + 60_000, 'the parked retry, not the unparked one nor partition 2\'s')
-    t.same((await restored.due(now + 60_000, 10)).map((r) => [r.runId, r.seq]), [[runB, 1]])
-  })
+      const second = await openRocks(join(dir, 'second'))
+      t.teardown(() => second.close())
+      const restored = await openChangelogRunnerState({
+        rocks: second,
+        bus: f.bus,
+        topic,
+        scope: 'production~app-fn',
+        partition: 1,
+        log,
+      })
+      t.same(
+        await restored.processed([runA, runB, runC, runD]),
+        [4, 0, -1, -1],
+        'the newest mark per run of partition 1 only',
+      )
+      t.equal(await restored.nextDueAt(), now + 60_000, "the parked retry, not the unparked one nor partition 2's")
+      t.same(
+        (await restored.due(now + 60_000, 10)).map((r) => [r.runId, r.seq]),
+        [[runB, 1]],
+      )
+    },
+  )
 }

@@ -20,7 +20,9 @@ import { eventually, removeDir, tempDir } from '../helpers/server.ts'
 
 class Captured<T> implements Output<T> {
   readonly values: T[] = []
-  async publish(values: T[]): Promise<void> { this.values.push(...values) }
+  async publish(values: T[]): Promise<void> {
+    this.values.push(...values)
+  }
 }
 
 /** Refuses its first `failures` publishes, as Kafka does while a partition's leader moves. */
@@ -54,7 +56,11 @@ const limits = { maxEvents: 100, maxJsonDepth: 16, maxNameLength: 256, maxIdLeng
 let topics = 0
 
 /** A runner for `handler` on a fresh one-partition topic; `state` defaults to the RocksDB one. */
-async function serve(t: Test, handler: FunctionHandler, options: { state?: RunnerState; topic?: string; backoffMs?: number; runs?: Captured<RunDoc> } = {}) {
+async function serve(
+  t: Test,
+  handler: FunctionHandler,
+  options: { state?: RunnerState; topic?: string; backoffMs?: number; runs?: Captured<RunDoc> } = {},
+) {
   const topic = options.topic ?? `fn-${++topics}`
   await bus.ensureTopics({ [topic]: { partitions: 1 } })
   const fn = defineFunction({ id: 'app' }, { id: topic, retries: 2 }, { event: 'test/x' }, handler)
@@ -62,23 +68,52 @@ async function serve(t: Test, handler: FunctionHandler, options: { state?: Runne
   const runs = options.runs ?? new Captured<RunDoc>()
   const incoming = new Captured<EventRecord>()
   const runner = createRunner(
-    { bus, fn, codec, outputs: { self, runs, incoming }, openState: async () => options.state ?? createRocksRunnerState(rocks, topic), log },
-    { inputTopic: topic, group: `runner-${topic}`, backoff: { ...FUNCTION_BACKOFF, initialDelayMs: options.backoffMs ?? 300 }, eventLimits: limits, markRetentionMs: 60_000, maxBatchRecords: 100 },
+    {
+      bus,
+      fn,
+      codec,
+      outputs: { self, runs, incoming },
+      openState: async () => options.state ?? createRocksRunnerState(rocks, topic),
+      log,
+    },
+    {
+      inputTopic: topic,
+      group: `runner-${topic}`,
+      backoff: { ...FUNCTION_BACKOFF, initialDelayMs: options.backoffMs ?? 300 },
+      eventLimits: limits,
+      markRetentionMs: 60_000,
+      maxBatchRecords: 100,
+    },
   )
   await runner.start()
   t.teardown(() => runner.stop())
-  const finished = (runId: string) => eventually(async () => runs.values.find((r) => r.runId === runId && (r.status === 'completed' || r.status === 'failed')))
+  const finished = (runId: string) =>
+    eventually(async () =>
+      runs.values.find((r) => r.runId === runId && (r.status === 'completed' || r.status === 'failed')),
+    )
   return { topic, self, runs, incoming, runner, finished, fn }
 }
 
 const eventNamed = (data: Record<string, unknown> = {}): EventRecord => {
   const id = newUlid()
-  return { internalId: id, id, name: 'test/x', data, ts: Date.now(), env: 'production', receivedAt: Date.now(), source: { kind: 'api' } }
+  return {
+    internalId: id,
+    id,
+    name: 'test/x',
+    data,
+    ts: Date.now(),
+    env: 'production',
+    receivedAt: Date.now(),
+    source: { kind: 'api' },
+  }
 }
 
 t.test('a redelivered record of a run is dropped: the handler runs once', async (t) => {
   const executions = new Map<string, number>()
-  const { self, finished } = await serve(t, async ({ event }) => executions.set(event.internalId, (executions.get(event.internalId) ?? 0) + 1).size)
+  const { self, finished } = await serve(
+    t,
+    async ({ event }) => executions.set(event.internalId, (executions.get(event.internalId) ?? 0) + 1).size,
+  )
   const event = eventNamed()
   const record = firstRecord(event, 'app-f', Date.now())
   await self.publish([record, record]) // a duplicate in the same batch
@@ -97,7 +132,7 @@ t.test('a step whose outcome the log refuses is not executed again when its batc
   const record = firstRecord(eventNamed(), 'app-f', Date.now())
   await self.publish([record])
   const run = await finished(record.runId)
-  t.equal(runs.refused, 3, 'the log refused the step\'s checkpoint three times')
+  t.equal(runs.refused, 3, "the log refused the step's checkpoint three times")
   t.equal(executions, 1, 'the step ran once')
   t.equal(run.status, 'completed')
 })
@@ -105,12 +140,23 @@ t.test('a step whose outcome the log refuses is not executed again when its batc
 t.test('a step re-executed because its mark was lost sends the same event IDs, which dedup drops', async (t) => {
   const real = createRocksRunnerState(rocks, 'forgetful')
   // A crash between publishing a step's checkpoint and saving the mark: the mark is never saved.
-  const forgetful: RunnerState = { ...real, processed: async (ids) => ids.map(() => -1), save: async ({ parked }) => real.save({ processed: [], parked }) }
+  const forgetful: RunnerState = {
+    ...real,
+    processed: async (ids) => ids.map(() => -1),
+    save: async ({ parked }) => real.save({ processed: [], parked }),
+  }
   let sends = 0
-  const { self, incoming, finished } = await serve(t, async ({ step }) => {
-    await step.run('count', () => ++sends)
-    return step.sendEvent('notify', [{ name: 'test/notified', data: {} }, { name: 'test/notified', data: { n: 2 } }])
-  }, { state: forgetful })
+  const { self, incoming, finished } = await serve(
+    t,
+    async ({ step }) => {
+      await step.run('count', () => ++sends)
+      return step.sendEvent('notify', [
+        { name: 'test/notified', data: {} },
+        { name: 'test/notified', data: { n: 2 } },
+      ])
+    },
+    { state: forgetful },
+  )
   const record = firstRecord(eventNamed(), 'app-f', Date.now())
   await self.publish([record])
   await finished(record.runId)
@@ -118,19 +164,29 @@ t.test('a step re-executed because its mark was lost sends the same event IDs, w
   await eventually(async () => (incoming.values.length === 4 ? true : undefined))
   const ids = incoming.values.map((e) => e.internalId)
   t.same(ids.slice(2), ids.slice(0, 2), 'the same internal IDs both times')
-  t.same(incoming.values.map((e) => e.id), ids, 'and so the same dedup keys')
+  t.same(
+    incoming.values.map((e) => e.id),
+    ids,
+    'and so the same dedup keys',
+  )
   t.same(incoming.values[0].source, { kind: 'function', functionId: 'app-f', runId: record.runId, stepId: 'notify' })
 })
 
 t.test('a retry waiting for its backoff does not hold up other runs on the same partition', async (t) => {
-  const { self, runs, finished } = await serve(t, async ({ event, attempt }) => {
-    if (event.data.flaky && attempt === 0) throw new Error('first attempt fails')
-    return attempt
-  }, { backoffMs: 1_500 })
+  const { self, runs, finished } = await serve(
+    t,
+    async ({ event, attempt }) => {
+      if (event.data.flaky && attempt === 0) throw new Error('first attempt fails')
+      return attempt
+    },
+    { backoffMs: 1_500 },
+  )
   const flaky = firstRecord(eventNamed({ flaky: true }), 'app-f', Date.now())
   await self.publish([flaky])
   // Its retry record is on the partition now, ahead of the next run's record.
-  const waiting = await eventually(async () => runs.values.find((r) => r.runId === flaky.runId && r.nextAttemptAt !== undefined))
+  const waiting = await eventually(async () =>
+    runs.values.find((r) => r.runId === flaky.runId && r.nextAttemptAt !== undefined),
+  )
   const steady = firstRecord(eventNamed(), 'app-f', Date.now())
   await self.publish([steady])
   const steadyDone = await finished(steady.runId)
@@ -162,12 +218,20 @@ t.test('a parked retry is durable: a new runner on the same store runs it when d
 
 t.test('a run whose first execution takes a while shows as running before its first checkpoint', async (t) => {
   let release!: () => void
-  const held = new Promise<void>((resolve) => { release = resolve })
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
   const { self, runs, finished } = await serve(t, async ({ step }) => step.run('slow', () => held.then(() => 'done')))
   const record = firstRecord(eventNamed(), 'app-f', Date.now())
   await self.publish([record])
-  const running = await eventually(async () => runs.values.find((r) => r.runId === record.runId && r.status === 'running'))
+  const running = await eventually(async () =>
+    runs.values.find((r) => r.runId === record.runId && r.status === 'running'),
+  )
   t.match(running, { version: 1, steps: [], startedAt: Number })
   release()
-  t.match(await finished(record.runId), { status: 'completed', output: 'done', steps: [{ id: 'slow', output: 'done' }] })
+  t.match(await finished(record.runId), {
+    status: 'completed',
+    output: 'done',
+    steps: [{ id: 'slow', output: 'done' }],
+  })
 })

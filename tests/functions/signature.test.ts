@@ -17,12 +17,21 @@ t.test('a payload with a good signature is verified and handled', async (t) => {
   const [run] = await finishedRuns(server.url, eventId)
   t.equal(run.status, 'completed')
   t.same(run.output, { invoice: 'in_42', amount: 1200 })
-  t.same(run.steps.map((s: any) => s.id), ['handle'])
+  t.same(
+    run.steps.map((s: any) => s.id),
+    ['handle'],
+  )
 })
 
 t.test('a forged signature fails the run at once with NonRetriableError', async (t) => {
-  const forged = await sendEvent(server.url, { name: 'test/signed', data: { raw, sig: sign('not-the-producer-secret', raw) } })
-  const tampered = await sendEvent(server.url, { name: 'test/signed', data: { raw: raw.replace('1200', '1'), sig: sign(SIGNING_SECRET, raw) } })
+  const forged = await sendEvent(server.url, {
+    name: 'test/signed',
+    data: { raw, sig: sign('not-the-producer-secret', raw) },
+  })
+  const tampered = await sendEvent(server.url, {
+    name: 'test/signed',
+    data: { raw: raw.replace('1200', '1'), sig: sign(SIGNING_SECRET, raw) },
+  })
   for (const eventId of [forged, tampered]) {
     const [run] = await finishedRuns(server.url, eventId)
     t.equal(run.status, 'failed')

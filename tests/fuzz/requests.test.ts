@@ -11,8 +11,21 @@ import { eventProblem } from '../../core/event.ts'
 import { startServer, TEST_SIGNING_KEY, eventually } from '../helpers/server.ts'
 import { withTimeout } from '../helpers/raw-http.ts'
 import {
-  bodyOfSize, contentTypes, garbageContentTypes, invalidBatch, invalidEventText, invalidUtf8, keyText, malformedJson,
-  manyEvents, nested, pathValue, queryString, restBody, validBody, type Case,
+  bodyOfSize,
+  contentTypes,
+  garbageContentTypes,
+  invalidBatch,
+  invalidEventText,
+  invalidUtf8,
+  keyText,
+  malformedJson,
+  manyEvents,
+  nested,
+  pathValue,
+  queryString,
+  restBody,
+  validBody,
+  type Case,
 } from './arbitraries.ts'
 
 setFlagsFromString('--expose-gc')
@@ -24,7 +37,12 @@ const server = await startServer({ mode: 'start' })
 t.teardown(() => server.stop())
 const auth = { authorization: `Bearer ${TEST_SIGNING_KEY}` }
 async function rest(method: string, url: string, body?: unknown) {
-  const response = await server.inject({ method: method as 'GET', url, headers: auth, ...(body !== undefined && { payload: body as object }) })
+  const response = await server.inject({
+    method: method as 'GET',
+    url,
+    headers: auth,
+    ...(body !== undefined && { payload: body as object }),
+  })
   if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`)
   return response.json().data
 }
@@ -32,7 +50,8 @@ const key = (await rest('POST', '/v1/keys', { env: 'production' })).key as strin
 const branchKey = (await rest('POST', '/v1/keys', { env: 'branch' })).key as string
 await rest('POST', '/v1/envs', { name: 'fuzz-branch', branch: true, max_body_bytes: 4096 })
 await rest('POST', '/v1/envs', { name: 'staging' })
-const transform = 'function transform(evt, headers, query, raw) { return { name: "fuzz/" + (evt && evt.type), data: { raw: raw.slice(0, 64) }, id: evt && evt.id, ts: evt && evt.ts } }'
+const transform =
+  'function transform(evt, headers, query, raw) { return { name: "fuzz/" + (evt && evt.type), data: { raw: raw.slice(0, 64) }, id: evt && evt.id, ts: evt && evt.ts } }'
 const hook = await rest('POST', '/v1/webhooks', { name: 'Fuzz', transform })
 const branchHook = await rest('POST', '/v1/webhooks', { name: 'Fuzz branch', env: 'branch', transform })
 const sacrificial = await rest('POST', '/v1/webhooks', { name: 'Fuzzed by REST', env: 'staging' })
@@ -46,21 +65,38 @@ let acknowledged = 0
 
 async function check(c: Case): Promise<boolean> {
   const sent = performance.now()
-  const response = await withTimeout(server.inject({ method: c.method as 'POST', url: c.url, headers: c.headers, ...(c.payload !== undefined && { payload: c.payload }) }), 15_000, `${c.kind} ${c.method} ${c.url.slice(0, 100)}`)
+  const response = await withTimeout(
+    server.inject({
+      method: c.method as 'POST',
+      url: c.url,
+      headers: c.headers,
+      ...(c.payload !== undefined && { payload: c.payload }),
+    }),
+    15_000,
+    `${c.kind} ${c.method} ${c.url.slice(0, 100)}`,
+  )
   spentMs[c.kind] = (spentMs[c.kind] ?? 0) + performance.now() - sent
   const status = response.statusCode
-  const tally = (counts[c.kind] ??= {})
+  counts[c.kind] ??= {}
+  const tally = counts[c.kind]
   tally[status] = (tally[status] ?? 0) + 1
   if (status >= 500) throw new Error(`${c.kind}: ${status} ${response.body}`)
   if (status >= 400) {
     const body = response.json()
     const spec = (errorCatalogue as Record<string, { statusCode?: number }>)[body.code]
-    if (Object.keys(body).sort().join() !== 'code,error,status' || body.status !== status || spec?.statusCode !== status || typeof body.error !== 'string') {
+    if (
+      Object.keys(body).sort().join() !== 'code,error,status' ||
+      body.status !== status ||
+      spec?.statusCode !== status ||
+      typeof body.error !== 'string'
+    ) {
       throw new Error(`${c.kind}: undocumented answer ${status} ${response.body}`)
     }
   }
-  if (c.expect === 'ok' && status !== 200) throw new Error(`${c.kind}: expected 200, got ${status} ${response.body.slice(0, 300)}`)
-  if (c.expect === 'reject' && (status < 400 || status >= 500)) throw new Error(`${c.kind}: expected a 4xx, got ${status} ${response.body.slice(0, 300)}`)
+  if (c.expect === 'ok' && status !== 200)
+    throw new Error(`${c.kind}: expected 200, got ${status} ${response.body.slice(0, 300)}`)
+  if (c.expect === 'reject' && (status < 400 || status >= 500))
+    throw new Error(`${c.kind}: expected a 4xx, got ${status} ${response.body.slice(0, 300)}`)
   if (status === 200 && c.url.startsWith('/e/') && c.events !== undefined) {
     const ids = response.json().ids
     if (ids.length !== c.events) throw new Error(`${c.kind}: ${c.events} events, ${ids.length} ids`)
@@ -69,17 +105,36 @@ async function check(c: Case): Promise<boolean> {
   return true
 }
 
-const eventApi = (kind: string, payload: string | Buffer, expect: Case['expect'], extra: Partial<Case> = {}): Case =>
-  ({ kind, method: 'POST', url: `/e/${key}`, headers: { 'content-type': 'application/json' }, payload, expect, ...extra })
+const eventApi = (kind: string, payload: string | Buffer, expect: Case['expect'], extra: Partial<Case> = {}): Case => ({
+  kind,
+  method: 'POST',
+  url: `/e/${key}`,
+  headers: { 'content-type': 'application/json' },
+  payload,
+  expect,
+  ...extra,
+})
 
 const routes = server.routes.filter((r) => !r.includes(' /e'))
 const pool = [sacrificial.id, 'staging', 'nope', 'production']
-const restRequests = fc.tuple(fc.constantFrom(...routes), fc.array(pathValue(pool), { minLength: 3, maxLength: 3 }), queryString, restBody, fc.constantFrom('ok', 'ok', 'ok', 'none', 'wrong', 'lower'))
+const restRequests = fc
+  .tuple(
+    fc.constantFrom(...routes),
+    fc.array(pathValue(pool), { minLength: 3, maxLength: 3 }),
+    queryString,
+    restBody,
+    fc.constantFrom('ok', 'ok', 'ok', 'none', 'wrong', 'lower'),
+  )
   .map(([route, values, query, body, authorization]) => {
     const [method, pattern] = route.split(' ')
     let i = 0
-    const url = pattern.replace(/:[a-z]+/g, () => encodeURIComponent(values[i++ % values.length].replace(/[\ud800-\udfff]/g, 'x'))) + query
-    const headers: Record<string, string> = { ...(body.contentType !== undefined && { 'content-type': body.contentType }) }
+    const url =
+      pattern.replace(/:[a-z]+/g, () =>
+        encodeURIComponent(values[i++ % values.length].replace(/[\ud800-\udfff]/g, 'x')),
+      ) + query
+    const headers: Record<string, string> = {
+      ...(body.contentType !== undefined && { 'content-type': body.contentType }),
+    }
     if (authorization === 'ok') headers.authorization = `Bearer ${TEST_SIGNING_KEY}`
     if (authorization === 'lower') headers.authorization = `bearer ${TEST_SIGNING_KEY}`
     if (authorization === 'wrong') headers.authorization = `Bearer ${TEST_SIGNING_KEY}x`
@@ -88,49 +143,154 @@ const restRequests = fc.tuple(fc.constantFrom(...routes), fc.array(pathValue(poo
   })
 
 const path = (url: string) => new URL(url).pathname
-const anyBody = fc.oneof(fc.uint8Array({ maxLength: 2048 }).map((b) => Buffer.from(b)), validBody.map((b) => b.text), malformedJson, invalidUtf8, invalidEventText, fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)))
+const anyBody = fc.oneof(
+  fc.uint8Array({ maxLength: 2048 }).map((b) => Buffer.from(b)),
+  validBody.map((b) => b.text),
+  malformedJson,
+  invalidUtf8,
+  invalidEventText,
+  fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+)
 
 /** Generators whose requests may be accepted (and so stored), `scale` of their full count, then the cases at each limit. */
 async function accepted(scale: number) {
-  await run(fc.tuple(validBody, contentTypes).map(([b, ct]) => eventApi('event api: valid', b.text, 'ok', { events: b.events, headers: ct ? { 'content-type': ct } : {} })), 1000 * scale)
-  await run(fc.integer({ min: 2, max: 70 }).map((n) => eventApi('event api: nesting', nested(n), n + 1 <= 64 ? 'ok' : 'reject', { events: 1 })), 100 * scale)
-  await run(fc.tuple(validBody, garbageContentTypes).map(([b, ct]) => eventApi('event api: odd Content-Type', b.text, 'any', { events: b.events, headers: { 'content-type': ct } })), 200 * scale)
-  await run(fc.tuple(fc.constantFrom(undefined, 'nope', 'fuzz-branch', 'production', 'staging', ''), validBody).map(([env, b]) => ({
-    ...eventApi('event api: branch key and x-service-env', b.text, env === 'fuzz-branch' ? 'ok' : 'reject', { events: b.events }),
-    url: `/e/${branchKey}`,
-    headers: { 'content-type': 'application/json', ...(env !== undefined && { 'x-service-env': env }) },
-  })), 200 * scale)
-  await run(fc.tuple(anyBody, contentTypes, fc.boolean()).map(([payload, ct, branch]) => ({
-    kind: 'webhook: any body', method: 'POST', url: path(branch ? branchHook.url : hook.url), headers: ct ? { 'content-type': ct } : {} as Record<string, string>, payload, expect: 'ok' as const,
-  })), 1000 * scale)
+  await run(
+    fc
+      .tuple(validBody, contentTypes)
+      .map(([b, ct]) =>
+        eventApi('event api: valid', b.text, 'ok', { events: b.events, headers: ct ? { 'content-type': ct } : {} }),
+      ),
+    1000 * scale,
+  )
+  await run(
+    fc
+      .integer({ min: 2, max: 70 })
+      .map((n) => eventApi('event api: nesting', nested(n), n + 1 <= 64 ? 'ok' : 'reject', { events: 1 })),
+    100 * scale,
+  )
+  await run(
+    fc
+      .tuple(validBody, garbageContentTypes)
+      .map(([b, ct]) =>
+        eventApi('event api: odd Content-Type', b.text, 'any', { events: b.events, headers: { 'content-type': ct } }),
+      ),
+    200 * scale,
+  )
+  await run(
+    fc
+      .tuple(fc.constantFrom(undefined, 'nope', 'fuzz-branch', 'production', 'staging', ''), validBody)
+      .map(([env, b]) => ({
+        ...eventApi('event api: branch key and x-service-env', b.text, env === 'fuzz-branch' ? 'ok' : 'reject', {
+          events: b.events,
+        }),
+        url: `/e/${branchKey}`,
+        headers: { 'content-type': 'application/json', ...(env !== undefined && { 'x-service-env': env }) },
+      })),
+    200 * scale,
+  )
+  await run(
+    fc.tuple(anyBody, contentTypes, fc.boolean()).map(([payload, ct, branch]) => ({
+      kind: 'webhook: any body',
+      method: 'POST',
+      url: path(branch ? branchHook.url : hook.url),
+      headers: ct ? { 'content-type': ct } : ({} as Record<string, string>),
+      payload,
+      expect: 'ok' as const,
+    })),
+    1000 * scale,
+  )
   for (const [kind, payload, expect, events] of [
-    ['event api: 0 events', '[]', 'reject', 0], ['event api: 5000 events', manyEvents(5000), 'ok', 5000], ['event api: 5001 events', manyEvents(5001), 'reject', 0],
-  ] as const) await check(eventApi(kind, payload, expect, { events }))
+    ['event api: 0 events', '[]', 'reject', 0],
+    ['event api: 5000 events', manyEvents(5000), 'ok', 5000],
+    ['event api: 5001 events', manyEvents(5001), 'reject', 0],
+  ] as const)
+    await check(eventApi(kind, payload, expect, { events }))
   const branch = { url: `/e/${branchKey}`, headers: { 'x-service-env': 'fuzz-branch' } }
-  await check({ ...eventApi('event api: body at an environment limit', bodyOfSize(4096), 'ok', { events: 1 }), ...branch })
-  await check({ ...eventApi('event api: body one byte over an environment limit', bodyOfSize(4097), 'reject'), ...branch })
+  await check({
+    ...eventApi('event api: body at an environment limit', bodyOfSize(4096), 'ok', { events: 1 }),
+    ...branch,
+  })
+  await check({
+    ...eventApi('event api: body one byte over an environment limit', bodyOfSize(4097), 'reject'),
+    ...branch,
+  })
   await check(eventApi('event api: body at the limit', bodyOfSize(LIMIT), 'ok', { events: 1 }))
   await check(eventApi('event api: body one byte over the limit', bodyOfSize(LIMIT + 1), 'reject'))
-  await check({ kind: 'webhook: body at the limit', method: 'POST', url: path(hook.url), headers: {}, payload: bodyOfSize(LIMIT), expect: 'ok' })
-  await check({ kind: 'webhook: body one byte over the limit', method: 'POST', url: path(hook.url), headers: {}, payload: bodyOfSize(LIMIT + 1), expect: 'reject' })
+  await check({
+    kind: 'webhook: body at the limit',
+    method: 'POST',
+    url: path(hook.url),
+    headers: {},
+    payload: bodyOfSize(LIMIT),
+    expect: 'ok',
+  })
+  await check({
+    kind: 'webhook: body one byte over the limit',
+    method: 'POST',
+    url: path(hook.url),
+    headers: {},
+    payload: bodyOfSize(LIMIT + 1),
+    expect: 'reject',
+  })
 }
 
 /** Generators whose requests are all refused (and REST calls), `scale` of their full count. */
 async function refused(scale: number) {
-  await run(invalidEventText.map((p) => eventApi('event api: one field broken', p, 'reject')), 2500 * scale)
-  await run(invalidBatch.map((p) => eventApi('event api: batch with one broken event', p, 'reject')), 600 * scale)
-  await run(malformedJson.map((p) => eventApi('event api: malformed or truncated JSON', p, 'reject')), 600 * scale)
-  await run(invalidUtf8.map((p) => eventApi('event api: invalid UTF-8', p, 'reject')), 400 * scale)
-  await run(fc.integer({ min: 1000, max: 100_000 }).map((n) => eventApi('event api: very deep nesting', `{"name":"a/b","data":${'['.repeat(n)}${']'.repeat(n)}}`, 'reject')), 10 * scale)
-  await run(fc.tuple(keyText, validBody).map(([k, b]) => ({ ...eventApi('event api: unknown key', b.text, 'reject'), url: `/e/${encodeURIComponent(k)}` })), 500 * scale)
-  await run(fc.string({ minLength: 1, maxLength: 60 }).map((seed) => eventApi('event api: garbage id seed', '{"name":"a/b","data":{}}', 'reject', { headers: { 'x-service-event-id-seed': seed.replace(/[^\x21-\x7e]/g, 'x') } })), 100 * scale)
-  await run(fc.string({ minLength: 1, maxLength: 60 }).map((s) => ({
-    kind: 'webhook: unknown ID', method: 'POST', url: `/e/wh_${encodeURIComponent(s)}`, headers: {}, payload: '{}', expect: 'reject' as const,
-  })), 300 * scale)
+  await run(
+    invalidEventText.map((p) => eventApi('event api: one field broken', p, 'reject')),
+    2500 * scale,
+  )
+  await run(
+    invalidBatch.map((p) => eventApi('event api: batch with one broken event', p, 'reject')),
+    600 * scale,
+  )
+  await run(
+    malformedJson.map((p) => eventApi('event api: malformed or truncated JSON', p, 'reject')),
+    600 * scale,
+  )
+  await run(
+    invalidUtf8.map((p) => eventApi('event api: invalid UTF-8', p, 'reject')),
+    400 * scale,
+  )
+  await run(
+    fc
+      .integer({ min: 1000, max: 100_000 })
+      .map((n) =>
+        eventApi('event api: very deep nesting', `{"name":"a/b","data":${'['.repeat(n)}${']'.repeat(n)}}`, 'reject'),
+      ),
+    10 * scale,
+  )
+  await run(
+    fc.tuple(keyText, validBody).map(([k, b]) => ({
+      ...eventApi('event api: unknown key', b.text, 'reject'),
+      url: `/e/${encodeURIComponent(k)}`,
+    })),
+    500 * scale,
+  )
+  await run(
+    fc.string({ minLength: 1, maxLength: 60 }).map((seed) =>
+      eventApi('event api: garbage id seed', '{"name":"a/b","data":{}}', 'reject', {
+        headers: { 'x-service-event-id-seed': seed.replace(/[^\x21-\x7e]/g, 'x') },
+      }),
+    ),
+    100 * scale,
+  )
+  await run(
+    fc.string({ minLength: 1, maxLength: 60 }).map((s) => ({
+      kind: 'webhook: unknown ID',
+      method: 'POST',
+      url: `/e/wh_${encodeURIComponent(s)}`,
+      headers: {},
+      payload: '{}',
+      expect: 'reject' as const,
+    })),
+    300 * scale,
+  )
   await run(restRequests, 2700 * scale)
 }
 
-const run = (arb: fc.Arbitrary<Case>, numRuns: number) => fc.assert(fc.asyncProperty(arb, check), { numRuns: Math.round(numRuns), endOnFailure: true })
+const run = (arb: fc.Arbitrary<Case>, numRuns: number) =>
+  fc.assert(fc.asyncProperty(arb, check), { numRuns: Math.round(numRuns), endOnFailure: true })
 let rssBefore = 0
 let started = 0
 
@@ -150,31 +310,58 @@ t.test('the other four fifths', async () => {
   await refused(0.8)
 })
 
-t.test('afterwards: nothing invalid stored, every acknowledged event stored, the server alive and back near its memory', async (t) => {
-  const stored: any[] = await eventually(async () => {
-    const all: any[] = []
-    let cursor = ''
-    for (;;) {
-      const page = await rest('GET', `/v1/events?limit=1000&include_duplicates=true${cursor ? `&cursor=${cursor}` : ''}`)
-      all.push(...page)
-      if (page.length < 1000) break
-      cursor = page[page.length - 1].internal_id
+t.test(
+  'afterwards: nothing invalid stored, every acknowledged event stored, the server alive and back near its memory',
+  async (t) => {
+    const stored: any[] = await eventually(
+      async () => {
+        const all: any[] = []
+        let cursor = ''
+        for (;;) {
+          const page = await rest(
+            'GET',
+            `/v1/events?limit=1000&include_duplicates=true${cursor ? `&cursor=${cursor}` : ''}`,
+          )
+          all.push(...page)
+          if (page.length < 1000) break
+          cursor = page[page.length - 1].internal_id
+        }
+        return all.filter((e) => e.source.kind === 'api').length >= acknowledged ? all : undefined
+      },
+      30_000,
+      250,
+    )
+    const invalid = stored.filter(
+      (e) =>
+        eventProblem({ name: e.name, data: e.data, id: e.id, ts: e.ts }, { maxNameLength: 256, maxIdLength: 512 }) !==
+        undefined,
+    )
+    t.same(invalid, [], 'every stored event is valid')
+    t.equal(
+      stored.filter((e) => e.source.kind === 'api').length,
+      acknowledged,
+      'every acknowledged Event API event is stored, once',
+    )
+    t.equal((await server.inject({ method: 'GET', url: '/healthz' })).statusCode, 200)
+    const total = Object.values(counts).reduce((sum, tally) => sum + Object.values(tally).reduce((a, b) => a + b, 0), 0)
+    gc()
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    gc()
+    const rssAfter = process.memoryUsage().rss
+    console.log(
+      `# fuzz: ${total} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; ${acknowledged} events acknowledged, ${stored.length} stored; RSS ${(rssBefore / 1048576).toFixed(0)} → ${(rssAfter / 1048576).toFixed(0)} MiB`,
+    )
+    for (const [kind, tally] of Object.entries(counts)) {
+      console.log(
+        `#   ${kind}: ${Object.entries(tally)
+          .map(([s, n]) => `${n}×${s}`)
+          .join(' ')} (${(spentMs[kind] / 1000).toFixed(1)} s)`,
+      )
     }
-    return all.filter((e) => e.source.kind === 'api').length >= acknowledged ? all : undefined
-  }, 30_000, 250)
-  const invalid = stored.filter((e) => eventProblem({ name: e.name, data: e.data, id: e.id, ts: e.ts }, { maxNameLength: 256, maxIdLength: 512 }) !== undefined)
-  t.same(invalid, [], 'every stored event is valid')
-  t.equal(stored.filter((e) => e.source.kind === 'api').length, acknowledged, 'every acknowledged Event API event is stored, once')
-  t.equal((await server.inject({ method: 'GET', url: '/healthz' })).statusCode, 200)
-  const total = Object.values(counts).reduce((sum, tally) => sum + Object.values(tally).reduce((a, b) => a + b, 0), 0)
-  gc()
-  await new Promise((resolve) => setTimeout(resolve, 200))
-  gc()
-  const rssAfter = process.memoryUsage().rss
-  console.log(`# fuzz: ${total} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; ${acknowledged} events acknowledged, ${stored.length} stored; RSS ${(rssBefore / 1048576).toFixed(0)} → ${(rssAfter / 1048576).toFixed(0)} MiB`)
-  for (const [kind, tally] of Object.entries(counts)) {
-    console.log(`#   ${kind}: ${Object.entries(tally).map(([s, n]) => `${n}×${s}`).join(' ')} (${(spentMs[kind] / 1000).toFixed(1)} s)`)
-  }
-  t.ok(total >= 10_000, `${total} generated requests`)
-  t.ok(rssAfter <= rssBefore * 1.2, `RSS ${(rssBefore / 1048576).toFixed(0)} → ${(rssAfter / 1048576).toFixed(0)} MiB`)
-})
+    t.ok(total >= 10_000, `${total} generated requests`)
+    t.ok(
+      rssAfter <= rssBefore * 1.2,
+      `RSS ${(rssBefore / 1048576).toFixed(0)} → ${(rssAfter / 1048576).toFixed(0)} MiB`,
+    )
+  },
+)

@@ -21,7 +21,9 @@ export interface FakeSchemaRegistry {
 const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json'
 
 /** `basicAuth`: answer 401 unless the request carries these credentials (as Confluent Cloud does). */
-export async function startFakeSchemaRegistry(options: { basicAuth?: { username: string; password: string } } = {}): Promise<FakeSchemaRegistry> {
+export async function startFakeSchemaRegistry(
+  options: { basicAuth?: { username: string; password: string } } = {},
+): Promise<FakeSchemaRegistry> {
   const idsBySchema = new Map<string, number>()
   const schemas: string[] = []
   const versions = new Map<string, number[]>()
@@ -47,7 +49,8 @@ export async function startFakeSchemaRegistry(options: { basicAuth?: { username:
 
     if (req.method === 'POST' && parts.length === 3 && parts[0] === 'subjects' && parts[2] === 'versions') {
       const body = JSON.parse(await readBody(req)) as { schema: string; schemaType?: string }
-      if ((body.schemaType ?? 'AVRO') !== 'AVRO') return send(422, { error_code: 42201, message: 'only AVRO in this fake' })
+      if ((body.schemaType ?? 'AVRO') !== 'AVRO')
+        return send(422, { error_code: 42201, message: 'only AVRO in this fake' })
       const canonical = JSON.stringify(JSON.parse(body.schema))
       let id = idsBySchema.get(canonical)
       if (id === undefined) {
@@ -64,7 +67,13 @@ export async function startFakeSchemaRegistry(options: { basicAuth?: { username:
       return schema === undefined ? notFound(40403, 'Schema not found') : send(200, { schema })
     }
     if (req.method === 'GET' && parts.length === 1 && parts[0] === 'subjects') return send(200, [...versions.keys()])
-    if (req.method === 'GET' && parts.length === 4 && parts[0] === 'subjects' && parts[2] === 'versions' && parts[3] === 'latest') {
+    if (
+      req.method === 'GET' &&
+      parts.length === 4 &&
+      parts[0] === 'subjects' &&
+      parts[2] === 'versions' &&
+      parts[3] === 'latest'
+    ) {
       const subjectVersions = versions.get(parts[1])
       if (!subjectVersions) return notFound(40401, 'Subject not found')
       const id = subjectVersions[subjectVersions.length - 1]

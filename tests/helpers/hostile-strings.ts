@@ -3,11 +3,11 @@ export const HOSTILE_STRINGS: readonly string[] = [
   "x' OR 1=1 --",
   "' OR '1'='1",
   "\\' OR 1=1 --",
-  "x\\",
-  "\\",
+  'x\\',
+  '\\',
   "\\\\'",
   "'; DROP TABLE events; --",
-  "a\0b",
+  'a\0b',
   'tab\there\nnewline\rreturn',
   '`backquote` "double"',
   '%_*?',
@@ -15,4 +15,3 @@ export const HOSTILE_STRINGS: readonly string[] = [
   '\\x27\\u0027',
   "' UNION ALL SELECT 1 --",
 ]
-

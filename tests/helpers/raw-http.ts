@@ -2,7 +2,12 @@
 // bodies, bytes trickled slowly, malformed request lines.
 import { connect, type Socket } from 'node:net'
 
-export interface RawResponse { status: number; headers: Record<string, string>; body: string; json: any }
+export interface RawResponse {
+  status: number
+  headers: Record<string, string>
+  body: string
+  json: any
+}
 
 export interface RawConnection {
   socket: Socket
@@ -31,12 +36,25 @@ export function rawConnect(url: string): Promise<RawConnection> {
           received = Buffer.concat([received, chunk])
           tryParse()
         })
-        socket.once('close', () => tryParse() ?? fail(new Error(`closed without a response (${received.length} bytes: ${received.toString().slice(0, 80)})`)))
+        socket.once(
+          'close',
+          () =>
+            tryParse() ??
+            fail(
+              new Error(`closed without a response (${received.length} bytes: ${received.toString().slice(0, 80)})`),
+            ),
+        )
       })
       response.catch(() => {}) // observed by whoever awaits it
       // Writes after the server closed fail with EPIPE/ECONNRESET: expected in these tests.
       socket.on('error', () => {})
-      resolve({ socket, response, closed, write: (data) => !socket.destroyed && socket.write(data), received: () => received })
+      resolve({
+        socket,
+        response,
+        closed,
+        write: (data) => !socket.destroyed && socket.write(data),
+        received: () => received,
+      })
     })
     socket.once('error', reject)
   })
@@ -66,13 +84,19 @@ export function parseResponse(bytes: Buffer): RawResponse | undefined {
   if (bytes.length < headerEnd + 4 + length) return undefined
   const body = bytes.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8')
   let json: unknown
-  try { json = JSON.parse(body) } catch { json = undefined }
+  try {
+    json = JSON.parse(body)
+  } catch {
+    json = undefined
+  }
   return { status: Number(statusLine.split(' ')[1]), headers, body, json }
 }
 
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms) })
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)
+  })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 

@@ -15,23 +15,42 @@ export async function tempDir(prefix = 'sluice-test-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix))
 }
 
-export interface TestServer extends Running { dataDir: string }
+export interface TestServer extends Running {
+  dataDir: string
+}
 
 /**
  * An embedded server on 127.0.0.1 and a free port; `t.teardown(server.stop)`. Its REST responses
  * are checked against their declared schemas (tests/helpers/response-schemas.ts).
  */
-export async function startServer(options: { mode?: 'dev' | 'start'; dataDir?: string; flags?: Flags; env?: NodeJS.ProcessEnv } = {}): Promise<TestServer> {
+export async function startServer(
+  options: { mode?: 'dev' | 'start'; dataDir?: string; flags?: Flags; env?: NodeJS.ProcessEnv } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await tempDir())
   const mode = options.mode ?? 'dev'
-  const config = loadConfig(mode, { port: '0', host: '127.0.0.1', dataDir, logLevel: 'warn', ...(mode === 'start' && { signingKey: TEST_SIGNING_KEY }), ...options.flags }, options.env ?? {})
+  const config = loadConfig(
+    mode,
+    {
+      port: '0',
+      host: '127.0.0.1',
+      dataDir,
+      logLevel: 'warn',
+      ...(mode === 'start' && { signingKey: TEST_SIGNING_KEY }),
+      ...options.flags,
+    },
+    options.env ?? {},
+  )
   const running = await startEmbedded(config, createLogger(config.logLevel), { httpPlugins: [responseSchemaCheck()] })
   return { ...running, dataDir }
 }
 
 export const TEST_SIGNING_KEY = 'test-signing-key-0123456789'
 
-export interface ChildServer { url: string; child: ChildProcess; stopped: Promise<number | null> }
+export interface ChildServer {
+  url: string
+  child: ChildProcess
+  stopped: Promise<number | null>
+}
 
 const children = new Set<ChildProcess>()
 let killingOnExit = false
@@ -60,11 +79,19 @@ function killChildrenOnExit(child: ChildProcess): void {
 }
 
 /** `sluice <command>` as a separate process; resolves once it prints its URL. */
-export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}, startTimeoutMs = 30_000): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args], {
-    env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+export async function spawnServer(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  startTimeoutMs = 30_000,
+): Promise<ChildServer> {
+  const child = spawn(
+    process.execPath,
+    ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args],
+    {
+      env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   killChildrenOnExit(child)
   const stopped = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   let output = ''
@@ -79,7 +106,9 @@ export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = {}, s
       child.stderr!.off('data', onError)
       resolve(match[1])
     }
-    const onError = (chunk: Buffer) => { output += chunk.toString() }
+    const onError = (chunk: Buffer) => {
+      output += chunk.toString()
+    }
     child.stdout!.on('data', onData)
     child.stderr!.on('data', onError)
     child.once('exit', (code) => reject(new Error(`sluice exited with ${code} before it was up:\n${output}`)))
@@ -98,7 +127,11 @@ export async function removeDir(dir: string): Promise<void> {
 }
 
 /** Polls until `check` returns a value that is not undefined (pipelines are asynchronous). */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, intervalMs = 25): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  intervalMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()
@@ -108,15 +141,30 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
   }
 }
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
   const text = await response.text()
   let parsed: unknown = text
-  try { parsed = JSON.parse(text) } catch { /* keep text */ }
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    /* keep text */
+  }
   return { status: response.status, body: parsed, headers: response.headers }
 }
 
-export async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+export async function getJson(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const response = await fetch(url, { headers })
   return { status: response.status, body: await response.json() }
 }

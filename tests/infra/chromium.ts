@@ -1,7 +1,7 @@
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core'
 
 /** Debian's package; playwright's own browser downloads are not reachable here. */
-export const chromiumPath = '/usr/bin/chromium';
+export const chromiumPath = '/usr/bin/chromium'
 
 // Flags keep a headless run from reaching out to Google services (no network here,
 // and retries would only slow the tests) and from needing a GPU or a user namespace.
@@ -14,9 +14,9 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
   '--disable-quic',
-];
+]
 
 /** Caller closes it: `await browser.close()`. */
 export async function launchChromium(): Promise<Browser> {
-  return await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });
+  return await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS })
 }

@@ -3,37 +3,37 @@
 // chdb-core wheel holds the whole clickhouse-local program (provision.sh installs it in a
 // virtualenv), and from 26.6 clickhouse-local can start the HTTP listener that the store's
 // client speaks to. One endless query keeps it listening; killing the process stops it.
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { isClickHouseReachable } from './clickhouse.ts';
-import { freePort } from './ports.ts';
-import { pollUntil } from './poll.ts';
-import { killGroupsOnExit, logTail, spawnService, stopGroup } from './process-group.ts';
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { isClickHouseReachable } from './clickhouse.ts'
+import { freePort } from './ports.ts'
+import { pollUntil } from './poll.ts'
+import { killGroupsOnExit, logTail, spawnService, stopGroup } from './process-group.ts'
 
 /** Kept in step with chdb_core_version in provision.sh. */
-export const CHDB_CORE_VERSION = '26.9.0';
+export const CHDB_CORE_VERSION = '26.9.0'
 
-const venvPython = fileURLToPath(new URL(`./.cache/chdb-core-${CHDB_CORE_VERSION}/bin/python`, import.meta.url));
+const venvPython = fileURLToPath(new URL(`./.cache/chdb-core-${CHDB_CORE_VERSION}/bin/python`, import.meta.url))
 
 /** What identifies the server's process (its interpreter's path), so a recycled pid is never killed. */
-export const CURRENT_COMMAND_MARK = `chdb-core-${CHDB_CORE_VERSION}`;
+export const CURRENT_COMMAND_MARK = `chdb-core-${CHDB_CORE_VERSION}`
 
 export type CurrentClickHouseServer = {
-  url: string;
-  pid: number;
+  url: string
+  pid: number
   /** Temp dir with config, data and log; removed by stop(). */
-  dir: string;
-  stop: () => Promise<void>;
-};
+  dir: string
+  stop: () => Promise<void>
+}
 
 export type StartCurrentClickHouseOptions = {
   /** up.ts sets this: the server must outlive the process that started it. */
-  keepAfterExit?: boolean;
-  startTimeoutMs?: number;
-};
+  keepAfterExit?: boolean
+  startTimeoutMs?: number
+}
 
 // `SYSTEM START LISTEN HTTP` opens the listener of config.xml (read from the working
 // directory); the query after it never ends (one row a second for ~30,000 years), which is
@@ -46,39 +46,39 @@ chdb.query(
     "CSV",
     path=sys.argv[1],
 )
-`;
+`
 
 export async function startCurrentClickHouse(
   options: StartCurrentClickHouseOptions = {},
 ): Promise<CurrentClickHouseServer> {
   if (!existsSync(venvPython)) {
-    throw new Error(`ClickHouse ${CHDB_CORE_VERSION} (chdb-core) not found: run \`bash tests/infra/provision.sh\``);
+    throw new Error(`ClickHouse ${CHDB_CORE_VERSION} (chdb-core) not found: run \`bash tests/infra/provision.sh\``)
   }
-  const dir = await mkdtemp(join(tmpdir(), 'sluice-clickhouse-current-'));
-  const httpPort = await freePort();
-  await mkdir(join(dir, 'data'));
-  await writeFile(join(dir, 'config.xml'), configXml(httpPort));
-  await writeFile(join(dir, 'serve.py'), SERVE_PY);
+  const dir = await mkdtemp(join(tmpdir(), 'sluice-clickhouse-current-'))
+  const httpPort = await freePort()
+  await mkdir(join(dir, 'data'))
+  await writeFile(join(dir, 'config.xml'), configXml(httpPort))
+  await writeFile(join(dir, 'serve.py'), SERVE_PY)
 
-  const proc = spawnService(venvPython, [join(dir, 'serve.py'), join(dir, 'data')], join(dir, 'stdout.log'), dir);
-  const unregister = options.keepAfterExit ? () => {} : killGroupsOnExit(() => [proc.pid], dir);
-  const url = `http://127.0.0.1:${httpPort}`;
+  const proc = spawnService(venvPython, [join(dir, 'serve.py'), join(dir, 'data')], join(dir, 'stdout.log'), dir)
+  const unregister = options.keepAfterExit ? () => {} : killGroupsOnExit(() => [proc.pid], dir)
+  const url = `http://127.0.0.1:${httpPort}`
   const stop = async () => {
-    await stopGroup(proc.pid, 'SIGKILL');
-    unregister();
-    await rm(dir, { recursive: true, force: true });
-  };
+    await stopGroup(proc.pid, 'SIGKILL')
+    unregister()
+    await rm(dir, { recursive: true, force: true })
+  }
   try {
     await pollUntil(() => isClickHouseReachable(url), {
       what: `ClickHouse ${CHDB_CORE_VERSION} on ${url}`,
       timeoutMs: options.startTimeoutMs ?? 60_000,
       abortIf: () => (proc.exited() ? `exited during startup; log tail:\n${logTail(proc.logFile)}` : undefined),
-    });
+    })
   } catch (error) {
-    await stop();
-    throw error;
+    await stop()
+    throw error
   }
-  return { url, pid: proc.pid, dir, stop };
+  return { url, pid: proc.pid, dir, stop }
 }
 
 // Loopback only: the default user has no password. UTC like the 18.16 server, so both
@@ -90,5 +90,5 @@ function configXml(httpPort: number): string {
   <http_port>${httpPort}</http_port>
   <timezone>UTC</timezone>
 </clickhouse>
-`;
+`
 }

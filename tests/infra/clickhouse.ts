@@ -1,63 +1,71 @@
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePorts } from './ports.ts';
-import { pollUntil } from './poll.ts';
-import { killGroupsOnExit, logTail, spawnService, stopGroup } from './process-group.ts';
+import { execFileSync } from 'node:child_process'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freePorts } from './ports.ts'
+import { pollUntil } from './poll.ts'
+import { killGroupsOnExit, logTail, spawnService, stopGroup } from './process-group.ts'
 
 export type ClickHouseServer = {
-  url: string;
-  pid: number;
+  url: string
+  pid: number
   /** Temp dir with config, data and logs; removed by stop(). */
-  dir: string;
-  stop: () => Promise<void>;
-};
+  dir: string
+  stop: () => Promise<void>
+}
 
 export type StartClickHouseOptions = {
   /** up.ts sets this: the server must outlive the process that started it. */
-  keepAfterExit?: boolean;
-  startTimeoutMs?: number;
+  keepAfterExit?: boolean
+  startTimeoutMs?: number
   /** Users with a password besides `default` (which has none), as a managed ClickHouse has. */
-  users?: { name: string; password: string }[];
-};
+  users?: { name: string; password: string }[]
+}
 
 export async function startClickHouse(options: StartClickHouseOptions = {}): Promise<ClickHouseServer> {
-  const [command, ...commandArgs] = clickHouseCommand();
-  const dir = await mkdtemp(join(tmpdir(), 'sluice-clickhouse-'));
-  const [httpPort, tcpPort, interserverPort] = await freePorts(3);
-  for (const sub of ['data', 'tmp', 'user_files', 'format_schemas']) await mkdir(join(dir, sub));
-  await writeFile(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort, interserverPort));
-  await writeFile(join(dir, 'users.xml'), usersXml(options.users ?? []));
+  const [command, ...commandArgs] = clickHouseCommand()
+  const dir = await mkdtemp(join(tmpdir(), 'sluice-clickhouse-'))
+  const [httpPort, tcpPort, interserverPort] = await freePorts(3)
+  for (const sub of ['data', 'tmp', 'user_files', 'format_schemas']) await mkdir(join(dir, sub))
+  await writeFile(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort, interserverPort))
+  await writeFile(join(dir, 'users.xml'), usersXml(options.users ?? []))
 
-  const proc = spawnService(command, [...commandArgs, `--config-file=${join(dir, 'config.xml')}`], join(dir, 'stdout.log'), dir);
-  const unregister = options.keepAfterExit ? () => {} : killGroupsOnExit(() => [proc.pid], dir);
-  const url = `http://127.0.0.1:${httpPort}`;
+  const proc = spawnService(
+    command,
+    [...commandArgs, `--config-file=${join(dir, 'config.xml')}`],
+    join(dir, 'stdout.log'),
+    dir,
+  )
+  const unregister = options.keepAfterExit ? () => {} : killGroupsOnExit(() => [proc.pid], dir)
+  const url = `http://127.0.0.1:${httpPort}`
   const stop = async () => {
-    await stopGroup(proc.pid, 'SIGKILL');
-    unregister();
-    await rm(dir, { recursive: true, force: true });
-  };
+    await stopGroup(proc.pid, 'SIGKILL')
+    unregister()
+    await rm(dir, { recursive: true, force: true })
+  }
   try {
     await pollUntil(() => isClickHouseReachable(url), {
       what: `ClickHouse on ${url}`,
       timeoutMs: options.startTimeoutMs ?? 60_000,
-      abortIf: () => (proc.exited() ? `exited during startup; log tail:\n${logTail(join(dir, 'server.err.log'))}\n${logTail(proc.logFile)}` : undefined),
-    });
+      abortIf: () =>
+        proc.exited()
+          ? `exited during startup; log tail:\n${logTail(join(dir, 'server.err.log'))}\n${logTail(proc.logFile)}`
+          : undefined,
+    })
   } catch (error) {
-    await stop();
-    throw error;
+    await stop()
+    throw error
   }
-  return { url, pid: proc.pid, dir, stop };
+  return { url, pid: proc.pid, dir, stop }
 }
 
 /** GET /ping answers "Ok." once the HTTP interface serves queries. */
 export async function isClickHouseReachable(url: string): Promise<boolean> {
   try {
-    const response = await fetch(new URL('/ping', url), { signal: AbortSignal.timeout(2000) });
-    return response.ok && (await response.text()).trim() === 'Ok.';
+    const response = await fetch(new URL('/ping', url), { signal: AbortSignal.timeout(2000) })
+    return response.ok && (await response.text()).trim() === 'Ok.'
   } catch {
-    return false;
+    return false
   }
 }
 
@@ -65,15 +73,15 @@ export async function isClickHouseReachable(url: string): Promise<boolean> {
 function clickHouseCommand(): string[] {
   const has = (name: string) => {
     try {
-      execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
-      return true;
+      execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' })
+      return true
     } catch {
-      return false;
+      return false
     }
-  };
-  if (has('clickhouse-server')) return ['clickhouse-server'];
-  if (has('clickhouse')) return ['clickhouse', 'server'];
-  throw new Error('clickhouse-server not found: run `bash tests/infra/provision.sh` first');
+  }
+  if (has('clickhouse-server')) return ['clickhouse-server']
+  if (has('clickhouse')) return ['clickhouse', 'server']
+  throw new Error('clickhouse-server not found: run `bash tests/infra/provision.sh` first')
 }
 
 // <yandex> is the root element 18.16 requires; current releases still accept it.
@@ -106,17 +114,19 @@ function configXml(dir: string, httpPort: number, tcpPort: number, interserverPo
   <mark_cache_size>268435456</mark_cache_size>
   <uncompressed_cache_size>268435456</uncompressed_cache_size>
 </yandex>
-`;
+`
 }
 
 function usersXml(users: { name: string; password: string }[]): string {
-  const entries = users.map((u) => `    <${u.name}>
+  const entries = users.map(
+    (u) => `    <${u.name}>
       <password>${u.password}</password>
       <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
       <profile>default</profile>
       <quota>default</quota>
-    </${u.name}>\n`);
-  return USERS_XML.replace('  </users>', `${entries.join('')}  </users>`);
+    </${u.name}>\n`,
+  )
+  return USERS_XML.replace('  </users>', `${entries.join('')}  </users>`)
 }
 
 const USERS_XML = `<?xml version="1.0"?>
@@ -147,4 +157,4 @@ const USERS_XML = `<?xml version="1.0"?>
     </default>
   </quotas>
 </yandex>
-`;
+`

@@ -1,30 +1,30 @@
-import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { Kafka, logLevel } from 'kafkajs';
-import { probeMetadata } from './kafka-probe.ts';
-import { freePorts } from './ports.ts';
-import { pollUntil } from './poll.ts';
-import { killGroupsOnExit, logTail, spawnService, stopGroup, type ServiceProcess } from './process-group.ts';
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { Kafka, logLevel } from 'kafkajs'
+import { probeMetadata } from './kafka-probe.ts'
+import { freePorts } from './ports.ts'
+import { pollUntil } from './poll.ts'
+import { killGroupsOnExit, logTail, spawnService, stopGroup, type ServiceProcess } from './process-group.ts'
 
 /** Kept in step with tests/infra/kafka/pom.xml and provision.sh. */
-export const KAFKA_VERSION = '3.9.2';
-export const kafkaLibsDir = fileURLToPath(new URL(`./.cache/kafka-${KAFKA_VERSION}/libs`, import.meta.url));
+export const KAFKA_VERSION = '3.9.2'
+export const kafkaLibsDir = fileURLToPath(new URL(`./.cache/kafka-${KAFKA_VERSION}/libs`, import.meta.url))
 
 export type KafkaCluster = {
   /** 'host:port' of each broker, in node order; stays valid across stopBroker/startBroker. */
-  brokers: string[];
+  brokers: string[]
   /** Temp dir holding every node's config, data and log; removed by stop(). */
-  dir: string;
+  dir: string
   /** Process-group leaders of the brokers now running. */
-  pids: () => number[];
-  stopBroker: (index: number, options?: { signal?: 'SIGTERM' | 'SIGKILL' }) => Promise<void>;
-  startBroker: (index: number) => Promise<void>;
+  pids: () => number[]
+  stopBroker: (index: number, options?: { signal?: 'SIGTERM' | 'SIGKILL' }) => Promise<void>
+  startBroker: (index: number) => Promise<void>
   /**
    * Resolves once every running broker reports `topic` with `partitions` led
    * partitions. Brokers learn of a new topic at different moments, and kafkajs's
@@ -32,63 +32,83 @@ export type KafkaCluster = {
    * UNKNOWN_TOPIC_OR_PARTITION when it asks one that has not; create with
    * waitForLeaders: false, then call this.
    */
-  waitForTopic: (topic: string, partitions: number) => Promise<void>;
-  stop: () => Promise<void>;
-};
+  waitForTopic: (topic: string, partitions: number) => Promise<void>
+  stop: () => Promise<void>
+}
 
 export type StartKafkaOptions = {
-  brokers: 1 | 3;
+  brokers: 1 | 3
   /**
    * Clients get only a SASL_SSL listener with SCRAM-SHA-512 users (created by StorageTool format);
    * the first user is also the brokers' own. PEM files: `keyAndCertPem` the brokers' private key
    * (PKCS#8, unencrypted) followed by their certificate, `caPem` the CA that signed it.
    */
-  saslSsl?: SaslSslOptions;
+  saslSsl?: SaslSslOptions
   /** up.ts sets this: the brokers must outlive the process that started them. */
-  keepAfterExit?: boolean;
-  startTimeoutMs?: number;
-};
+  keepAfterExit?: boolean
+  startTimeoutMs?: number
+}
 
-export type SaslSslOptions = { keyAndCertPem: string; caPem: string; users: { name: string; password: string }[] };
+export type SaslSslOptions = { keyAndCertPem: string; caPem: string; users: { name: string; password: string }[] }
 
-type KafkaNode = { nodeId: number; port: number; controllerPort: number; dir: string };
+type KafkaNode = { nodeId: number; port: number; controllerPort: number; dir: string }
 
 // Gentle on a 2-core machine: small heap, one GC thread, and C1 only, which
 // roughly halves JIT CPU during the startup burst; broker throughput is ample for tests.
-const JVM_ARGS = ['-Xms64m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData', '-XX:+ExitOnOutOfMemoryError', '-Djava.awt.headless=true'];
+const JVM_ARGS = [
+  '-Xms64m',
+  '-Xmx512m',
+  '-XX:+UseSerialGC',
+  '-XX:TieredStopAtLevel=1',
+  '-XX:-UsePerfData',
+  '-XX:+ExitOnOutOfMemoryError',
+  '-Djava.awt.headless=true',
+]
 
 export async function startKafka(options: StartKafkaOptions): Promise<KafkaCluster> {
   if (!existsSync(kafkaLibsDir)) {
-    throw new Error(`Kafka jars missing in ${kafkaLibsDir}: run \`bash tests/infra/provision.sh\` first`);
+    throw new Error(`Kafka jars missing in ${kafkaLibsDir}: run \`bash tests/infra/provision.sh\` first`)
   }
-  const count = options.brokers;
-  const timeoutMs = options.startTimeoutMs ?? 120_000;
-  const root = await mkdtemp(join(tmpdir(), 'sluice-kafka-'));
-  const ports = await freePorts(count * 2);
+  const count = options.brokers
+  const timeoutMs = options.startTimeoutMs ?? 120_000
+  const root = await mkdtemp(join(tmpdir(), 'sluice-kafka-'))
+  const ports = await freePorts(count * 2)
   const nodes: KafkaNode[] = Array.from({ length: count }, (_, i) => ({
     nodeId: i + 1,
     port: ports[i * 2],
     controllerPort: ports[i * 2 + 1],
     dir: join(root, `node-${i + 1}`),
-  }));
-  const running = new Map<number, ServiceProcess>();
-  const pids = () => [...running.values()].map((p) => p.pid);
-  const unregister = options.keepAfterExit ? () => {} : killGroupsOnExit(pids, root);
+  }))
+  const running = new Map<number, ServiceProcess>()
+  const pids = () => [...running.values()].map((p) => p.pid)
+  const unregister = options.keepAfterExit ? () => {} : killGroupsOnExit(pids, root)
 
   const stop = async () => {
     // No graceful shutdown: the data is thrown away, and a KRaft node that lost
     // its quorum can hang in controlled shutdown.
-    await Promise.all(pids().map((pid) => stopGroup(pid, 'SIGKILL')));
-    running.clear();
-    unregister();
-    await rm(root, { recursive: true, force: true });
-  };
+    await Promise.all(pids().map((pid) => stopGroup(pid, 'SIGKILL')))
+    running.clear()
+    unregister()
+    await rm(root, { recursive: true, force: true })
+  }
 
   const spawnBroker = (index: number) => {
-    const node = nodes[index];
-    const proc = spawnService('java', [...JVM_ARGS, `-Dlog4j.configuration=file:${join(root, 'log4j.properties')}`, '-cp', `${kafkaLibsDir}/*`, 'kafka.Kafka', join(node.dir, 'server.properties')], join(node.dir, 'broker.log'), node.dir);
-    running.set(index, proc);
-  };
+    const node = nodes[index]
+    const proc = spawnService(
+      'java',
+      [
+        ...JVM_ARGS,
+        `-Dlog4j.configuration=file:${join(root, 'log4j.properties')}`,
+        '-cp',
+        `${kafkaLibsDir}/*`,
+        'kafka.Kafka',
+        join(node.dir, 'server.properties'),
+      ],
+      join(node.dir, 'broker.log'),
+      node.dir,
+    )
+    running.set(index, proc)
+  }
 
   // Each broker applies the metadata log on its own schedule, and clients ask a
   // random one, so "ready" means every running broker lists exactly the running
@@ -96,83 +116,103 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
   // fenced, metadata still names it as leader and "controller", and kafkajs's
   // idempotent producer fails to connect instead of retrying.
   const waitForMembership = async (what: string) => {
-    const expected = nodes.filter((_, i) => running.has(i)).map((n) => n.nodeId);
-    const live = nodes.filter((_, i) => running.has(i));
-    const idsOf = options.saslSsl ? (node: KafkaNode) => secureClusterNodeIds(node, options.saslSsl!) : clusterNodeIds;
+    const expected = nodes.filter((_, i) => running.has(i)).map((n) => n.nodeId)
+    const live = nodes.filter((_, i) => running.has(i))
+    const idsOf = options.saslSsl ? (node: KafkaNode) => secureClusterNodeIds(node, options.saslSsl!) : clusterNodeIds
     await pollUntil(async () => (await Promise.all(live.map(idsOf))).every((ids) => sameIds(ids, expected)), {
       what,
       timeoutMs,
       abortIf: () => {
-        const dead = [...running.values()].find((proc) => proc.exited());
-        return dead === undefined ? undefined : `a broker exited; log tail of ${dead.logFile}:\n${logTail(dead.logFile)}`;
+        const dead = [...running.values()].find((proc) => proc.exited())
+        return dead === undefined
+          ? undefined
+          : `a broker exited; log tail of ${dead.logFile}:\n${logTail(dead.logFile)}`
       },
-    });
-  };
+    })
+  }
 
   const startBroker = async (index: number) => {
-    if (nodes[index] === undefined) throw new Error(`no broker ${index}; the cluster has ${count}`);
-    if (running.has(index)) return;
-    spawnBroker(index);
-    await waitForMembership(`Kafka broker ${nodes[index].nodeId} joining on 127.0.0.1:${nodes[index].port}`);
-  };
+    if (nodes[index] === undefined) throw new Error(`no broker ${index}; the cluster has ${count}`)
+    if (running.has(index)) return
+    spawnBroker(index)
+    await waitForMembership(`Kafka broker ${nodes[index].nodeId} joining on 127.0.0.1:${nodes[index].port}`)
+  }
 
   const stopBroker = async (index: number, stopOptions: { signal?: 'SIGTERM' | 'SIGKILL' } = {}) => {
-    const proc = running.get(index);
-    if (proc === undefined) return;
-    await stopGroup(proc.pid, stopOptions.signal ?? 'SIGTERM');
-    running.delete(index);
+    const proc = running.get(index)
+    if (proc === undefined) return
+    await stopGroup(proc.pid, stopOptions.signal ?? 'SIGTERM')
+    running.delete(index)
     // Without a majority of voters left nothing can be fenced: return at once.
-    if (running.size > count / 2) await waitForMembership(`fencing of Kafka broker ${nodes[index].nodeId}`);
-  };
+    if (running.size > count / 2) await waitForMembership(`fencing of Kafka broker ${nodes[index].nodeId}`)
+  }
 
   const waitForTopic = async (topic: string, partitions: number) => {
-    const live = nodes.filter((_, i) => running.has(i));
-    await pollUntil(async () => (await Promise.all(live.map((node) => brokerHasTopic(node, topic, partitions)))).every(Boolean), {
-      what: `topic ${topic} on every broker`,
-      timeoutMs,
-    });
-  };
+    const live = nodes.filter((_, i) => running.has(i))
+    await pollUntil(
+      async () => (await Promise.all(live.map((node) => brokerHasTopic(node, topic, partitions)))).every(Boolean),
+      {
+        what: `topic ${topic} on every broker`,
+        timeoutMs,
+      },
+    )
+  }
 
   try {
-    await writeFile(join(root, 'log4j.properties'), LOG4J_PROPERTIES);
-    const clusterId = randomClusterId();
-    await Promise.all(nodes.map((node) => formatNode(node, nodes, clusterId, options.saslSsl)));
+    await writeFile(join(root, 'log4j.properties'), LOG4J_PROPERTIES)
+    const clusterId = randomClusterId()
+    await Promise.all(nodes.map((node) => formatNode(node, nodes, clusterId, options.saslSsl)))
     // All nodes start together: a 3-voter quorum cannot elect a leader until two are up.
-    nodes.forEach((_, i) => spawnBroker(i));
-    await waitForMembership(`Kafka cluster of ${count} on ${nodes.map((n) => n.port).join(',')}`);
+    nodes.forEach((_, i) => spawnBroker(i))
+    await waitForMembership(`Kafka cluster of ${count} on ${nodes.map((n) => n.port).join(',')}`)
   } catch (error) {
-    await stop();
-    throw error;
+    await stop()
+    throw error
   }
-  return { brokers: nodes.map((n) => `127.0.0.1:${n.port}`), dir: root, pids, stopBroker, startBroker, waitForTopic, stop };
+  return {
+    brokers: nodes.map((n) => `127.0.0.1:${n.port}`),
+    dir: root,
+    pids,
+    stopBroker,
+    startBroker,
+    waitForTopic,
+    stop,
+  }
 }
 
 /** True when brokers answer metadata requests; used by up.ts to reuse a running cluster. */
 export async function isKafkaReachable(brokers: string[]): Promise<boolean> {
-  const admin = new Kafka({ clientId: 'sluice-test-infra', brokers, logLevel: logLevel.NOTHING, connectionTimeout: 1000, requestTimeout: 3000, retry: { retries: 0 } }).admin();
+  const admin = new Kafka({
+    clientId: 'sluice-test-infra',
+    brokers,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 1000,
+    requestTimeout: 3000,
+    retry: { retries: 0 },
+  }).admin()
   try {
-    await admin.connect();
-    await admin.listTopics();
-    return true;
+    await admin.connect()
+    await admin.listTopics()
+    return true
   } catch {
-    return false;
+    return false
   } finally {
-    await admin.disconnect().catch(() => {});
+    await admin.disconnect().catch(() => {})
   }
 }
 
 function sameIds(actual: number[], expected: number[]): boolean {
-  return actual.length === expected.length && expected.every((id) => actual.includes(id));
+  return actual.length === expected.length && expected.every((id) => actual.includes(id))
 }
 
 /** The unfenced brokers as `node` sees them, asking it alone. */
 async function clusterNodeIds(node: KafkaNode): Promise<number[]> {
-  return (await probeMetadata('127.0.0.1', node.port)).brokerIds;
+  return (await probeMetadata('127.0.0.1', node.port)).brokerIds
 }
 
 /** probeMetadata speaks plaintext only: a SASL_SSL broker is asked through kafkajs (one broker, one node). */
 async function secureClusterNodeIds(node: KafkaNode, saslSsl: SaslSslOptions): Promise<number[]> {
-  const [user] = saslSsl.users;
+  const [user] = saslSsl.users
   const admin = new Kafka({
     clientId: 'sluice-test-infra',
     brokers: [`127.0.0.1:${node.port}`],
@@ -181,34 +221,65 @@ async function secureClusterNodeIds(node: KafkaNode, saslSsl: SaslSslOptions): P
     logLevel: logLevel.NOTHING,
     connectionTimeout: 1000,
     retry: { retries: 0 },
-  }).admin();
+  }).admin()
   try {
-    await admin.connect();
-    return (await admin.describeCluster()).brokers.map((b) => b.nodeId);
+    await admin.connect()
+    return (await admin.describeCluster()).brokers.map((b) => b.nodeId)
   } catch {
-    return [];
+    return []
   } finally {
-    await admin.disconnect().catch(() => {});
+    await admin.disconnect().catch(() => {})
   }
 }
 
 async function brokerHasTopic(node: KafkaNode, topic: string, partitions: number): Promise<boolean> {
-  const [metadata] = (await probeMetadata('127.0.0.1', node.port, [topic])).topics;
-  return metadata?.errorCode === 0 && metadata.partitions.length === partitions && metadata.partitions.every((p) => p.leader >= 0);
+  const [metadata] = (await probeMetadata('127.0.0.1', node.port, [topic])).topics
+  return (
+    metadata?.errorCode === 0 &&
+    metadata.partitions.length === partitions &&
+    metadata.partitions.every((p) => p.leader >= 0)
+  )
 }
 
-async function formatNode(node: KafkaNode, nodes: KafkaNode[], clusterId: string, saslSsl: SaslSslOptions | undefined): Promise<void> {
-  await mkdir(join(node.dir, 'data'), { recursive: true });
-  const properties = join(node.dir, 'server.properties');
-  await writeFile(properties, serverProperties(node, nodes, saslSsl));
+async function formatNode(
+  node: KafkaNode,
+  nodes: KafkaNode[],
+  clusterId: string,
+  saslSsl: SaslSslOptions | undefined,
+): Promise<void> {
+  await mkdir(join(node.dir, 'data'), { recursive: true })
+  const properties = join(node.dir, 'server.properties')
+  await writeFile(properties, serverProperties(node, nodes, saslSsl))
   // SCRAM credentials live in the metadata log: written at format time, before the first start.
-  const scram = (saslSsl?.users ?? []).flatMap((u) => ['--add-scram', `SCRAM-SHA-512=[name=${u.name},password=${u.password}]`]);
-  await promisify(execFile)('java', ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j.configuration=file:${join(node.dir, '..', 'log4j.properties')}`, '-cp', `${kafkaLibsDir}/*`, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', properties, '--ignore-formatted', ...scram], { cwd: node.dir });
+  const scram = (saslSsl?.users ?? []).flatMap((u) => [
+    '--add-scram',
+    `SCRAM-SHA-512=[name=${u.name},password=${u.password}]`,
+  ])
+  await promisify(execFile)(
+    'java',
+    [
+      '-Xmx256m',
+      '-XX:+UseSerialGC',
+      '-XX:TieredStopAtLevel=1',
+      `-Dlog4j.configuration=file:${join(node.dir, '..', 'log4j.properties')}`,
+      '-cp',
+      `${kafkaLibsDir}/*`,
+      'kafka.tools.StorageTool',
+      'format',
+      '-t',
+      clusterId,
+      '-c',
+      properties,
+      '--ignore-formatted',
+      ...scram,
+    ],
+    { cwd: node.dir },
+  )
 }
 
 /** Only a SASL_SSL listener for clients and between brokers; the controller listener stays internal. */
 function saslSslProperties(node: KafkaNode, saslSsl: SaslSslOptions): Record<string, string | number | boolean> {
-  const [self] = saslSsl.users;
+  const [self] = saslSsl.users
   return {
     listeners: `SASL_SSL://127.0.0.1:${node.port},CONTROLLER://127.0.0.1:${node.controllerPort}`,
     'advertised.listeners': `SASL_SSL://127.0.0.1:${node.port}`,
@@ -221,12 +292,12 @@ function saslSslProperties(node: KafkaNode, saslSsl: SaslSslOptions): Record<str
     'ssl.keystore.location': saslSsl.keyAndCertPem,
     'ssl.truststore.type': 'PEM',
     'ssl.truststore.location': saslSsl.caPem,
-  };
+  }
 }
 
 function serverProperties(node: KafkaNode, nodes: KafkaNode[], saslSsl?: SaslSslOptions): string {
-  const replication = nodes.length;
-  const minInsync = Math.min(2, replication);
+  const replication = nodes.length
+  const minInsync = Math.min(2, replication)
   const settings: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
     'node.id': node.nodeId,
@@ -259,15 +330,19 @@ function serverProperties(node: KafkaNode, nodes: KafkaNode[], saslSsl?: SaslSsl
     'broker.session.timeout.ms': 6000,
     'broker.heartbeat.interval.ms': 1000,
     ...(saslSsl && saslSslProperties(node, saslSsl)),
-  };
-  return Object.entries(settings).map(([key, value]) => `${key}=${value}`).join('\n') + '\n';
+  }
+  return (
+    Object.entries(settings)
+      .map(([key, value]) => `${key}=${value}`)
+      .join('\n') + '\n'
+  )
 }
 
 /** Kafka's Uuid format: 16 random bytes, base64url; one starting with '-' would read as a CLI flag. */
 function randomClusterId(): string {
   for (;;) {
-    const id = randomBytes(16).toString('base64url');
-    if (!id.startsWith('-')) return id;
+    const id = randomBytes(16).toString('base64url')
+    if (!id.startsWith('-')) return id
   }
 }
 
@@ -277,4 +352,4 @@ log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
 log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
 log4j.logger.state.change.logger=WARN
 log4j.logger.kafka.request.logger=WARN
-`;
+`

@@ -21,21 +21,28 @@ function shown(value: unknown): string {
 }
 
 t.test('every setting of the schema has a flag and an environment variable', async (t) => {
-  t.same(settings.filter((field) => !SOURCES[field]), [], 'settings without a flag and variable')
+  t.same(
+    settings.filter((field) => !SOURCES[field]),
+    [],
+    'settings without a flag and variable',
+  )
 })
 
-t.test('every setting has one row with its flag, variable, default and meaning; no row without a setting', async (t) => {
-  t.same(rows.map((r) => r.flag).sort(), settings.map(flagName).sort())
-  for (const field of settings) {
-    const row = rows.find((r) => r.flag === flagName(field))
-    if (!row) continue
-    const envVar = SOURCES[field][0]
-    const secret = (SECRET_FIELDS as readonly string[]).includes(field)
-    t.same(row.envVars, secret ? [envVar, `${envVar}_FILE`] : [envVar], `${field}: variables`)
-    t.equal(row.defaultValue, shown((DEFAULTS as Record<string, unknown>)[field]), `${field}: default`)
-    t.ok(row.meaning.length > 10, `${field}: says what it does`)
-  }
-})
+t.test(
+  'every setting has one row with its flag, variable, default and meaning; no row without a setting',
+  async (t) => {
+    t.same(rows.map((r) => r.flag).sort(), settings.map(flagName).sort())
+    for (const field of settings) {
+      const row = rows.find((r) => r.flag === flagName(field))
+      if (!row) continue
+      const envVar = SOURCES[field][0]
+      const secret = (SECRET_FIELDS as readonly string[]).includes(field)
+      t.same(row.envVars, secret ? [envVar, `${envVar}_FILE`] : [envVar], `${field}: variables`)
+      t.equal(row.defaultValue, shown((DEFAULTS as Record<string, unknown>)[field]), `${field}: default`)
+      t.ok(row.meaning.length > 10, `${field}: says what it does`)
+    }
+  },
+)
 
 t.test('the README links the table and names the settings operators looked for', async (t) => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')

@@ -9,8 +9,15 @@ t.test('ready once started; 503 "shutting down" during the shutdown delay, reque
   t.same(await getJson(`${server.url}/healthz`), { status: 200, body: { status: 'ok' } })
   t.same(await getJson(`${server.url}/readyz`), { status: 200, body: { status: 'ready' } })
   const stopped = server.stop()
-  t.same(await getJson(`${server.url}/readyz`), { status: 503, body: { status: 'not_ready', reasons: { process: 'shutting down' } } })
-  t.equal((await postJson(`${server.url}/e/any`, { name: 'ops/late', data: {} })).status, 200, 'still accepting during the delay')
+  t.same(await getJson(`${server.url}/readyz`), {
+    status: 503,
+    body: { status: 'not_ready', reasons: { process: 'shutting down' } },
+  })
+  t.equal(
+    (await postJson(`${server.url}/e/any`, { name: 'ops/late', data: {} })).status,
+    200,
+    'still accepting during the delay',
+  )
   await stopped
   await t.rejects(fetch(`${server.url}/healthz`), 'the listener is closed after the drain')
 })

@@ -18,25 +18,72 @@ const KAFKA_PASSWORD = 'kafka-Secret-7f3a9'
 const CLICKHOUSE_PASSWORD = 'clickhouse-Secret-2b8c1'
 const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' })
 // A CA, the broker's certificate signed by it (for 127.0.0.1), and a CA nobody signed anything with.
-openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=sluice-test-ca')
+openssl(
+  'req',
+  '-x509',
+  '-newkey',
+  'rsa:2048',
+  '-nodes',
+  '-keyout',
+  'ca.key',
+  '-out',
+  'ca.pem',
+  '-days',
+  '2',
+  '-subj',
+  '/CN=sluice-test-ca',
+)
 openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'broker.key', '-out', 'broker.csr', '-subj', '/CN=localhost')
 await writeFile(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n')
-openssl('x509', '-req', '-in', 'broker.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'broker.crt', '-days', '2', '-extfile', 'san.ext')
+openssl(
+  'x509',
+  '-req',
+  '-in',
+  'broker.csr',
+  '-CA',
+  'ca.pem',
+  '-CAkey',
+  'ca.key',
+  '-CAcreateserial',
+  '-out',
+  'broker.crt',
+  '-days',
+  '2',
+  '-extfile',
+  'san.ext',
+)
 execFileSync('sh', ['-c', 'cat broker.key broker.crt > broker.pem'], { cwd: dir })
-openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'other.key', '-out', 'other-ca.pem', '-days', '2', '-subj', '/CN=someone-else')
+openssl(
+  'req',
+  '-x509',
+  '-newkey',
+  'rsa:2048',
+  '-nodes',
+  '-keyout',
+  'other.key',
+  '-out',
+  'other-ca.pem',
+  '-days',
+  '2',
+  '-subj',
+  '/CN=someone-else',
+)
 await writeFile(join(dir, 'kafka-password'), KAFKA_PASSWORD + '\n')
 
-const [kafka, clickhouse] = await Promise.all([
+const [kafka, clickhouse] = (await Promise.all([
   startKafka({
     brokers: 1,
     saslSsl: {
       keyAndCertPem: join(dir, 'broker.pem'),
       caPem: join(dir, 'ca.pem'),
-      users: [{ name: 'broker', password: 'broker-pass' }, { name: 'sluice', password: KAFKA_PASSWORD }],
+      users: [
+        { name: 'broker', password: 'broker-pass' },
+        { name: 'sluice', password: KAFKA_PASSWORD },
+      ],
     },
   }),
   startClickHouse({ users: [{ name: 'sluice', password: CLICKHOUSE_PASSWORD }] }),
-]) as [KafkaCluster, ClickHouseServer]
+])) as [KafkaCluster, ClickHouseServer]
 const processes: SluiceProcess[] = []
 t.teardown(async () => {
   for (const p of processes) p.child.kill('SIGKILL')
@@ -74,29 +121,57 @@ t.test('ingest → ClickHouse and function runs, all through SASL_SSL and a Clic
   const node = await start(['start', '--role', 'all', '--functions', functionsFile])
   const url = await node.up(120_000)
   t.same((await getJson(`${url}/readyz`)).body, { status: 'ready' }, 'ready: Kafka and ClickHouse answer')
-  const created = await fetch(`${url}/v1/keys`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"env":"production"}' })
+  const created = await fetch(`${url}/v1/keys`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: '{"env":"production"}',
+  })
   const key = (await created.json()).data.key as string
-  await eventually(async () => ((await getJson(`${url}/v1/functions`, auth)).body.data.length === 2 ? true : undefined), 60_000, 250)
-  const events = Array.from({ length: 10 }, (_, i) => ({ name: 'e2e/order.placed', data: { orderId: `o-${i}` }, id: `o-${i}` }))
+  await eventually(
+    async () => ((await getJson(`${url}/v1/functions`, auth)).body.data.length === 2 ? true : undefined),
+    60_000,
+    250,
+  )
+  const events = Array.from({ length: 10 }, (_, i) => ({
+    name: 'e2e/order.placed',
+    data: { orderId: `o-${i}` },
+    id: `o-${i}`,
+  }))
   const sent = await postJson(`${url}/e/${key}`, events)
   t.equal(sent.status, 200)
-  const stored = await eventually(async () => {
-    const r = await getJson(`${url}/v1/events?name=e2e/order.placed&limit=100`, auth)
-    return r.body.data.length === 10 ? r.body.data : undefined
-  }, 90_000, 500)
-  t.same(new Set(stored.map((e: { internal_id: string }) => e.internal_id)), new Set(sent.body.ids), 'every accepted event is a row')
-  const runs = await eventually(async () => {
-    const r = await getJson(`${url}/v1/runs?status=completed&limit=100`, auth)
-    return r.body.data.length === 20 ? r.body.data : undefined
-  }, 90_000, 500)
+  const stored = await eventually(
+    async () => {
+      const r = await getJson(`${url}/v1/events?name=e2e/order.placed&limit=100`, auth)
+      return r.body.data.length === 10 ? r.body.data : undefined
+    },
+    90_000,
+    500,
+  )
+  t.same(
+    new Set(stored.map((e: { internal_id: string }) => e.internal_id)),
+    new Set(sent.body.ids),
+    'every accepted event is a row',
+  )
+  const runs = await eventually(
+    async () => {
+      const r = await getJson(`${url}/v1/runs?status=completed&limit=100`, auth)
+      return r.body.data.length === 20 ? r.body.data : undefined
+    },
+    90_000,
+    500,
+  )
   t.equal(runs.length, 20, 'two functions ran for each of the 10 events')
   // Readiness follows the broker: 503 while it is frozen, 200 again once it runs, no restart.
   const [brokerPid] = kafka.pids()
   process.kill(-brokerPid, 'SIGSTOP')
-  const frozen = await eventually(async () => {
-    const r = await getJson(`${url}/readyz`)
-    return r.status === 503 ? r.body : undefined
-  }, 30_000, 250).finally(() => process.kill(-brokerPid, 'SIGCONT'))
+  const frozen = await eventually(
+    async () => {
+      const r = await getJson(`${url}/readyz`)
+      return r.status === 503 ? r.body : undefined
+    },
+    30_000,
+    250,
+  ).finally(() => process.kill(-brokerPid, 'SIGCONT'))
   t.match(frozen, { status: 'not_ready', reasons: { kafka: String } }, `frozen broker: ${JSON.stringify(frozen)}`)
   await eventually(async () => ((await getJson(`${url}/readyz`)).status === 200 ? true : undefined), 60_000, 250)
   t.equal((await getJson(`${url}/healthz`)).status, 200, 'alive throughout')
@@ -109,12 +184,24 @@ t.test('ingest → ClickHouse and function runs, all through SASL_SSL and a Clic
 
 // Each refusal: exit status 1 within seconds (no retry loop), the setting named, the secret not shown.
 const refusals: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
-  ['a wrong Kafka password', ['--role', 'router'], { SLUICE_KAFKA_PASSWORD_FILE: '', SLUICE_KAFKA_PASSWORD: 'wrong-kafka-pass' },
-    /CREDENTIALS_REJECTED: kafkaUsername \/ kafkaPassword \(SLUICE_KAFKA_USERNAME \/ SLUICE_KAFKA_PASSWORD\)/],
-  ['a broker certificate from an unknown CA', ['--role', 'router'], { SLUICE_KAFKA_CA_FILE: join(dir, 'other-ca.pem') },
-    /CERTIFICATE_UNTRUSTED: kafkaCaFile \(--kafka-ca-file \/ SLUICE_KAFKA_CA_FILE\)/],
-  ['a wrong ClickHouse password', ['--role', 'api'], { SLUICE_CLICKHOUSE_PASSWORD: 'wrong-clickhouse-pass' },
-    /CREDENTIALS_REJECTED: clickhouseUser \/ clickhousePassword \(SLUICE_CLICKHOUSE_USER \/ SLUICE_CLICKHOUSE_PASSWORD\)/],
+  [
+    'a wrong Kafka password',
+    ['--role', 'router'],
+    { SLUICE_KAFKA_PASSWORD_FILE: '', SLUICE_KAFKA_PASSWORD: 'wrong-kafka-pass' },
+    /CREDENTIALS_REJECTED: kafkaUsername \/ kafkaPassword \(SLUICE_KAFKA_USERNAME \/ SLUICE_KAFKA_PASSWORD\)/,
+  ],
+  [
+    'a broker certificate from an unknown CA',
+    ['--role', 'router'],
+    { SLUICE_KAFKA_CA_FILE: join(dir, 'other-ca.pem') },
+    /CERTIFICATE_UNTRUSTED: kafkaCaFile \(--kafka-ca-file \/ SLUICE_KAFKA_CA_FILE\)/,
+  ],
+  [
+    'a wrong ClickHouse password',
+    ['--role', 'api'],
+    { SLUICE_CLICKHOUSE_PASSWORD: 'wrong-clickhouse-pass' },
+    /CREDENTIALS_REJECTED: clickhouseUser \/ clickhousePassword \(SLUICE_CLICKHOUSE_USER \/ SLUICE_CLICKHOUSE_PASSWORD\)/,
+  ],
 ]
 for (const [what, args, extra, expected] of refusals) {
   t.test(`${what} stops the process at once, naming the setting`, async (t) => {

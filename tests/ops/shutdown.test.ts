@@ -15,7 +15,11 @@ const GRACE_MS = 20_000
 // No delay between the 503 and the listener closing: requests in flight at the signal are in flight
 // while the listener closes, and must still be answered.
 const env: NodeJS.ProcessEnv = { ...distributedEnv('shutdown'), SLUICE_SHUTDOWN_GRACE_MS: String(GRACE_MS) }
-interface Node { url: string; child: SluiceProcess['child']; stopped: Promise<number | null> }
+interface Node {
+  url: string
+  child: SluiceProcess['child']
+  stopped: Promise<number | null>
+}
 const nodes: SluiceProcess[] = []
 t.teardown(async () => {
   for (const p of nodes) p.child.kill('SIGKILL')
@@ -24,19 +28,33 @@ t.teardown(async () => {
 // Not cluster.ts's startNode: its 30 s start limit is too short on a loaded shared machine.
 const start = async (roles: string[]): Promise<Node> => {
   const dataDir = await tempDir('sluice-node-')
-  const p = spawnSluice(['start', ...roles.flatMap((r) => ['--role', r]), '--port', '0', '--ops-port', '0', '--data-dir', dataDir], env)
+  const p = spawnSluice(
+    ['start', ...roles.flatMap((r) => ['--role', r]), '--port', '0', '--ops-port', '0', '--data-dir', dataDir],
+    env,
+  )
   nodes.push(p)
   void p.exited.then(() => removeDir(dataDir))
   return { url: await p.up(180_000), child: p.child, stopped: p.exited.then((e) => e.code) }
 }
 const api = await start(['api', 'sink', 'router'])
 const [ingestA, ingestB, dedupA, dedupB] = await Promise.all([
-  start(['ingest']), start(['ingest']), start(['transformer', 'dedup']), start(['transformer', 'dedup']),
+  start(['ingest']),
+  start(['ingest']),
+  start(['transformer', 'dedup']),
+  start(['transformer', 'dedup']),
 ])
-const created = await fetch(`${api.url}/v1/keys`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"env":"production"}' })
+const created = await fetch(`${api.url}/v1/keys`, {
+  method: 'POST',
+  headers: { ...auth, 'content-type': 'application/json' },
+  body: '{"env":"production"}',
+})
 const key = (await created.json()).data.key as string
 
-interface Outcome { startedAt: number; status: number | 'network error'; ids: string[] }
+interface Outcome {
+  startedAt: number
+  status: number | 'network error'
+  ids: string[]
+}
 
 /** Clients sending single events and batches of 20 to `url` until stopped; every answer is kept. */
 function load(url: string, clients = 6) {
@@ -49,7 +67,11 @@ function load(url: string, clients = 6) {
       const events = Array.from({ length: size }, () => ({ name: 'ops/load', data: { n: ++n } }))
       const startedAt = Date.now()
       try {
-        const response = await fetch(`${url}/e/${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(size === 1 ? events[0] : events) })
+        const response = await fetch(`${url}/e/${key}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(size === 1 ? events[0] : events),
+        })
         const body = await response.json().catch(() => ({}))
         outcomes.push({ startedAt, status: response.status, ids: response.status === 200 ? body.ids : [] })
       } catch {
@@ -59,14 +81,33 @@ function load(url: string, clients = 6) {
     }
   }
   const done = Promise.all(Array.from({ length: clients }, (_, c) => client(c)))
-  return { outcomes, async stop() { running = false; await done } }
+  return {
+    outcomes,
+    async stop() {
+      running = false
+      await done
+    },
+  }
 }
 
 const accepted = new Set<string>()
 const acceptedOf = (outcomes: Outcome[]) => outcomes.forEach((o) => o.ids.forEach((id) => accepted.add(id)))
 
 // Ingest must be able to publish: the control plane has reached it and the key works.
-await eventually(async () => ((await fetch(`${ingestA.url}/e/${key}`, { method: 'POST', body: '{"name":"ops/warm","data":{}}', headers: { 'content-type': 'application/json' } })).status === 200 ? true : undefined), 30_000, 200)
+await eventually(
+  async () =>
+    (
+      await fetch(`${ingestA.url}/e/${key}`, {
+        method: 'POST',
+        body: '{"name":"ops/warm","data":{}}',
+        headers: { 'content-type': 'application/json' },
+      })
+    ).status === 200
+      ? true
+      : undefined,
+  30_000,
+  200,
+)
 
 async function sigterm(node: Node, loadUrl: string, t: Test) {
   const traffic = load(loadUrl)
@@ -74,7 +115,10 @@ async function sigterm(node: Node, loadUrl: string, t: Test) {
   const signalledAt = Date.now()
   node.child.kill('SIGTERM')
   await new Promise((resolve) => setTimeout(resolve, 100))
-  const ready = await fetch(`${node.url}/readyz`).then((r) => r.status, () => 'closed')
+  const ready = await fetch(`${node.url}/readyz`).then(
+    (r) => r.status,
+    () => 'closed',
+  )
   const code = await node.stopped
   const exitMs = Date.now() - signalledAt
   await new Promise((resolve) => setTimeout(resolve, 1000))
@@ -82,7 +126,11 @@ async function sigterm(node: Node, loadUrl: string, t: Test) {
   acceptedOf(traffic.outcomes)
   const before = traffic.outcomes.filter((o) => o.startedAt < signalledAt)
   t.ok(before.length > 0, `${before.length} requests before the signal`)
-  t.same(before.filter((o) => o.status !== 200), [], 'every request sent before the signal was answered 200')
+  t.same(
+    before.filter((o) => o.status !== 200),
+    [],
+    'every request sent before the signal was answered 200',
+  )
   t.equal(code, 0, 'exit status 0')
   t.ok(exitMs < GRACE_MS, `exited ${exitMs} ms after SIGTERM`)
   return { ready, exitMs, requests: traffic.outcomes.length }
@@ -102,12 +150,21 @@ t.test('every acknowledged event is stored', async (t) => {
   const { clickhouseUrl } = testServices()
   const sql = createClient({ url: clickhouseUrl, database: env.SLUICE_CLICKHOUSE_DATABASE })
   t.teardown(() => sql.close())
-  const missing = await eventually(async () => {
-    const rows = await (await sql.query({ query: `SELECT DISTINCT internal_id FROM events WHERE name = 'ops/load'`, format: 'JSONEachRow' })).json<{ internal_id: string }>()
-    const stored = new Set(rows.map((r) => r.internal_id))
-    const lost = [...accepted].filter((id) => !stored.has(id))
-    return lost.length === 0 ? lost : undefined
-  }, 120_000, 1000).catch(() => 'some never arrived')
+  const missing = await eventually(
+    async () => {
+      const rows = await (
+        await sql.query({
+          query: `SELECT DISTINCT internal_id FROM events WHERE name = 'ops/load'`,
+          format: 'JSONEachRow',
+        })
+      ).json<{ internal_id: string }>()
+      const stored = new Set(rows.map((r) => r.internal_id))
+      const lost = [...accepted].filter((id) => !stored.has(id))
+      return lost.length === 0 ? lost : undefined
+    },
+    120_000,
+    1000,
+  ).catch(() => 'some never arrived')
   t.same(missing, [], `all ${accepted.size} acknowledged events in ClickHouse`)
 })
 
@@ -118,6 +175,10 @@ t.test('a dedup process killed with -9 is replaced by one ready within 10 s of i
   await dedupB.stopped
   const spawnedAt = Date.now()
   const replacement = await start(['transformer', 'dedup'])
-  const readyMs = await eventually(async () => ((await getJson(`${replacement.url}/readyz`)).status === 200 ? Date.now() - spawnedAt : undefined), 60_000, 100)
+  const readyMs = await eventually(
+    async () => ((await getJson(`${replacement.url}/readyz`)).status === 200 ? Date.now() - spawnedAt : undefined),
+    60_000,
+    100,
+  )
   t.ok(readyMs < 10_000, `ready ${readyMs} ms after its start (${spawnedAt - startedAt} ms after the kill)`)
 })

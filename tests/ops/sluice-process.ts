@@ -18,10 +18,14 @@ export interface SluiceProcess {
 
 export function spawnSluice(args: string[], env: NodeJS.ProcessEnv): SluiceProcess {
   const started = Date.now()
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args], {
-    env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args],
+    {
+      env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let output = ''
   const waiters = new Set<() => void>()
   const onData = (chunk: Buffer) => {
@@ -41,7 +45,8 @@ export function spawnSluice(args: string[], env: NodeJS.ProcessEnv): SluiceProce
       const timer = setTimeout(() => finish(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output}`)), timeoutMs)
       const check = () => {
         if (pattern.test(output)) finish()
-        else if (child.exitCode !== null || child.signalCode !== null) finish(new Error(`exited before ${pattern}:\n${output}`))
+        else if (child.exitCode !== null || child.signalCode !== null)
+          finish(new Error(`exited before ${pattern}:\n${output}`))
       }
       const finish = (err?: Error) => {
         clearTimeout(timer)

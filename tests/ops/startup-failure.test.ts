@@ -13,7 +13,9 @@ const helpStarted = Date.now()
 await spawnSluice(['start', '--help'], {}).exited
 const baselineMs = Date.now() - helpStarted
 const dataDir = await tempDir()
-const running = await spawnServer(['start', '--port', '0', '--data-dir', dataDir], { SLUICE_SIGNING_KEY: TEST_SIGNING_KEY })
+const running = await spawnServer(['start', '--port', '0', '--data-dir', dataDir], {
+  SLUICE_SIGNING_KEY: TEST_SIGNING_KEY,
+})
 const blocker = createServer()
 await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
 const blockedPort = String((blocker.address() as { port: number }).port)
@@ -25,16 +27,36 @@ t.teardown(async () => {
 })
 
 const cases: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
-  ['a busy port', ['start', '--port', new URL(running.url).port, '--data-dir', await tempDir()], {},
-    /CONFIG_INVALID: port \(--port \/ SLUICE_PORT\): 127\.0\.0\.1:\d+ is in use/],
-  ['a busy data dir', ['start', '--port', '0', '--data-dir', dataDir], {},
-    /CONFIG_INVALID: dataDir \(--data-dir \/ SLUICE_DATA_DIR\): .* is in use by another Sluice process/],
-  ['a busy port, distributed ingest', ['start', '--role', 'ingest', '--port', blockedPort, '--data-dir', await tempDir()],
-    distributedEnv('busyport'), /CONFIG_INVALID: port \(--port \/ SLUICE_PORT\): 127\.0\.0\.1:\d+ is in use/],
-  ['a busy data dir, distributed', ['start', '--role', 'dedup', '--ops-port', '0', '--data-dir', dataDir], distributedEnv('busydir'),
-    /CONFIG_INVALID: dataDir \(--data-dir \/ SLUICE_DATA_DIR\)/],
-  ['a busy ops port, distributed', ['start', '--role', 'router', '--ops-port', blockedPort, '--data-dir', await tempDir()],
-    distributedEnv('busyops'), /CONFIG_INVALID: opsPort \(--ops-port \/ SLUICE_OPS_PORT\): 127\.0\.0\.1:\d+ is in use/],
+  [
+    'a busy port',
+    ['start', '--port', new URL(running.url).port, '--data-dir', await tempDir()],
+    {},
+    /CONFIG_INVALID: port \(--port \/ SLUICE_PORT\): 127\.0\.0\.1:\d+ is in use/,
+  ],
+  [
+    'a busy data dir',
+    ['start', '--port', '0', '--data-dir', dataDir],
+    {},
+    /CONFIG_INVALID: dataDir \(--data-dir \/ SLUICE_DATA_DIR\): .* is in use by another Sluice process/,
+  ],
+  [
+    'a busy port, distributed ingest',
+    ['start', '--role', 'ingest', '--port', blockedPort, '--data-dir', await tempDir()],
+    distributedEnv('busyport'),
+    /CONFIG_INVALID: port \(--port \/ SLUICE_PORT\): 127\.0\.0\.1:\d+ is in use/,
+  ],
+  [
+    'a busy data dir, distributed',
+    ['start', '--role', 'dedup', '--ops-port', '0', '--data-dir', dataDir],
+    distributedEnv('busydir'),
+    /CONFIG_INVALID: dataDir \(--data-dir \/ SLUICE_DATA_DIR\)/,
+  ],
+  [
+    'a busy ops port, distributed',
+    ['start', '--role', 'router', '--ops-port', blockedPort, '--data-dir', await tempDir()],
+    distributedEnv('busyops'),
+    /CONFIG_INVALID: opsPort \(--ops-port \/ SLUICE_OPS_PORT\): 127\.0\.0\.1:\d+ is in use/,
+  ],
 ]
 for (const [what, args, env, expected] of cases) {
   t.test(`${what}: exit status 1 within 2 s, naming the setting`, async (t) => {
@@ -51,7 +73,8 @@ t.test('every command prints its own help and exits 0', async (t) => {
     const p = spawnSluice([command, '--help'], {})
     t.equal((await p.exited).code, 0, `${command} --help`)
     t.match(p.output(), new RegExp(`^usage: sluice ${command}`), `${command}: its usage`)
-    if (['dev', 'start', 'runner'].includes(command)) t.match(p.output(), /--ops-port {2}SLUICE_OPS_PORT \(default 8289\)/)
+    if (['dev', 'start', 'runner'].includes(command))
+      t.match(p.output(), /--ops-port {2}SLUICE_OPS_PORT \(default 8289\)/)
     else t.match(p.output(), /SLUICE_URL.*\n.*api role/)
   }
 })

@@ -7,7 +7,14 @@ import { startServer, TEST_SIGNING_KEY, postJson, getJson, eventually } from '..
 
 // Open without the signing key: probes, the API description, and the dashboard's static files
 // (the data they show comes from the REST API).
-const PUBLIC = new Set(['GET /healthz', 'GET /readyz', 'GET /v1/openapi.json', 'GET /', 'GET /dashboard', 'GET /dashboard/:file'])
+const PUBLIC = new Set([
+  'GET /healthz',
+  'GET /readyz',
+  'GET /v1/openapi.json',
+  'GET /',
+  'GET /dashboard',
+  'GET /dashboard/:file',
+])
 
 t.test('sluice start', async (t) => {
   const server = await startServer({ mode: 'start' })
@@ -27,14 +34,19 @@ t.test('sluice start', async (t) => {
     branch: (await create('/v1/keys', { env: 'branch' })).key as string,
     limited: (await create('/v1/keys', { env: 'limited' })).key as string,
   }
-  const send = (key: string, headers: Record<string, string> = {}) => postJson(`${server.url}/e/${key}`, { name: 'sec/test', data: {} }, headers)
-  const envOf = async (id: string) => eventually(async () => {
-    const r = await getJson(`${server.url}/v1/events/${id}`, auth)
-    return r.status === 200 ? r.body.data.env : undefined
-  })
+  const send = (key: string, headers: Record<string, string> = {}) =>
+    postJson(`${server.url}/e/${key}`, { name: 'sec/test', data: {} }, headers)
+  const envOf = async (id: string) =>
+    eventually(async () => {
+      const r = await getJson(`${server.url}/v1/events/${id}`, auth)
+      return r.status === 200 ? r.body.data.env : undefined
+    })
 
   t.test('a key of a non-branch environment writes there, whatever x-service-env says', async (t) => {
-    for (const [kind, env] of [['production', 'production'], ['staging', 'staging']] as const) {
+    for (const [kind, env] of [
+      ['production', 'production'],
+      ['staging', 'staging'],
+    ] as const) {
       for (const header of [undefined, 'production', 'staging', 'feature-a', 'nope']) {
         const r = await send(keys[kind], header ? { 'x-service-env': header } : {})
         t.equal(r.status, 200, `${kind} key, x-service-env ${header}`)
@@ -67,25 +79,52 @@ t.test('sluice start', async (t) => {
     // The API reference (/docs, @fastify/swagger-ui) is public, like the document it renders.
     const closed = server.routes.filter((r) => !PUBLIC.has(r) && !r.includes(' /e') && !r.startsWith('GET /docs'))
     t.ok(closed.length >= 20, `${closed.length} closed routes`)
-    const wrong = [undefined, '', 'Bearer', 'Bearer ', `Bearer ${TEST_SIGNING_KEY}x`, `Bearer ${TEST_SIGNING_KEY.slice(1)}`, `Basic ${TEST_SIGNING_KEY}`, `Bearer ${keys.production}`, TEST_SIGNING_KEY]
+    const wrong = [
+      undefined,
+      '',
+      'Bearer',
+      'Bearer ',
+      `Bearer ${TEST_SIGNING_KEY}x`,
+      `Bearer ${TEST_SIGNING_KEY.slice(1)}`,
+      `Basic ${TEST_SIGNING_KEY}`,
+      `Bearer ${keys.production}`,
+      TEST_SIGNING_KEY,
+    ]
     for (const route of closed) {
       const [method, pattern] = route.split(' ')
       const url = pattern.replace(/:[a-z]+/g, 'x')
       for (const authorization of wrong) {
-        const response = await server.inject({ method: method as 'GET', url, headers: authorization === undefined ? {} : { authorization }, payload: method === 'GET' ? undefined : {} })
-        if (response.statusCode !== 401 || response.json().code !== 'UNAUTHORIZED') t.fail(`${route} with ${JSON.stringify(authorization)}: ${response.statusCode} ${response.body}`)
+        const response = await server.inject({
+          method: method as 'GET',
+          url,
+          headers: authorization === undefined ? {} : { authorization },
+          payload: method === 'GET' ? undefined : {},
+        })
+        if (response.statusCode !== 401 || response.json().code !== 'UNAUTHORIZED')
+          t.fail(`${route} with ${JSON.stringify(authorization)}: ${response.statusCode} ${response.body}`)
       }
     }
     for (const route of PUBLIC) {
       const [method, pattern] = route.split(' ')
-      t.ok((await server.inject({ method: method as 'GET', url: pattern.replace(':file', 'index.html') })).statusCode < 400, `${route} is public`)
+      t.ok(
+        (await server.inject({ method: method as 'GET', url: pattern.replace(':file', 'index.html') })).statusCode <
+          400,
+        `${route} is public`,
+      )
     }
   })
 
   t.test('no CORS headers outside dev, on the Event API or the REST API', async (t) => {
-    const event = await fetch(`${server.url}/e/${keys.production}`, { method: 'POST', headers: { origin: 'https://evil.example' }, body: '{"name":"a/b","data":{}}' })
+    const event = await fetch(`${server.url}/e/${keys.production}`, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example' },
+      body: '{"name":"a/b","data":{}}',
+    })
     t.equal(event.headers.get('access-control-allow-origin'), null)
-    const preflight = await fetch(`${server.url}/e/${keys.production}`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })
+    const preflight = await fetch(`${server.url}/e/${keys.production}`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    })
     t.equal(preflight.headers.get('access-control-allow-origin'), null)
     t.equal(preflight.status, 404)
     const rest = await fetch(`${server.url}/v1/envs`, { headers: { ...auth, origin: 'https://evil.example' } })
@@ -105,18 +144,29 @@ t.test('sluice start', async (t) => {
 t.test('sluice dev: CORS is open on the Event API only', async (t) => {
   const server = await startServer()
   t.teardown(() => server.stop())
-  const preflight = await fetch(`${server.url}/e/any`, { method: 'OPTIONS', headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST' } })
+  const preflight = await fetch(`${server.url}/e/any`, {
+    method: 'OPTIONS',
+    headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST' },
+  })
   t.same([preflight.status, preflight.headers.get('access-control-allow-origin')], [204, '*'])
-  const event = await fetch(`${server.url}/e/any`, { method: 'POST', headers: { origin: 'http://localhost:3000' }, body: '{"name":"a/b","data":{}}' })
+  const event = await fetch(`${server.url}/e/any`, {
+    method: 'POST',
+    headers: { origin: 'http://localhost:3000' },
+    body: '{"name":"a/b","data":{}}',
+  })
   t.same([event.status, event.headers.get('access-control-allow-origin')], [200, '*'])
   const rest = await fetch(`${server.url}/v1/envs`, { headers: { origin: 'http://localhost:3000' } })
   t.equal(rest.headers.get('access-control-allow-origin'), null, 'the open REST API is not readable cross-origin')
 })
 
 t.test('IP lists believe X-Forwarded-For only from a trusted proxy', async (t) => {
-  for (const [trustProxy, expected] of [[undefined, 403], ['127.0.0.1/32', 200]] as const) {
+  for (const [trustProxy, expected] of [
+    [undefined, 403],
+    ['127.0.0.1/32', 200],
+  ] as const) {
     const server = await startServer({ flags: trustProxy ? { trustProxy } : {} })
-    const hook = (await postJson(`${server.url}/v1/webhooks`, { name: 'Listed', allow_ips: ['203.0.113.0/24'] })).body.data
+    const hook = (await postJson(`${server.url}/v1/webhooks`, { name: 'Listed', allow_ips: ['203.0.113.0/24'] })).body
+      .data
     const response = await postJson(hook.url, {}, { 'x-forwarded-for': '203.0.113.7' })
     t.equal(response.status, expected, `trust proxy ${trustProxy ?? 'none'}`)
     const spoofedChain = await postJson(hook.url, {}, { 'x-forwarded-for': '203.0.113.7, 198.51.100.1' })

@@ -6,9 +6,10 @@ import { createInsertBatcher, keepNewest } from '../../store/clickhouse-batcher.
 /** An insert that records each call and finishes when the test says so. */
 function controlledInsert() {
   const calls: Array<{ rows: number[]; finish(err?: Error): void }> = []
-  const insert = (rows: number[]) => new Promise<void>((resolve, reject) => {
-    calls.push({ rows, finish: (err) => (err ? reject(err) : resolve()) })
-  })
+  const insert = (rows: number[]) =>
+    new Promise<void>((resolve, reject) => {
+      calls.push({ rows, finish: (err) => (err ? reject(err) : resolve()) })
+    })
   return { calls, insert }
 }
 
@@ -20,7 +21,11 @@ t.test('an idle writer inserts at once; calls during an INSERT share the next on
   const settled: string[] = []
   const a = write([1]).then(() => settled.push('a'))
   await tick()
-  t.same(calls.map((c) => c.rows), [[1]], 'no waiting when nothing is in flight')
+  t.same(
+    calls.map((c) => c.rows),
+    [[1]],
+    'no waiting when nothing is in flight',
+  )
   const b = write([2, 3]).then(() => settled.push('b'))
   const c = write([4]).then(() => settled.push('c'))
   await tick()
@@ -28,7 +33,11 @@ t.test('an idle writer inserts at once; calls during an INSERT share the next on
   calls[0].finish()
   await a
   await tick()
-  t.same(calls.map((c) => c.rows), [[1], [2, 3, 4]], 'b and c go together')
+  t.same(
+    calls.map((c) => c.rows),
+    [[1], [2, 3, 4]],
+    'b and c go together',
+  )
   t.same(settled, ['a'], 'b and c are not resolved before their INSERT is')
   calls[1].finish()
   await Promise.all([b, c])
@@ -62,7 +71,11 @@ t.test('joined INSERTs stay under maxRows; a call of directRows or more goes at 
   await tick()
   const big = write(Array.from({ length: 10 }, (_, i) => 100 + i))
   await tick()
-  t.same(calls.map((c) => c.rows.length), [1, 10], 'the big call did not wait for the queue')
+  t.same(
+    calls.map((c) => c.rows.length),
+    [1, 10],
+    'the big call did not wait for the queue',
+  )
   calls[1].finish()
   await big
   calls[0].finish()
@@ -77,10 +90,28 @@ t.test('joined INSERTs stay under maxRows; a call of directRows or more goes at 
 
 t.test('keepNewest keeps the highest version per key, the later row on a tie, in first-seen key order', async (t) => {
   const rows = [
-    { k: 'a', v: 1, tag: 'a1' }, { k: 'b', v: 2, tag: 'b2' }, { k: 'a', v: 3, tag: 'a3' },
-    { k: 'a', v: 2, tag: 'a2-late' }, { k: 'b', v: 2, tag: 'b2-again' },
+    { k: 'a', v: 1, tag: 'a1' },
+    { k: 'b', v: 2, tag: 'b2' },
+    { k: 'a', v: 3, tag: 'a3' },
+    { k: 'a', v: 2, tag: 'a2-late' },
+    { k: 'b', v: 2, tag: 'b2-again' },
   ]
-  t.same(keepNewest(rows, (r) => r.k, (r) => r.v).map((r) => r.tag), ['a3', 'b2-again'])
+  t.same(
+    keepNewest(
+      rows,
+      (r) => r.k,
+      (r) => r.v,
+    ).map((r) => r.tag),
+    ['a3', 'b2-again'],
+  )
   const unique = [{ k: 'x', v: 0 }]
-  t.equal(keepNewest(unique, (r) => r.k, (r) => r.v), unique, 'no copy when every key is unique')
+  t.equal(
+    keepNewest(
+      unique,
+      (r) => r.k,
+      (r) => r.v,
+    ),
+    unique,
+    'no copy when every key is unique',
+  )
 })

@@ -16,7 +16,14 @@ function event(name: string): StoredEvent {
   const internalId = newUlid()
   const now = Date.now()
   return {
-    internalId, id: internalId, name, data: { n: 1 }, ts: now, env: 'production', receivedAt: now, source: { kind: 'api' },
+    internalId,
+    id: internalId,
+    name,
+    data: { n: 1 },
+    ts: now,
+    env: 'production',
+    receivedAt: now,
+    source: { kind: 'api' },
   }
 }
 
@@ -56,12 +63,19 @@ for (const { server, url } of clickHouseServers()) {
       t.teardown(() => db.close())
       const events = Array.from({ length: 300 }, () => event(`limits/${newUlid()}`))
       await db.stores.events.insertEvents(events)
-      const err = await db.stores.events.queryEvents({ limit: 10 }).then(() => undefined, (e: unknown) => e)
-      t.match(err, {
-        code: 'QUERY_TOO_COSTLY',
-        statusCode: errorCatalogue.QUERY_TOO_COSTLY.statusCode,
-        message: /more than 100 rows \(clickhouseMaxRowsToRead\)/,
-      }, 'the unfiltered listing reads all 300 rows')
+      const err = await db.stores.events.queryEvents({ limit: 10 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      t.match(
+        err,
+        {
+          code: 'QUERY_TOO_COSTLY',
+          statusCode: errorCatalogue.QUERY_TOO_COSTLY.statusCode,
+          message: /more than 100 rows \(clickhouseMaxRowsToRead\)/,
+        },
+        'the unfiltered listing reads all 300 rows',
+      )
       // By dedup id: the event_keys lookup reads its one granule, 600 rows here.
       const lookup = db.stores.events.queryEvents({ id: events[0].id, limit: 10 })
       await t.rejects(lookup, { code: 'QUERY_TOO_COSTLY' }, 'a lookup too')
@@ -81,9 +95,12 @@ for (const { server, url } of clickHouseServers()) {
     t.teardown(() => client.close())
     const select = createSelect(client, await serverInfo(client), { queryTimeoutSeconds: 1, maxRowsToRead: 1000 })
     // Ten rows of half a second each: five seconds unbounded; the rejection is ClickHouse's stop.
-    await t.rejects(select(() => 'SELECT sleepEachRow(0.5) FROM numbers(10) SETTINGS max_block_size = 1'), {
-      code: 'QUERY_TOO_COSTLY',
-      message: /longer than 1 s \(clickhouseQueryTimeoutSeconds\)/,
-    })
+    await t.rejects(
+      select(() => 'SELECT sleepEachRow(0.5) FROM numbers(10) SETTINGS max_block_size = 1'),
+      {
+        code: 'QUERY_TOO_COSTLY',
+        message: /longer than 1 s \(clickhouseQueryTimeoutSeconds\)/,
+      },
+    )
   })
 }

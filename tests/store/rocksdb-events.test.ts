@@ -14,9 +14,15 @@ class CountingRocks implements Rocks {
   read = 0
   writes: WriteOp[][] = []
   private readonly inner: Rocks
-  constructor(inner: Rocks) { this.inner = inner }
-  get(key: string) { return this.inner.get(key) }
-  getMany(keys: string[]) { return this.inner.getMany(keys) }
+  constructor(inner: Rocks) {
+    this.inner = inner
+  }
+  get(key: string) {
+    return this.inner.get(key)
+  }
+  getMany(keys: string[]) {
+    return this.inner.getMany(keys)
+  }
   write(ops: WriteOp[]) {
     this.writes.push(ops)
     return this.inner.write(ops)
@@ -27,7 +33,9 @@ class CountingRocks implements Rocks {
       yield entry
     }
   }
-  close() { return this.inner.close() }
+  close() {
+    return this.inner.close()
+  }
 }
 
 const idAt = (ms: number) => seededUlids(newIdSeed(ms), 1)[0]
@@ -38,15 +46,25 @@ const STEP_MS = 1000
 function event(i: number, overrides: Partial<StoredEvent> = {}): StoredEvent {
   const internalId = idAt(BASE + i * STEP_MS)
   return {
-    internalId, id: internalId, name: `app/e${i % 10}`, data: { i }, ts: BASE + i,
-    env: i % 3 === 0 ? 'staging' : 'production', receivedAt: BASE + i * STEP_MS, source: { kind: 'api' }, ...overrides,
+    internalId,
+    id: internalId,
+    name: `app/e${i % 10}`,
+    data: { i },
+    ts: BASE + i,
+    env: i % 3 === 0 ? 'staging' : 'production',
+    receivedAt: BASE + i * STEP_MS,
+    source: { kind: 'api' },
+    ...overrides,
   }
 }
 
 async function rocksIn(t: Test) {
   const dir = await tempDir()
   const rocks = new CountingRocks(await openRocks(join(dir, 'db')))
-  t.teardown(async () => { await rocks.close(); await removeDir(dir) })
+  t.teardown(async () => {
+    await rocks.close()
+    await removeDir(dir)
+  })
   return rocks
 }
 
@@ -96,15 +114,27 @@ t.test('a query reads at most its scan budget, then gives a cursor; the pages ho
   const first = await store.queryEvents({ env: 'production', receivedBefore: BASE + 300 * STEP_MS, limit: 1000 })
   t.ok(rocks.read <= 100, `one page read ${rocks.read} entries`)
   t.ok(first.nextCursor, 'a cursor to continue')
-  const expected = events.filter((e) => e.env === 'production' && e.receivedAt < BASE + 300 * STEP_MS)
-    .map((e) => e.internalId).reverse()
+  const expected = events
+    .filter((e) => e.env === 'production' && e.receivedAt < BASE + 300 * STEP_MS)
+    .map((e) => e.internalId)
+    .reverse()
   const listed = await listAll(store, { env: 'production', receivedBefore: BASE + 300 * STEP_MS, limit: 1000 })
   t.same(listed.ids, expected, 'env + time, page by page')
   t.ok(listed.pages > 1, `${listed.pages} pages`)
-  const noDuplicates = events.filter((e) => e.duplicateOf === undefined).map((e) => e.internalId).reverse()
+  const noDuplicates = events
+    .filter((e) => e.duplicateOf === undefined)
+    .map((e) => e.internalId)
+    .reverse()
   t.same((await listAll(store, { limit: 7 })).ids, noDuplicates, 'every event, in pages of 7 and budget-bounded')
   const rare = await listAll(store, { name: 'rare/one', limit: 3 })
-  t.same(rare.ids, events.filter((e) => e.name === 'rare/one').map((e) => e.internalId).reverse(), 'a rare name')
+  t.same(
+    rare.ids,
+    events
+      .filter((e) => e.name === 'rare/one')
+      .map((e) => e.internalId)
+      .reverse(),
+    'a rare name',
+  )
 })
 
 t.test('more off-clock events in a time range than the budget: the index is read unwindowed, exactly', async (t) => {
@@ -117,7 +147,10 @@ t.test('more off-clock events in a time range than the budget: the index is read
   })
   await store.insertEvents(events)
   const q = { receivedAfter: BASE + 3_600_000, limit: 4 }
-  const expected = events.filter((e) => e.receivedAt > q.receivedAfter).map((e) => e.internalId).reverse()
+  const expected = events
+    .filter((e) => e.receivedAt > q.receivedAfter)
+    .map((e) => e.internalId)
+    .reverse()
   t.same((await listAll(store, q)).ids, expected, '100 off-clock events in range: the whole index, page by page')
   // Off-clock entries carry env, name and dedup id: only the 10 of app/e1 are read (100 + 10 × 20 < 400),
   // so the ID window holds.
@@ -125,12 +158,20 @@ t.test('more off-clock events in a time range than the budget: the index is read
   rocks.read = 0
   const page = await store.queryEvents(named)
   t.ok(rocks.read <= 120, `${rocks.read} entries read for a page`)
-  const namedExpected = events.filter((e) => e.name === 'app/e1' && e.receivedAt > q.receivedAfter)
-    .map((e) => e.internalId).reverse()
-  t.same(page.events.map((e) => e.internalId), namedExpected.slice(0, 4))
+  const namedExpected = events
+    .filter((e) => e.name === 'app/e1' && e.receivedAt > q.receivedAfter)
+    .map((e) => e.internalId)
+    .reverse()
+  t.same(
+    page.events.map((e) => e.internalId),
+    namedExpected.slice(0, 4),
+  )
   t.same((await listAll(store, named)).ids, namedExpected, 'and page by page')
   const near = { receivedAfter: BASE + 3_600_000 + 150 * STEP_MS, limit: 10 }
-  const nearExpected = events.filter((e) => e.receivedAt > near.receivedAfter).map((e) => e.internalId).reverse()
+  const nearExpected = events
+    .filter((e) => e.receivedAt > near.receivedAfter)
+    .map((e) => e.internalId)
+    .reverse()
   t.same((await listAll(store, near)).ids, nearExpected, 'a range with few off-clock events merges them in')
 })
 
@@ -155,10 +196,12 @@ t.test('a data dir of the old layout (events, id index) is indexed on open; noth
   events[9] = { ...events[9], duplicateOf: events[8].internalId }
   let rocks = await openRocks(path)
   // Format 1, as store/rocksdb.ts wrote it: `E<internalId>` → JSON, `I<id>\0<internalId>` → ''.
-  await rocks.write(events.flatMap((e): WriteOp[] => [
-    { type: 'put', key: 'E' + e.internalId, value: JSON.stringify(e) },
-    { type: 'put', key: `I${e.id}\0${e.internalId}`, value: '' },
-  ]))
+  await rocks.write(
+    events.flatMap((e): WriteOp[] => [
+      { type: 'put', key: 'E' + e.internalId, value: JSON.stringify(e) },
+      { type: 'put', key: `I${e.id}\0${e.internalId}`, value: '' },
+    ]),
+  )
   await rocks.close()
 
   rocks = await openRocks(path)
@@ -166,11 +209,27 @@ t.test('a data dir of the old layout (events, id index) is indexed on open; noth
   const newest = [...events].reverse()
   const ids = (filter: (e: StoredEvent) => boolean) => newest.filter(filter).map((e) => e.internalId)
   const everything = await listAll(store, { limit: 500, includeDuplicates: true })
-  t.same(everything.ids, ids(() => true), 'every event is still listed')
-  t.same((await listAll(store, { limit: 500 })).ids, ids((e) => !e.duplicateOf), 'duplicates known from the index')
+  t.same(
+    everything.ids,
+    ids(() => true),
+    'every event is still listed',
+  )
+  t.same(
+    (await listAll(store, { limit: 500 })).ids,
+    ids((e) => !e.duplicateOf),
+    'duplicates known from the index',
+  )
   t.same(await store.getEvent(events[7].internalId), events[7], 'read back equal')
-  t.same((await listAll(store, { id: 'order-5', limit: 10 })).ids, ids((e) => e.id === 'order-5'), 'by dedup id')
-  t.same((await listAll(store, { name: 'app/e4', limit: 50 })).ids, ids((e) => e.name === 'app/e4'), 'by name')
+  t.same(
+    (await listAll(store, { id: 'order-5', limit: 10 })).ids,
+    ids((e) => e.id === 'order-5'),
+    'by dedup id',
+  )
+  t.same(
+    (await listAll(store, { name: 'app/e4', limit: 50 })).ids,
+    ids((e) => e.name === 'app/e4'),
+    'by name',
+  )
   const staging = ids((e) => e.env === 'staging' && !e.duplicateOf)
   t.same((await listAll(store, { env: 'staging', limit: 50 })).ids, staging, 'by env, without the duplicate')
   t.same((await listAll(store, { receivedBefore: BASE, limit: 50 })).ids, [events[3].internalId], 'off-clock by time')
@@ -181,7 +240,9 @@ t.test('a data dir of the old layout (events, id index) is indexed on open; noth
   rocks = counting
   const again = await openRocksEventStore(counting)
   t.equal(counting.read, 0, 'no rebuild on the next open')
-  t.same((await listAll(again, { name: 'app/e4', env: 'production', limit: 50 })).ids,
-    ids((e) => e.name === 'app/e4' && e.env === 'production'))
+  t.same(
+    (await listAll(again, { name: 'app/e4', env: 'production', limit: 50 })).ids,
+    ids((e) => e.name === 'app/e4' && e.env === 'production'),
+  )
   await rocks.close()
 })

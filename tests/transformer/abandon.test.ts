@@ -11,11 +11,18 @@ t.test('a queued call given up on resolves at once as TRANSFORM_TIMEOUT and neve
   const sandbox = createSandbox(LIMITS, { isolates: 1 })
   t.teardown(() => sandbox.close())
   const order: string[] = []
-  const looping = sandbox.run('loop', LOOP, request({})).then((r) => { order.push('loop stopped'); return r })
+  const looping = sandbox.run('loop', LOOP, request({})).then((r) => {
+    order.push('loop stopped')
+    return r
+  })
   const controller = new AbortController()
   let started = 0
-  const queued = sandbox.run('queued', OK, request({ n: 1 }), { signal: controller.signal, onStart: () => started++ })
-    .then((r) => { order.push('queued settled'); return r })
+  const queued = sandbox
+    .run('queued', OK, request({ n: 1 }), { signal: controller.signal, onStart: () => started++ })
+    .then((r) => {
+      order.push('queued settled')
+      return r
+    })
   controller.abort()
   const [given, stopped] = await Promise.all([queued, looping])
   t.same(given, { kind: 'error', code: 'TRANSFORM_TIMEOUT', message: 'the caller gave up waiting for the transform' })
@@ -34,8 +41,18 @@ t.test('a running call given up on is stopped once, not run again alone as a sto
 
   const controller = new AbortController()
   let abandonedStarts = 0
-  const abandoned = await sandbox.run('abandoned', LOOP, request({}), { signal: controller.signal, onStart: () => { abandonedStarts++; controller.abort() } })
+  const abandoned = await sandbox.run('abandoned', LOOP, request({}), {
+    signal: controller.signal,
+    onStart: () => {
+      abandonedStarts++
+      controller.abort()
+    },
+  })
   t.equal(abandoned.kind === 'error' && abandoned.code, 'TRANSFORM_TIMEOUT')
   t.equal(abandonedStarts, 1, 'given up on: stopped once, never run again')
-  t.same(await sandbox.run('after', OK, request({ n: 2 })), { kind: 'ok', value: { name: 'ok/x', data: { n: 2 } } }, 'the isolate serves the next call')
+  t.same(
+    await sandbox.run('after', OK, request({ n: 2 })),
+    { kind: 'ok', value: { name: 'ok/x', data: { n: 2 } } },
+    'the isolate serves the next call',
+  )
 })

@@ -3,13 +3,27 @@ import t from 'tap'
 import { canonicalHeaders, queryArrays } from '../../core/canonical.ts'
 
 t.test('header names: first letter and each letter after a dash upper case, the rest lower case', async (t) => {
-  t.same(canonicalHeaders({ 'x-github-event': 'push', 'X-GITHUB-DELIVERY': 'abc', 'content-type': 'application/json', 'x-shopify-api-version': '2024-04' }), {
-    'X-Github-Event': 'push', 'X-Github-Delivery': 'abc', 'Content-Type': 'application/json', 'X-Shopify-Api-Version': '2024-04',
-  })
+  t.same(
+    canonicalHeaders({
+      'x-github-event': 'push',
+      'X-GITHUB-DELIVERY': 'abc',
+      'content-type': 'application/json',
+      'x-shopify-api-version': '2024-04',
+    }),
+    {
+      'X-Github-Event': 'push',
+      'X-Github-Delivery': 'abc',
+      'Content-Type': 'application/json',
+      'X-Shopify-Api-Version': '2024-04',
+    },
+  )
 })
 
 t.test('repeated headers are joined with ", "; absent ones are left out', async (t) => {
-  t.same(canonicalHeaders({ 'set-cookie': ['a=1', 'b=2'], accept: undefined, 'Svix-Id': 'msg_1' }), { 'Set-Cookie': 'a=1, b=2', 'Svix-Id': 'msg_1' })
+  t.same(canonicalHeaders({ 'set-cookie': ['a=1', 'b=2'], accept: undefined, 'Svix-Id': 'msg_1' }), {
+    'Set-Cookie': 'a=1, b=2',
+    'Svix-Id': 'msg_1',
+  })
 })
 
 t.test('two spellings of one header in a plain record become one header with both values', async (t) => {

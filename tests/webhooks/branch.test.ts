@@ -14,7 +14,8 @@ await postJson(`${server.url}/v1/envs/pr-7/archive`, {})
 const hook = await createWebhook(server.url, {
   name: 'GitHub previews',
   env: 'branch',
-  transform: "function transform(evt, headers) { return { name: 'github/' + headers['X-Github-Event'] + '.' + evt.action, data: { number: evt.number } } }",
+  transform:
+    "function transform(evt, headers) { return { name: 'github/' + headers['X-Github-Event'] + '.' + evt.action, data: { number: evt.number } } }",
 })
 
 t.test('header x-service-env routes to that branch environment', async (t) => {
@@ -31,22 +32,32 @@ t.test('query x-service-env routes too (for senders that cannot set headers)', a
   t.same([result.status, result.env], ['delivered', 'pr-42'])
 })
 
-t.test('no environment, an unknown one or an archived one: kept on the central webhook page, nothing published', async (t) => {
-  const variants: Array<Record<string, string>> = [{}, { 'x-service-env': 'pr-999' }, { 'x-service-env': 'pr-7' }]
-  for (const headers of variants) {
-    const sent = await deliver(hook.url, githubPullRequestOpened, { ...githubHeaders, ...headers })
-    t.equal(sent.status, 200, 'the sender still gets its 200')
-    const result = await outcome(server.url, hook.id, sent.body.request_id)
-    t.equal(result.status, 'unrouted', JSON.stringify(headers))
-    t.equal(result.env, null)
-    t.same(result.event_ids, [], 'nothing went to incoming')
-    t.same(result.events, [{ name: 'github/pull_request.opened', data: { number: 42 } }], 'the transformed event is shown')
-  }
-  const page = await getJson(`${server.url}/v1/webhooks/${hook.id}/requests?status=unrouted`)
-  t.equal(page.body.data.length, 3)
-  const stored = await getJson(`${server.url}/v1/events?name=github/pull_request.opened`)
-  t.ok(stored.body.data.every((e: any) => e.env === 'pr-42'), 'no event was stored outside the routed branch')
-})
+t.test(
+  'no environment, an unknown one or an archived one: kept on the central webhook page, nothing published',
+  async (t) => {
+    const variants: Array<Record<string, string>> = [{}, { 'x-service-env': 'pr-999' }, { 'x-service-env': 'pr-7' }]
+    for (const headers of variants) {
+      const sent = await deliver(hook.url, githubPullRequestOpened, { ...githubHeaders, ...headers })
+      t.equal(sent.status, 200, 'the sender still gets its 200')
+      const result = await outcome(server.url, hook.id, sent.body.request_id)
+      t.equal(result.status, 'unrouted', JSON.stringify(headers))
+      t.equal(result.env, null)
+      t.same(result.event_ids, [], 'nothing went to incoming')
+      t.same(
+        result.events,
+        [{ name: 'github/pull_request.opened', data: { number: 42 } }],
+        'the transformed event is shown',
+      )
+    }
+    const page = await getJson(`${server.url}/v1/webhooks/${hook.id}/requests?status=unrouted`)
+    t.equal(page.body.data.length, 3)
+    const stored = await getJson(`${server.url}/v1/events?name=github/pull_request.opened`)
+    t.ok(
+      stored.body.data.every((e: any) => e.env === 'pr-42'),
+      'no event was stored outside the routed branch',
+    )
+  },
+)
 
 t.test('a non-branch webhook ignores x-service-env and delivers to its own environment', async (t) => {
   const prod = await createWebhook(server.url, { name: 'Prod' })

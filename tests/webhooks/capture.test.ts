@@ -8,24 +8,30 @@ const server = await startServer()
 t.teardown(() => server.stop())
 const hook = await createWebhook(server.url, { name: 'Acme Payments' })
 
-t.test('the raw request is captured: exact body, canonical headers, query arrays, source IP, receive time', async (t) => {
-  const before = Date.now()
-  const body = '{"b": 1,  "a": [true]}'
-  const response = await deliver(`${hook.url}?tag=x&tag=y&single=1`, body, { 'x-github-event': 'push', 'X-Custom-ID': 'abc' })
-  t.equal(response.status, 200)
-  t.same(Object.keys(response.body).sort(), ['request_id', 'status'])
-  t.equal(response.body.status, 200)
-  const result = await outcome(server.url, hook.id, response.body.request_id)
-  t.equal(result.request.body, body, 'byte for byte, not re-serialised')
-  t.equal(result.request.body_encoding, 'utf8')
-  t.equal(result.request.headers['X-Github-Event'], 'push')
-  t.equal(result.request.headers['X-Custom-Id'], 'abc')
-  t.equal(result.request.headers['Content-Type'], 'application/json')
-  t.same(result.request.query, { tag: ['x', 'y'], single: ['1'] })
-  t.equal(result.request.ip, '127.0.0.1')
-  t.ok(result.received_at >= before && result.received_at <= Date.now())
-  t.equal(result.attempt, 1)
-})
+t.test(
+  'the raw request is captured: exact body, canonical headers, query arrays, source IP, receive time',
+  async (t) => {
+    const before = Date.now()
+    const body = '{"b": 1,  "a": [true]}'
+    const response = await deliver(`${hook.url}?tag=x&tag=y&single=1`, body, {
+      'x-github-event': 'push',
+      'X-Custom-ID': 'abc',
+    })
+    t.equal(response.status, 200)
+    t.same(Object.keys(response.body).sort(), ['request_id', 'status'])
+    t.equal(response.body.status, 200)
+    const result = await outcome(server.url, hook.id, response.body.request_id)
+    t.equal(result.request.body, body, 'byte for byte, not re-serialised')
+    t.equal(result.request.body_encoding, 'utf8')
+    t.equal(result.request.headers['X-Github-Event'], 'push')
+    t.equal(result.request.headers['X-Custom-Id'], 'abc')
+    t.equal(result.request.headers['Content-Type'], 'application/json')
+    t.same(result.request.query, { tag: ['x', 'y'], single: ['1'] })
+    t.equal(result.request.ip, '127.0.0.1')
+    t.ok(result.received_at >= before && result.received_at <= Date.now())
+    t.equal(result.attempt, 1)
+  },
+)
 
 t.test('no transform: webhook/<name slug>.received with the JSON body as data', async (t) => {
   const response = await deliver(hook.url, { order: { id: 7, total: 12.5 } })
@@ -58,7 +64,10 @@ t.test('form-encoded bodies are parsed into an object; a repeated field becomes 
 t.test('text that is not JSON is kept as data.raw; an empty body is {}', async (t) => {
   const xml = '<?xml version="1.0"?><notification><id>9</id></notification>'
   const response = await deliver(hook.url, xml, { 'content-type': 'application/xml' })
-  const [event] = await storedEvents(server.url, (await outcome(server.url, hook.id, response.body.request_id)).event_ids)
+  const [event] = await storedEvents(
+    server.url,
+    (await outcome(server.url, hook.id, response.body.request_id)).event_ids,
+  )
   t.same(event.data, { raw: xml })
   const empty = await fetch(hook.url, { method: 'POST' })
   const emptyResult = await outcome(server.url, hook.id, (await empty.json()).request_id)
@@ -67,7 +76,11 @@ t.test('text that is not JSON is kept as data.raw; an empty body is {}', async (
 
 t.test('a body that is not valid UTF-8 is kept byte for byte (base64)', async (t) => {
   const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x7d])
-  const response = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: bytes })
+  const response = await fetch(hook.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream' },
+    body: bytes,
+  })
   const result = await outcome(server.url, hook.id, (await response.json()).request_id)
   t.equal(result.request.body_encoding, 'base64')
   t.same(Buffer.from(result.request.body, 'base64'), bytes)

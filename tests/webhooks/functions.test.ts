@@ -27,7 +27,10 @@ t.test('a signed delivery reaches the function, which verifies raw + sig and han
 t.test('a forged delivery is refused by the function without retries', async (t) => {
   const hook = await createWebhook(server.url, { name: 'Billing forged', transform })
   const body = JSON.stringify({ invoice: 'in_43', amount: 1 })
-  const sent = await deliver(hook.url, body, { 'X-Signature': hmacHex('attacker-secret', body), 'X-Delivery-Id': 'dlv_2' })
+  const sent = await deliver(hook.url, body, {
+    'X-Signature': hmacHex('attacker-secret', body),
+    'X-Delivery-Id': 'dlv_2',
+  })
   const result = await outcome(server.url, hook.id, sent.body.request_id)
   const [run] = await finishedRuns(server.url, result.event_ids[0])
   t.same([run.status, run.attempts], ['failed', 1])

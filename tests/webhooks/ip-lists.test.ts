@@ -23,7 +23,11 @@ t.test('without a trusted proxy', async (t) => {
   })
 
   t.test('the deny list wins over the allow list', async (t) => {
-    const hook = await createWebhook(server.url, { name: 'Denied', allow_ips: ['127.0.0.0/8'], deny_ips: ['127.0.0.1'] })
+    const hook = await createWebhook(server.url, {
+      name: 'Denied',
+      allow_ips: ['127.0.0.0/8'],
+      deny_ips: ['127.0.0.1'],
+    })
     t.equal((await deliver(hook.url, {})).status, 403)
   })
 })
@@ -31,7 +35,11 @@ t.test('without a trusted proxy', async (t) => {
 t.test('with a trusted proxy configured', async (t) => {
   const server = await startServer({ flags: { trustProxy: '127.0.0.1' } })
   t.teardown(() => server.stop())
-  const hook = await createWebhook(server.url, { name: 'Behind proxy', allow_ips: ['192.30.252.0/22', '2001:db8::/32'], deny_ips: ['192.30.253.0/24'] })
+  const hook = await createWebhook(server.url, {
+    name: 'Behind proxy',
+    allow_ips: ['192.30.252.0/22', '2001:db8::/32'],
+    deny_ips: ['192.30.253.0/24'],
+  })
 
   t.test("the proxy's X-Forwarded-For decides: an allowed client passes and is recorded", async (t) => {
     const response = await deliver(hook.url, { zen: 'hi' }, { 'x-forwarded-for': '192.30.252.10' })

@@ -37,18 +37,27 @@ t.test('a webhook belongs to a non-branch environment or to the branch group, ne
   const missing = await postJson(`${server.url}/v1/webhooks`, { name: 'x', env: 'nope' })
   t.same([missing.status, missing.body.code], [404, 'ENV_NOT_FOUND'])
   const filtered = await getJson(`${server.url}/v1/webhooks?env=staging`)
-  t.same(filtered.body.data.map((w: any) => w.name), ['staging hook'])
+  t.same(
+    filtered.body.data.map((w: any) => w.name),
+    ['staging hook'],
+  )
 })
 
 t.test('bad input is a 400 that names the field, and creates nothing', async (t) => {
   const before = (await getJson(`${server.url}/v1/webhooks`)).body.data.length
   const cases: Array<[Record<string, unknown>, RegExp]> = [
     [{}, /^body\.name: required/],
-    [{ name: 'x', allow_ips: ['10.0.0.0/33'] }, /^allow_ips\[0\]: "10\.0\.0\.0\/33": the prefix length must be 0 to 32/],
+    [
+      { name: 'x', allow_ips: ['10.0.0.0/33'] },
+      /^allow_ips\[0\]: "10\.0\.0\.0\/33": the prefix length must be 0 to 32/,
+    ],
     [{ name: 'x', deny_ips: ['not-an-ip'] }, /^deny_ips\[0\]: /],
     [{ name: 'x', allow_events: [''] }, /^allow_events\[0\]: /],
     [{ name: 'x', transform: 'function transform(evt) { return {' }, /^transform: SyntaxError/],
-    [{ name: 'x', verification: { preset: 'paypal', secret: 'whsec_0123456789' } }, /^body\.verification\.preset: must be one of stripe, github, slack, shopify, hmac-sha256/],
+    [
+      { name: 'x', verification: { preset: 'paypal', secret: 'whsec_0123456789' } },
+      /^body\.verification\.preset: must be one of stripe, github, slack, shopify, hmac-sha256/,
+    ],
     [{ name: 'x', verification: { preset: 'github', secret: 'short' } }, /^body\.verification\.secret: /],
     [{ name: 'x', colour: 'blue' }, /^body\.colour: unknown field/],
   ]
@@ -61,31 +70,41 @@ t.test('bad input is a 400 that names the field, and creates nothing', async (t)
   t.equal((await getJson(`${server.url}/v1/webhooks`)).body.data.length, before)
 })
 
-t.test('update changes name, transform (bumping its version), lists and verification; a bad field changes nothing', async (t) => {
-  const hook = await createWebhook(server.url, { name: 'Stripe' })
-  const updated = await patchWebhook(server.url, hook.id, {
-    name: 'Stripe live',
-    transform: 'function transform(evt) { return { name: "stripe/" + evt.type, data: evt } }',
-    allow_ips: ['3.18.12.63', '2001:db8::/32'],
-    deny_events: ['stripe/test.*'],
-    verification: { preset: 'stripe', secret: 'whsec_test_secret_value' },
-  })
-  t.equal(updated.status, 200)
-  t.equal(updated.body.data.name, 'Stripe live')
-  t.equal(updated.body.data.transform_version, 2)
-  t.same(updated.body.data.allow_ips, ['3.18.12.63', '2001:db8::/32'])
-  t.same(updated.body.data.verification, { preset: 'stripe', header: null }, 'the secret is never shown back')
-  const rejected = await patchWebhook(server.url, hook.id, { name: 'renamed', deny_ips: ['1.2.3.4/99'] })
-  t.equal(rejected.status, 400)
-  t.match(rejected.body.error, /^deny_ips\[0\]: /)
-  t.equal((await getJson(`${server.url}/v1/webhooks/${hook.id}`)).body.data.name, 'Stripe live', 'the valid field of a rejected patch is not applied')
-  const same = await patchWebhook(server.url, hook.id, { name: 'Stripe live 2' })
-  t.equal(same.body.data.transform_version, 2, 'the version moves only when the transform does')
-  const cleared = await patchWebhook(server.url, hook.id, { transform: null, verification: null })
-  t.same([cleared.body.data.transform, cleared.body.data.transform_version, cleared.body.data.verification], [null, 3, null])
-  const moved = await patchWebhook(server.url, hook.id, { env: 'staging' })
-  t.equal(moved.status, 400)
-})
+t.test(
+  'update changes name, transform (bumping its version), lists and verification; a bad field changes nothing',
+  async (t) => {
+    const hook = await createWebhook(server.url, { name: 'Stripe' })
+    const updated = await patchWebhook(server.url, hook.id, {
+      name: 'Stripe live',
+      transform: 'function transform(evt) { return { name: "stripe/" + evt.type, data: evt } }',
+      allow_ips: ['3.18.12.63', '2001:db8::/32'],
+      deny_events: ['stripe/test.*'],
+      verification: { preset: 'stripe', secret: 'whsec_test_secret_value' },
+    })
+    t.equal(updated.status, 200)
+    t.equal(updated.body.data.name, 'Stripe live')
+    t.equal(updated.body.data.transform_version, 2)
+    t.same(updated.body.data.allow_ips, ['3.18.12.63', '2001:db8::/32'])
+    t.same(updated.body.data.verification, { preset: 'stripe', header: null }, 'the secret is never shown back')
+    const rejected = await patchWebhook(server.url, hook.id, { name: 'renamed', deny_ips: ['1.2.3.4/99'] })
+    t.equal(rejected.status, 400)
+    t.match(rejected.body.error, /^deny_ips\[0\]: /)
+    t.equal(
+      (await getJson(`${server.url}/v1/webhooks/${hook.id}`)).body.data.name,
+      'Stripe live',
+      'the valid field of a rejected patch is not applied',
+    )
+    const same = await patchWebhook(server.url, hook.id, { name: 'Stripe live 2' })
+    t.equal(same.body.data.transform_version, 2, 'the version moves only when the transform does')
+    const cleared = await patchWebhook(server.url, hook.id, { transform: null, verification: null })
+    t.same(
+      [cleared.body.data.transform, cleared.body.data.transform_version, cleared.body.data.verification],
+      [null, 3, null],
+    )
+    const moved = await patchWebhook(server.url, hook.id, { env: 'staging' })
+    t.equal(moved.status, 400)
+  },
+)
 
 t.test('disable refuses deliveries with 403; enable takes them again; delete makes the URL 404', async (t) => {
   const hook = await createWebhook(server.url, { name: 'Shopify' })
@@ -103,14 +122,26 @@ t.test('disable refuses deliveries with 403; enable takes them again; delete mak
 
 t.test('sluice webhooks create | update | delete drive the same API', async (t) => {
   const sluice = (...args: string[]) =>
-    run(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), 'webhooks', ...args, '--url', server.url])
+    run(process.execPath, [
+      '--no-node-snapshot',
+      '--conditions=sluice-source',
+      join(ROOT, 'bin/sluice.js'),
+      'webhooks',
+      ...args,
+      '--url',
+      server.url,
+    ])
   const transformFile = join(server.dataDir, 'clerk.js')
   await writeFile(transformFile, 'function transform(evt) { return { name: "clerk/" + evt.type, data: evt.data } }')
-  const created = JSON.parse((await sluice('create', 'Clerk', '--transform', transformFile, '--allow-event', 'clerk/*')).stdout).data
+  const created = JSON.parse(
+    (await sluice('create', 'Clerk', '--transform', transformFile, '--allow-event', 'clerk/*')).stdout,
+  ).data
   t.equal(created.name, 'Clerk')
   t.match(created.transform, /clerk\//)
   t.same(created.allow_events, ['clerk/*'])
-  const updated = JSON.parse((await sluice('update', created.id, '--name', 'Clerk prod', '--disable', '--allow-event=')).stdout).data
+  const updated = JSON.parse(
+    (await sluice('update', created.id, '--name', 'Clerk prod', '--disable', '--allow-event=')).stdout,
+  ).data
   t.same([updated.name, updated.disabled, updated.allow_events], ['Clerk prod', true, []])
   await sluice('delete', created.id)
   t.equal((await getJson(`${server.url}/v1/webhooks/${created.id}`)).status, 404)

@@ -7,7 +7,13 @@ export const clerkUserCreated = {
     object: 'user',
     first_name: 'Ada',
     last_name: 'Lovelace',
-    email_addresses: [{ id: 'idn_29w83yL7CwVlJXylYLxcslromF1', email_address: 'ada@example.com', verification: { status: 'verified', strategy: 'ticket' } }],
+    email_addresses: [
+      {
+        id: 'idn_29w83yL7CwVlJXylYLxcslromF1',
+        email_address: 'ada@example.com',
+        verification: { status: 'verified', strategy: 'ticket' },
+      },
+    ],
     primary_email_address_id: 'idn_29w83yL7CwVlJXylYLxcslromF1',
     created_at: 1654012591514,
     updated_at: 1654012591835,
@@ -37,7 +43,11 @@ export const stripeInvoicePaid = {
       currency: 'usd',
       customer: 'cus_QhvJ9n3q3Zm0wF',
       status: 'paid',
-      lines: { object: 'list', data: [{ id: 'il_1PqVwzLkdIwHu7ix', amount: 2000, description: '1 × Pro (at $20.00 / month)' }], has_more: false },
+      lines: {
+        object: 'list',
+        data: [{ id: 'il_1PqVwzLkdIwHu7ix', amount: 2000, description: '1 × Pro (at $20.00 / month)' }],
+        has_more: false,
+      },
     },
   },
   livemode: false,
@@ -59,7 +69,13 @@ export const githubPullRequestOpened = {
     base: { ref: 'main', sha: '9049f1265b7d61be4a8904a9a27120d2064dab3b' },
     created_at: '2024-05-01T09:30:00Z',
   },
-  repository: { id: 1296269, name: 'sluice', full_name: 'acme/sluice', private: false, owner: { login: 'acme', id: 9919 } },
+  repository: {
+    id: 1296269,
+    name: 'sluice',
+    full_name: 'acme/sluice',
+    private: false,
+    owner: { login: 'acme', id: 9919 },
+  },
   sender: { login: 'octocat', id: 583231, type: 'User' },
 }
 
@@ -94,7 +110,13 @@ export const linearIssueCreate = {
   action: 'create',
   type: 'Issue',
   createdAt: '2024-05-01T10:20:30.000Z',
-  data: { id: '2174add1-f7c8-44e3-bbf3-2d60b5ea8bc9', identifier: 'ENG-123', title: 'Replay dead letters in bulk', priority: 2, teamId: '72b2a2dc-6f4f-4423-9d34-24b5bd10634a' },
+  data: {
+    id: '2174add1-f7c8-44e3-bbf3-2d60b5ea8bc9',
+    identifier: 'ENG-123',
+    title: 'Replay dead letters in bulk',
+    priority: 2,
+    teamId: '72b2a2dc-6f4f-4423-9d34-24b5bd10634a',
+  },
   url: 'https://linear.app/acme/issue/ENG-123',
   organizationId: 'b2a3d0b5-0a8a-4f0e-9b7e-1c0a7f1b8a9d',
   webhookTimestamp: 1714558830000,

@@ -4,7 +4,16 @@ import t from 'tap'
 import { timingSafeEqual } from 'node:crypto'
 import { eventually, getJson, startServer } from '../helpers/server.ts'
 import { createWebhook, deliver, hmacHex, outcome, storedEvents } from './helpers.ts'
-import { clerkHeaders, clerkUserCreated, githubHeaders, githubPullRequestOpened, linearIssueCreate, shopifyHeaders, shopifyOrderCreate, stripeInvoicePaid } from './payloads.ts'
+import {
+  clerkHeaders,
+  clerkUserCreated,
+  githubHeaders,
+  githubPullRequestOpened,
+  linearIssueCreate,
+  shopifyHeaders,
+  shopifyOrderCreate,
+  stripeInvoicePaid,
+} from './payloads.ts'
 
 const server = await startServer()
 t.teardown(() => server.stop())
@@ -43,38 +52,50 @@ t.test('header value trimmed, a word removed and lower-cased names the event', a
       return { name: 'billing/' + kind, data: { account: evt.account, plan: evt.plan } }
     }`,
   })
-  const { event } = await deliverOne(hook.url, hook.id, { account: 'acct_77', plan: 'pro' }, { 'x-event-type': '  Subscription.Renewed Event  ' })
+  const { event } = await deliverOne(
+    hook.url,
+    hook.id,
+    { account: 'acct_77', plan: 'pro' },
+    { 'x-event-type': '  Subscription.Renewed Event  ' },
+  )
   t.equal(event.name, 'billing/subscription.renewed')
   t.same(event.data, { account: 'acct_77', plan: 'pro' })
 })
 
-t.test("Stripe: the event id is copied for dedup and ts is created (seconds) × 1000; Stripe's retry is stored once", async (t) => {
-  const hook = await createWebhook(server.url, {
-    name: 'Stripe',
-    transform: `function transform(evt) {
+t.test(
+  "Stripe: the event id is copied for dedup and ts is created (seconds) × 1000; Stripe's retry is stored once",
+  async (t) => {
+    const hook = await createWebhook(server.url, {
+      name: 'Stripe',
+      transform: `function transform(evt) {
       return { name: 'stripe/' + evt.type, id: evt.id, ts: evt.created * 1000, data: evt.data.object }
     }`,
-  })
-  const first = await deliverOne(hook.url, hook.id, stripeInvoicePaid)
-  t.equal(first.event.name, 'stripe/invoice.paid')
-  t.equal(first.event.id, 'evt_1PqVx2LkdIwHu7ixG5nQ1aBc')
-  t.equal(first.event.ts, 1724668530000)
-  t.equal(first.event.data.amount_paid, 2000)
+    })
+    const first = await deliverOne(hook.url, hook.id, stripeInvoicePaid)
+    t.equal(first.event.name, 'stripe/invoice.paid')
+    t.equal(first.event.id, 'evt_1PqVx2LkdIwHu7ixG5nQ1aBc')
+    t.equal(first.event.ts, 1724668530000)
+    t.equal(first.event.data.amount_paid, 2000)
 
-  // Stripe retries a delivery it did not see acknowledged: the sender gets a 2xx, dedup drops the copy.
-  const retry = await deliver(hook.url, stripeInvoicePaid)
-  t.equal(retry.status, 200)
-  const retried = await outcome(server.url, hook.id, retry.body.request_id)
-  t.equal(retried.status, 'delivered')
-  const copies = await eventually(async () => {
-    const r = await getJson(`${server.url}/v1/events?id=evt_1PqVx2LkdIwHu7ixG5nQ1aBc&include_duplicates=true`)
-    return r.body.data.length === 2 ? r.body.data : undefined
-  })
-  const duplicate = copies.find((e: any) => e.internal_id === retried.event_ids[0])
-  t.equal(duplicate.duplicate_of, first.event.internal_id, 'the retry is recorded as a duplicate of the first')
-  const live = await getJson(`${server.url}/v1/events?id=evt_1PqVx2LkdIwHu7ixG5nQ1aBc`)
-  t.same(live.body.data.map((e: any) => e.internal_id), [first.event.internal_id], 'stored once')
-})
+    // Stripe retries a delivery it did not see acknowledged: the sender gets a 2xx, dedup drops the copy.
+    const retry = await deliver(hook.url, stripeInvoicePaid)
+    t.equal(retry.status, 200)
+    const retried = await outcome(server.url, hook.id, retry.body.request_id)
+    t.equal(retried.status, 'delivered')
+    const copies = await eventually(async () => {
+      const r = await getJson(`${server.url}/v1/events?id=evt_1PqVx2LkdIwHu7ixG5nQ1aBc&include_duplicates=true`)
+      return r.body.data.length === 2 ? r.body.data : undefined
+    })
+    const duplicate = copies.find((e: any) => e.internal_id === retried.event_ids[0])
+    t.equal(duplicate.duplicate_of, first.event.internal_id, 'the retry is recorded as a duplicate of the first')
+    const live = await getJson(`${server.url}/v1/events?id=evt_1PqVx2LkdIwHu7ixG5nQ1aBc`)
+    t.same(
+      live.body.data.map((e: any) => e.internal_id),
+      [first.event.internal_id],
+      'stored once',
+    )
+  },
+)
 
 t.test("type lower-cased + '.' + action: a Linear Issue create becomes linear/issue.create", async (t) => {
   const hook = await createWebhook(server.url, {
@@ -102,28 +123,34 @@ t.test('Shopify: the topic header names the event, the webhook-id header dedups'
   t.equal(event.data.order.total_price, '403.00')
 })
 
-t.test('signature pattern: the transform passes raw and the signature header into data, and the function verifies them', async (t) => {
-  const secret = 'gh-webhook-secret-123'
-  const hook = await createWebhook(server.url, {
-    name: 'GitHub',
-    transform: `function transform(evt, headers, queryParams, raw) {
+t.test(
+  'signature pattern: the transform passes raw and the signature header into data, and the function verifies them',
+  async (t) => {
+    const secret = 'gh-webhook-secret-123'
+    const hook = await createWebhook(server.url, {
+      name: 'GitHub',
+      transform: `function transform(evt, headers, queryParams, raw) {
       return {
         name: 'github/' + headers['X-Github-Event'] + '.' + evt.action,
         id: headers['X-Github-Delivery'],
         data: { raw: raw, sig: headers['X-Hub-Signature-256'], repo: evt.repository.full_name, number: evt.number },
       }
     }`,
-  })
-  // Exactly the bytes GitHub signs and sends (pretty-printed, so a re-serialised body would not match).
-  const body = JSON.stringify(githubPullRequestOpened, null, 2)
-  const { event } = await deliverOne(hook.url, hook.id, body, { ...githubHeaders, 'X-Hub-Signature-256': 'sha256=' + hmacHex(secret, body) })
-  t.equal(event.name, 'github/pull_request.opened')
-  t.equal(event.id, '72d3162e-cc78-11e3-81ab-4c9367dc0958')
-  t.same([event.data.repo, event.data.number], ['acme/sluice', 42])
-  t.equal(event.data.raw, body, 'raw is the body exactly as sent')
-  // What the function does with it (docs/webhooks.md's worked example):
-  const expected = Buffer.from('sha256=' + hmacHex(secret, event.data.raw))
-  const given = Buffer.from(event.data.sig)
-  t.ok(expected.length === given.length && timingSafeEqual(expected, given), 'the signature verifies over data.raw')
-  t.not(event.data.sig, 'sha256=' + hmacHex('wrong-secret', event.data.raw))
-})
+    })
+    // Exactly the bytes GitHub signs and sends (pretty-printed, so a re-serialised body would not match).
+    const body = JSON.stringify(githubPullRequestOpened, null, 2)
+    const { event } = await deliverOne(hook.url, hook.id, body, {
+      ...githubHeaders,
+      'X-Hub-Signature-256': 'sha256=' + hmacHex(secret, body),
+    })
+    t.equal(event.name, 'github/pull_request.opened')
+    t.equal(event.id, '72d3162e-cc78-11e3-81ab-4c9367dc0958')
+    t.same([event.data.repo, event.data.number], ['acme/sluice', 42])
+    t.equal(event.data.raw, body, 'raw is the body exactly as sent')
+    // What the function does with it (docs/webhooks.md's worked example):
+    const expected = Buffer.from('sha256=' + hmacHex(secret, event.data.raw))
+    const given = Buffer.from(event.data.sig)
+    t.ok(expected.length === given.length && timingSafeEqual(expected, given), 'the signature verifies over data.raw')
+    t.not(event.data.sig, 'sha256=' + hmacHex('wrong-secret', event.data.raw))
+  },
+)

@@ -4,10 +4,13 @@ import { api } from '../api.ts'
 import { ErrorMessage, Loading } from '../ui/common.tsx'
 import { useApi } from '../ui/use-api.ts'
 
-const limits = (e: any) => [
-  e.max_events_per_second ? `${e.max_events_per_second} events/s` : 'no rate limit',
-  e.max_body_bytes ? `bodies ≤ ${e.max_body_bytes} bytes` : '',
-].filter(Boolean).join(', ')
+const limits = (e: any) =>
+  [
+    e.max_events_per_second ? `${e.max_events_per_second} events/s` : 'no rate limit',
+    e.max_body_bytes ? `bodies ≤ ${e.max_body_bytes} bytes` : '',
+  ]
+    .filter(Boolean)
+    .join(', ')
 
 export function EnvsPage() {
   const envs = useApi(() => api('GET', '/v1/envs'), [])
@@ -16,36 +19,74 @@ export function EnvsPage() {
     e.preventDefault()
     const form = new FormData(e.currentTarget as HTMLFormElement)
     const rate = String(form.get('rate') ?? '')
-    api('POST', '/v1/envs', { name: String(form.get('name')).trim(), branch: form.get('branch') === 'on', ...(rate && { max_events_per_second: Number(rate) }) })
-      .then(() => { setError(undefined); envs.reload() }, setError)
+    api('POST', '/v1/envs', {
+      name: String(form.get('name')).trim(),
+      branch: form.get('branch') === 'on',
+      ...(rate && { max_events_per_second: Number(rate) }),
+    }).then(() => {
+      setError(undefined)
+      envs.reload()
+    }, setError)
   }
-  const archive = (name: string) => api('POST', `/v1/envs/${encodeURIComponent(name)}/archive`).then(envs.reload, setError)
+  const archive = (name: string) =>
+    api('POST', `/v1/envs/${encodeURIComponent(name)}/archive`).then(envs.reload, setError)
   return (
     <>
       <h1 tabIndex={-1}>Environments</h1>
       <form id="create-env" class="inline-form" onSubmit={create} aria-label="Create an environment">
-        <label>Name<input type="text" name="name" required /></label>
-        <label class="check"><input type="checkbox" name="branch" /> branch environment</label>
-        <label>Rate limit (events/s, optional)<input type="number" name="rate" min="1" /></label>
+        <label>
+          Name
+          <input type="text" name="name" required />
+        </label>
+        <label class="check">
+          <input type="checkbox" name="branch" /> branch environment
+        </label>
+        <label>
+          Rate limit (events/s, optional)
+          <input type="number" name="rate" min="1" />
+        </label>
         <button type="submit">Create environment</button>
       </form>
       <ErrorMessage error={error ?? envs.error} />
-      {envs.loading && !envs.data ? <Loading /> : envs.data && (
-        <div class="table-wrap">
-          <table id="envs" class="list">
-            <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Limits</th><th scope="col"><span class="sr-only">State</span></th></tr></thead>
-            <tbody>
-              {envs.data.data.map((e: any) => (
-                <tr key={e.name}>
-                  <td class="name">{e.name}</td>
-                  <td>{e.kind}</td>
-                  <td>{limits(e)}</td>
-                  <td>{e.archived_at ? 'archived' : e.kind === 'branch' ? <button type="button" class="small" onClick={() => archive(e.name)}>Archive</button> : ''}</td>
+      {envs.loading && !envs.data ? (
+        <Loading />
+      ) : (
+        envs.data && (
+          <div class="table-wrap">
+            <table id="envs" class="list">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Limits</th>
+                  <th scope="col">
+                    <span class="sr-only">State</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+              </thead>
+              <tbody>
+                {envs.data.data.map((e: any) => (
+                  <tr key={e.name}>
+                    <td class="name">{e.name}</td>
+                    <td>{e.kind}</td>
+                    <td>{limits(e)}</td>
+                    <td>
+                      {e.archived_at ? (
+                        'archived'
+                      ) : e.kind === 'branch' ? (
+                        <button type="button" class="small" onClick={() => archive(e.name)}>
+                          Archive
+                        </button>
+                      ) : (
+                        ''
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )
       )}
     </>
   )

@@ -8,8 +8,19 @@ import { useApi } from '../ui/use-api.ts'
 
 function SourceLink({ source }: { source: any }) {
   if (source.kind === 'webhook') return <a href={`#/webhooks/${source.webhook_id}`}>webhook</a>
-  if (source.kind === 'function') return <>function {source.function_id}, <a href={`#/runs/${source.run_id}`}>run {source.run_id}</a> (step {source.step_id})</>
-  if (source.kind === 'replay') return <>replay of <a href={`#/events/${source.event_id}`}>{source.event_id}</a></>
+  if (source.kind === 'function')
+    return (
+      <>
+        function {source.function_id}, <a href={`#/runs/${source.run_id}`}>run {source.run_id}</a> (step{' '}
+        {source.step_id})
+      </>
+    )
+  if (source.kind === 'replay')
+    return (
+      <>
+        replay of <a href={`#/events/${source.event_id}`}>{source.event_id}</a>
+      </>
+    )
   return <>{source.kind}</>
 }
 
@@ -33,17 +44,28 @@ function SendToDevServer({ event }: { event: any }) {
         body: JSON.stringify({ name: event.name, data: event.data, id: event.id, ts: event.ts }),
       })
       const body = await response.json()
-      setResult(response.ok ? { ok: `Sent to ${url}: ${body.ids.join(', ')}` } : { error: `${body.code}: ${body.error}` })
+      setResult(
+        response.ok ? { ok: `Sent to ${url}: ${body.ids.join(', ')}` } : { error: `${body.code}: ${body.error}` },
+      )
     } catch (err) {
       setResult({ error: `${url}: not reachable (${(err as Error).message}). Is a Dev Server running there?` })
     }
   }
   return (
     <form id="send-to-dev" class="inline-form" onSubmit={send} aria-label="Send to Dev Server">
-      <label>Dev Server URL<input type="url" name="url" required value={saved.url ?? 'http://localhost:8288'} /></label>
-      <label>Event key<input type="text" name="key" value={saved.key ?? 'dev'} autocomplete="off" /></label>
+      <label>
+        Dev Server URL
+        <input type="url" name="url" required value={saved.url ?? 'http://localhost:8288'} />
+      </label>
+      <label>
+        Event key
+        <input type="text" name="key" value={saved.key ?? 'dev'} autocomplete="off" />
+      </label>
       <button type="submit">Send to Dev Server</button>
-      <div id="send-to-dev-result">{result.ok && <Ok>{result.ok}</Ok>}<ErrorMessage error={result.error} /></div>
+      <div id="send-to-dev-result">
+        {result.ok && <Ok>{result.ok}</Ok>}
+        <ErrorMessage error={result.error} />
+      </div>
     </form>
   )
 }
@@ -53,42 +75,106 @@ export function EventPage({ id }: { id: string }) {
   const runs = useApi(() => api('GET', `/v1/events/${id}/runs`), [id])
   const [replay, setReplay] = useState<{ ok?: any; error?: Error }>({})
   if (event.loading && !event.data) return <Loading />
-  if (event.error) return <><h1 tabIndex={-1}>Event</h1><ErrorMessage error={event.error} /><p><a href="#/events">Back to events</a></p></>
+  if (event.error)
+    return (
+      <>
+        <h1 tabIndex={-1}>Event</h1>
+        <ErrorMessage error={event.error} />
+        <p>
+          <a href="#/events">Back to events</a>
+        </p>
+      </>
+    )
   const e = event.data.data
-  const doReplay = () => api('POST', `/v1/events/${id}/replay`).then((r) => setReplay({ ok: r.data }), (error) => setReplay({ error }))
+  const doReplay = () =>
+    api('POST', `/v1/events/${id}/replay`).then(
+      (r) => setReplay({ ok: r.data }),
+      (error) => setReplay({ error }),
+    )
   return (
     <div id="event-detail">
-      <p class="crumbs"><a href="#/events">Events</a> /</p>
-      <h1 tabIndex={-1} class="break">{e.name}</h1>
+      <p class="crumbs">
+        <a href="#/events">Events</a> /
+      </p>
+      <h1 tabIndex={-1} class="break">
+        {e.name}
+      </h1>
       <dl class="meta">
-        <dt>Internal ID</dt><dd class="mono" id="event-internal-id">{e.internal_id}</dd>
-        <dt>Dedup id</dt><dd class="mono break">{e.id}</dd>
-        <dt>Environment</dt><dd>{e.env}</dd>
-        <dt>Timestamp (ts)</dt><dd>{time(e.ts)}</dd>
-        <dt>Received</dt><dd>{time(e.received_at)}</dd>
-        <dt>Source</dt><dd><SourceLink source={e.source} /></dd>
-        {e.duplicate_of && <><dt>Duplicate of</dt><dd><a id="duplicate-of" href={`#/events/${e.duplicate_of}`}>{e.duplicate_of}</a> (dropped by dedup; no function ran)</dd></>}
+        <dt>Internal ID</dt>
+        <dd class="mono" id="event-internal-id">
+          {e.internal_id}
+        </dd>
+        <dt>Dedup id</dt>
+        <dd class="mono break">{e.id}</dd>
+        <dt>Environment</dt>
+        <dd>{e.env}</dd>
+        <dt>Timestamp (ts)</dt>
+        <dd>{time(e.ts)}</dd>
+        <dt>Received</dt>
+        <dd>{time(e.received_at)}</dd>
+        <dt>Source</dt>
+        <dd>
+          <SourceLink source={e.source} />
+        </dd>
+        {e.duplicate_of && (
+          <>
+            <dt>Duplicate of</dt>
+            <dd>
+              <a id="duplicate-of" href={`#/events/${e.duplicate_of}`}>
+                {e.duplicate_of}
+              </a>{' '}
+              (dropped by dedup; no function ran)
+            </dd>
+          </>
+        )}
       </dl>
       <div class="actions">
-        <button type="button" id="replay" onClick={doReplay} disabled={Boolean(e.duplicate_of)}>Replay to functions</button>
-        {replay.ok && <Ok>Replayed as <a href={`#/events/${replay.ok.internal_id}`}>{replay.ok.internal_id}</a>; its runs appear there.</Ok>}
+        <button type="button" id="replay" onClick={doReplay} disabled={Boolean(e.duplicate_of)}>
+          Replay to functions
+        </button>
+        {replay.ok && (
+          <Ok>
+            Replayed as <a href={`#/events/${replay.ok.internal_id}`}>{replay.ok.internal_id}</a>; its runs appear
+            there.
+          </Ok>
+        )}
         <ErrorMessage error={replay.error} />
       </div>
       <SendToDevServer event={e} />
       <h2>Payload</h2>
       <JsonView value={e.data} label="Event data" />
       <h2>Runs</h2>
-      {runs.loading && !runs.data ? <Loading /> : runs.error ? <ErrorMessage error={runs.error} /> : runs.data.data.length === 0 ? (
-        <Empty><p>No function is triggered by <code>{e.name}</code>{e.env ? ` in ${e.env}` : ''}. See <a href="#/functions">Functions</a>.</p></Empty>
+      {runs.loading && !runs.data ? (
+        <Loading />
+      ) : runs.error ? (
+        <ErrorMessage error={runs.error} />
+      ) : runs.data.data.length === 0 ? (
+        <Empty>
+          <p>
+            No function is triggered by <code>{e.name}</code>
+            {e.env ? ` in ${e.env}` : ''}. See <a href="#/functions">Functions</a>.
+          </p>
+        </Empty>
       ) : (
         <div class="table-wrap">
           <table id="event-runs" class="list">
-            <thead><tr><th scope="col">Function</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Duration</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Function</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Duration</th>
+              </tr>
+            </thead>
             <tbody>
               {runs.data.data.map((r: any) => (
                 <tr key={r.run_id}>
-                  <td><a href={`#/runs/${r.run_id}`}>{r.function_id}</a></td>
-                  <td><Badge status={r.status} /></td>
+                  <td>
+                    <a href={`#/runs/${r.run_id}`}>{r.function_id}</a>
+                  </td>
+                  <td>
+                    <Badge status={r.status} />
+                  </td>
                   <td>{r.attempts}</td>
                   <td>{duration((ms(r.ended_at) ?? Date.now()) - (ms(r.started_at) ?? ms(r.queued_at)!))}</td>
                 </tr>

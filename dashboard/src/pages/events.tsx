@@ -10,10 +10,22 @@ const PAGE = 100
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i
 export const SOURCES = ['api', 'webhook', 'function'] as const
 
-interface Filters { name: string; source: string; from: string; to: string; q: string }
+interface Filters {
+  name: string
+  source: string
+  from: string
+  to: string
+  q: string
+}
 
 function filtersOf(params: URLSearchParams): Filters {
-  return { name: params.get('name') ?? '', source: params.get('source') ?? '', from: params.get('from') ?? '', to: params.get('to') ?? '', q: params.get('q') ?? '' }
+  return {
+    name: params.get('name') ?? '',
+    source: params.get('source') ?? '',
+    from: params.get('from') ?? '',
+    to: params.get('to') ?? '',
+    q: params.get('q') ?? '',
+  }
 }
 
 /** datetime-local values are local times; the API takes milliseconds. */
@@ -22,11 +34,19 @@ const toMs = (local: string) => (local ? new Date(local).getTime() : undefined)
 async function loadEvents(f: Filters, env: string, cursor?: string): Promise<{ events: any[]; cursor: string | null }> {
   if (f.q) {
     const byDedupId = await api('GET', `/v1/events${query({ id: f.q, env, include_duplicates: 'true', limit: PAGE })}`)
-    const byInternalId = ULID.test(f.q) ? await api('GET', `/v1/events/${f.q.toUpperCase()}`).then((r) => [r.data], () => []) : []
+    const byInternalId = ULID.test(f.q)
+      ? await api('GET', `/v1/events/${f.q.toUpperCase()}`).then(
+          (r) => [r.data],
+          () => [],
+        )
+      : []
     const seen = new Set(byInternalId.map((e: any) => e.internal_id))
     return { events: [...byInternalId, ...byDedupId.data.filter((e: any) => !seen.has(e.internal_id))], cursor: null }
   }
-  const page = await api('GET', `/v1/events${query({ name: f.name, env, received_after: toMs(f.from), received_before: toMs(f.to), limit: PAGE, cursor })}`)
+  const page = await api(
+    'GET',
+    `/v1/events${query({ name: f.name, env, received_after: toMs(f.from), received_before: toMs(f.to), limit: PAGE, cursor })}`,
+  )
   return { events: page.data, cursor: page.metadata.cursor }
 }
 
@@ -39,20 +59,43 @@ function FilterForm({ filters, names }: { filters: Filters; names: string[] }) {
   }
   return (
     <form id="event-filters" class="filters" onSubmit={submit} aria-label="Filter events">
-      <label>Name<input type="text" name="name" value={filters.name} list="event-names" placeholder="app/user.created" /></label>
-      <datalist id="event-names">{names.map((n) => <option key={n} value={n} />)}</datalist>
-      <label>Source
+      <label>
+        Name
+        <input type="text" name="name" value={filters.name} list="event-names" placeholder="app/user.created" />
+      </label>
+      <datalist id="event-names">
+        {names.map((n) => (
+          <option key={n} value={n} />
+        ))}
+      </datalist>
+      <label>
+        Source
         <select name="source" value={filters.source}>
           <option value="">Any</option>
-          {SOURCES.map((s) => <option key={s} value={s}>{s}</option>)}
+          {SOURCES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
         </select>
       </label>
-      <label>Received from<input type="datetime-local" name="from" value={filters.from} /></label>
-      <label>to<input type="datetime-local" name="to" value={filters.to} /></label>
-      <label>Internal ID or dedup id<input type="search" name="q" value={filters.q} placeholder="01J… or evt_123" /></label>
+      <label>
+        Received from
+        <input type="datetime-local" name="from" value={filters.from} />
+      </label>
+      <label>
+        to
+        <input type="datetime-local" name="to" value={filters.to} />
+      </label>
+      <label>
+        Internal ID or dedup id
+        <input type="search" name="q" value={filters.q} placeholder="01J… or evt_123" />
+      </label>
       <div class="filter-actions">
         <button type="submit">Apply</button>
-        <a class="button secondary" href="#/events">Clear</a>
+        <a class="button secondary" href="#/events">
+          Clear
+        </a>
       </div>
     </form>
   )
@@ -74,28 +117,49 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
     let current = true
     setState({ loading: true })
     loadEvents(filters, env).then(
-      (page) => { if (current) { setEvents(page.events); setCursor(page.cursor); setState({ loading: false }) } },
+      (page) => {
+        if (current) {
+          setEvents(page.events)
+          setCursor(page.cursor)
+          setState({ loading: false })
+        }
+      },
       (error: Error) => current && setState({ loading: false, error }),
     )
-    api('GET', `/v1/functions${query({ env })}`).then((r) => current && setNames(r.data.map((f: any) => f.trigger.event)), () => {})
-    return () => { current = false }
+    api('GET', `/v1/functions${query({ env })}`).then(
+      (r) => current && setNames(r.data.map((f: any) => f.trigger.event)),
+      () => {},
+    )
+    return () => {
+      current = false
+    }
   }, [key, env])
 
   // Live only while the list shows the newest events: no end of range, no search.
   const canBeLive = !filters.to && !filters.q
   useEffect(() => {
-    if (!canBeLive || paused || state.loading || state.error) { setStream('off'); return }
+    if (!canBeLive || paused || state.loading || state.error) {
+      setStream('off')
+      return
+    }
     // Events stored since the newest one shown (while loading or paused) come first.
     const since = events.reduce((newest, e) => Math.max(newest, e.received_at), 0) || undefined
     return streamEvents(`/v1/events/stream${query({ env, name: filters.name, since })}`, {
-      onEvent: (event) => setEvents((list) => (list.some((e) => e.internal_id === event.internal_id) ? list : [event, ...list])),
+      onEvent: (event) =>
+        setEvents((list) => (list.some((e) => e.internal_id === event.internal_id) ? list : [event, ...list])),
       onState: setStream,
     })
   }, [key, env, paused, canBeLive, state.loading, state.error])
 
   const more = async () => {
-    const page = await loadEvents(filters, env, cursor ?? undefined).catch((error: Error) => { setState({ loading: false, error }); return null })
-    if (page) { setEvents((list) => [...list, ...page.events]); setCursor(page.cursor) }
+    const page = await loadEvents(filters, env, cursor ?? undefined).catch((error: Error) => {
+      setState({ loading: false, error })
+      return null
+    })
+    if (page) {
+      setEvents((list) => [...list, ...page.events])
+      setCursor(page.cursor)
+    }
   }
   // Source is filtered here: the store indexes name, env and time, not the source kind.
   const shown = filters.source ? events.filter((e) => e.source.kind === filters.source) : events
@@ -108,29 +172,68 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
         {canBeLive && (
           <div class="live">
             <span class={`dot ${paused ? 'paused' : stream}`} aria-hidden="true" />
-            <span id="live-status" role="status">{paused ? 'Paused' : stream === 'live' ? 'Live' : stream === 'reconnecting' ? 'Reconnecting…' : 'Connecting…'}</span>
-            <button type="button" id="pause" aria-pressed={paused} onClick={() => setPaused(!paused)}>{paused ? 'Resume' : 'Pause'}</button>
+            <span id="live-status" role="status">
+              {paused
+                ? 'Paused'
+                : stream === 'live'
+                  ? 'Live'
+                  : stream === 'reconnecting'
+                    ? 'Reconnecting…'
+                    : 'Connecting…'}
+            </span>
+            <button type="button" id="pause" aria-pressed={paused} onClick={() => setPaused(!paused)}>
+              {paused ? 'Resume' : 'Pause'}
+            </button>
           </div>
         )}
       </div>
       <FilterForm filters={filters} names={knownNames} />
       {!filters.q && <EventsChart events={shown} />}
       <ErrorMessage error={state.error} />
-      {state.loading ? <Loading /> : shown.length === 0 ? (
+      {state.loading ? (
+        <Loading />
+      ) : shown.length === 0 ? (
         <Empty>
-          {filters.name || filters.q || filters.from || filters.to || filters.source
-            ? <p>No events match these filters. <a href="#/events">Clear the filters</a>.</p>
-            : <p>No events yet. Send one with <code>curl -X POST {location.origin}/e/dev -d '&#123;"name":"app/hello","data":&#123;&#125;&#125;'</code>, from <a href="#/send">Send event</a>, or point a <a href="#/webhooks">webhook</a> at Sluice. They appear here as they arrive.</p>}
+          {filters.name || filters.q || filters.from || filters.to || filters.source ? (
+            <p>
+              No events match these filters. <a href="#/events">Clear the filters</a>.
+            </p>
+          ) : (
+            <p>
+              No events yet. Send one with{' '}
+              <code>curl -X POST {location.origin}/e/dev -d '&#123;"name":"app/hello","data":&#123;&#125;&#125;'</code>,
+              from <a href="#/send">Send event</a>, or point a <a href="#/webhooks">webhook</a> at Sluice. They appear
+              here as they arrive.
+            </p>
+          )}
         </Empty>
       ) : (
         <div class="table-wrap">
           <table id="events" class="list">
             <caption class="sr-only">Events, newest first</caption>
-            <thead><tr><th scope="col">Name</th><th scope="col">Dedup id</th><th scope="col">Env</th><th scope="col">Source</th><th scope="col">Received</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Dedup id</th>
+                <th scope="col">Env</th>
+                <th scope="col">Source</th>
+                <th scope="col">Received</th>
+              </tr>
+            </thead>
             <tbody>
               {shown.map((e) => (
-                <tr key={e.internal_id} data-id={e.internal_id} class="clickable" onClick={() => { location.hash = `#/events/${e.internal_id}` }}>
-                  <td class="name"><a href={`#/events/${e.internal_id}`}>{e.name}</a>{e.deduplicated && <span class="badge muted">duplicate</span>}</td>
+                <tr
+                  key={e.internal_id}
+                  data-id={e.internal_id}
+                  class="clickable"
+                  onClick={() => {
+                    location.hash = `#/events/${e.internal_id}`
+                  }}
+                >
+                  <td class="name">
+                    <a href={`#/events/${e.internal_id}`}>{e.name}</a>
+                    {e.deduplicated && <span class="badge muted">duplicate</span>}
+                  </td>
                   <td class="mono clip">{e.id}</td>
                   <td>{e.env}</td>
                   <td>{e.source.kind}</td>
@@ -141,7 +244,11 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
           </table>
         </div>
       )}
-      {cursor && !state.loading && <button type="button" id="load-more" class="secondary" onClick={more}>Load older events</button>}
+      {cursor && !state.loading && (
+        <button type="button" id="load-more" class="secondary" onClick={more}>
+          Load older events
+        </button>
+      )}
     </>
   )
 }

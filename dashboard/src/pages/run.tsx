@@ -13,8 +13,16 @@ const REFRESH_MS = 1_000
 function RunError({ error }: { error: any }) {
   return (
     <div class="run-error">
-      <p class="error"><strong>{error.name}</strong>{error.code ? ` (${error.code})` : ''}: {error.message}</p>
-      {error.stack && <details><summary>Stack</summary><pre class="stack">{error.stack}</pre></details>}
+      <p class="error">
+        <strong>{error.name}</strong>
+        {error.code ? ` (${error.code})` : ''}: {error.message}
+      </p>
+      {error.stack && (
+        <details>
+          <summary>Stack</summary>
+          <pre class="stack">{error.stack}</pre>
+        </details>
+      )}
     </div>
   )
 }
@@ -27,7 +35,13 @@ function timeline(run: any) {
   const origin = start
   return run.steps.map((s: any) => {
     const ended = ms(s.ended_at)!
-    const item = { ...s, start, duration: Math.max(0, ended - start), offset: (start - origin) / total, width: Math.max(0.01, (ended - start) / total) }
+    const item = {
+      ...s,
+      start,
+      duration: Math.max(0, ended - start),
+      offset: (start - origin) / total,
+      width: Math.max(0.01, (ended - start) / total),
+    }
     start = ended
     return item
   })
@@ -44,56 +58,139 @@ export function RunPage({ id }: { id: string }) {
     return () => clearInterval(timer)
   }, [unfinished])
   if (run.loading && !r) return <Loading />
-  if (!r) return <><h1 tabIndex={-1}>Run</h1><ErrorMessage error={run.error} /><p><a href="#/runs">Back to runs</a></p></>
+  if (!r)
+    return (
+      <>
+        <h1 tabIndex={-1}>Run</h1>
+        <ErrorMessage error={run.error} />
+        <p>
+          <a href="#/runs">Back to runs</a>
+        </p>
+      </>
+    )
   const steps = timeline(r)
-  const retry = () => api('POST', `/v1/runs/${id}/retry`).then(
-    () => { setAction({ ok: 'Retrying from the failed step; completed steps keep their results.' }); run.reload() },
-    (error) => setAction({ error }),
-  )
-  const cancel = () => api('POST', `/v1/runs/${id}/cancel`).then(
-    () => { setAction({ ok: 'Cancel requested: it takes effect unless the retry has already started.' }); run.reload() },
-    (error) => setAction({ error }),
-  )
+  const retry = () =>
+    api('POST', `/v1/runs/${id}/retry`).then(
+      () => {
+        setAction({ ok: 'Retrying from the failed step; completed steps keep their results.' })
+        run.reload()
+      },
+      (error) => setAction({ error }),
+    )
+  const cancel = () =>
+    api('POST', `/v1/runs/${id}/cancel`).then(
+      () => {
+        setAction({ ok: 'Cancel requested: it takes effect unless the retry has already started.' })
+        run.reload()
+      },
+      (error) => setAction({ error }),
+    )
   return (
     <div id="run-detail">
-      <p class="crumbs"><a href="#/runs">Runs</a> /</p>
-      <h1 tabIndex={-1} class="break">{r.function_id} <Badge status={r.status} /></h1>
+      <p class="crumbs">
+        <a href="#/runs">Runs</a> /
+      </p>
+      <h1 tabIndex={-1} class="break">
+        {r.function_id} <Badge status={r.status} />
+      </h1>
       <dl class="meta">
-        <dt>Run ID</dt><dd class="mono">{r.run_id}</dd>
-        <dt>Event</dt><dd><a href={`#/events/${r.event_id}`}>{r.event_name}</a> <span class="muted mono">{r.event_id}</span></dd>
-        <dt>Environment</dt><dd>{r.env}</dd>
-        <dt>Attempts</dt><dd>{r.attempts}</dd>
-        <dt>Queued</dt><dd>{time(r.queued_at)}</dd>
-        <dt>Duration</dt><dd>{duration(runDuration(r))}{unfinished ? ' so far' : ''}</dd>
-        {r.next_attempt_at && <><dt>Next attempt</dt><dd>{time(r.next_attempt_at)}</dd></>}
+        <dt>Run ID</dt>
+        <dd class="mono">{r.run_id}</dd>
+        <dt>Event</dt>
+        <dd>
+          <a href={`#/events/${r.event_id}`}>{r.event_name}</a> <span class="muted mono">{r.event_id}</span>
+        </dd>
+        <dt>Environment</dt>
+        <dd>{r.env}</dd>
+        <dt>Attempts</dt>
+        <dd>{r.attempts}</dd>
+        <dt>Queued</dt>
+        <dd>{time(r.queued_at)}</dd>
+        <dt>Duration</dt>
+        <dd>
+          {duration(runDuration(r))}
+          {unfinished ? ' so far' : ''}
+        </dd>
+        {r.next_attempt_at && (
+          <>
+            <dt>Next attempt</dt>
+            <dd>{time(r.next_attempt_at)}</dd>
+          </>
+        )}
       </dl>
       <div class="actions">
-        {r.status === 'failed' && <button type="button" id="retry-run" onClick={retry}>Retry run</button>}
-        {r.status === 'running' && r.next_attempt_at && <button type="button" id="cancel-run" class="secondary" onClick={cancel}>Cancel run</button>}
-        {action.ok && <p class="ok" role="status">{action.ok}</p>}
+        {r.status === 'failed' && (
+          <button type="button" id="retry-run" onClick={retry}>
+            Retry run
+          </button>
+        )}
+        {r.status === 'running' && r.next_attempt_at && (
+          <button type="button" id="cancel-run" class="secondary" onClick={cancel}>
+            Cancel run
+          </button>
+        )}
+        {action.ok && (
+          <p class="ok" role="status">
+            {action.ok}
+          </p>
+        )}
         <ErrorMessage error={action.error} />
       </div>
       <h2>Steps</h2>
-      {steps.length === 0 ? <p class="muted">No step has finished yet.</p> : (
+      {steps.length === 0 ? (
+        <p class="muted">No step has finished yet.</p>
+      ) : (
         <ol id="timeline" class="timeline">
           {steps.map((s: any) => (
             <li key={s.id} class={`step ${s.status}`} data-step={s.id}>
               <div class="step-head">
                 <strong class="break">{s.id}</strong>
                 <Badge status={s.status} />
-                <span class="muted">started {time(s.start)} · {duration(s.duration)} · {s.attempts} attempt{s.attempts === 1 ? '' : 's'}</span>
+                <span class="muted">
+                  started {time(s.start)} · {duration(s.duration)} · {s.attempts} attempt{s.attempts === 1 ? '' : 's'}
+                </span>
               </div>
-              <div class="bar-track" aria-hidden="true"><div class="bar" style={{ marginLeft: `${s.offset * 100}%`, width: `${s.width * 100}%` }} /></div>
-              {s.error ? <RunError error={s.error} /> : s.status === 'completed' && <JsonView value={s.output} label={`Output of step ${s.id}`} />}
+              <div class="bar-track" aria-hidden="true">
+                <div class="bar" style={{ marginLeft: `${s.offset * 100}%`, width: `${s.width * 100}%` }} />
+              </div>
+              {s.error ? (
+                <RunError error={s.error} />
+              ) : (
+                s.status === 'completed' && <JsonView value={s.output} label={`Output of step ${s.id}`} />
+              )}
             </li>
           ))}
         </ol>
       )}
       <h2>Result</h2>
-      {r.status === 'completed' ? <JsonView value={r.output} label="Function output" />
-        : r.status === 'failed' ? <div id="run-final-error"><RunError error={r.error} /></div>
-        : r.status === 'cancelled' ? <p class="muted">Cancelled while it waited for a retry{r.error ? <>; its last error: <RunError error={r.error} /></> : '.'}</p>
-        : <p class="muted">{r.error ? <>Waiting to retry after: <RunError error={r.error} /></> : 'Not finished yet.'}</p>}
+      {r.status === 'completed' ? (
+        <JsonView value={r.output} label="Function output" />
+      ) : r.status === 'failed' ? (
+        <div id="run-final-error">
+          <RunError error={r.error} />
+        </div>
+      ) : r.status === 'cancelled' ? (
+        <p class="muted">
+          Cancelled while it waited for a retry
+          {r.error ? (
+            <>
+              ; its last error: <RunError error={r.error} />
+            </>
+          ) : (
+            '.'
+          )}
+        </p>
+      ) : (
+        <p class="muted">
+          {r.error ? (
+            <>
+              Waiting to retry after: <RunError error={r.error} />
+            </>
+          ) : (
+            'Not finished yet.'
+          )}
+        </p>
+      )}
     </div>
   )
 }

@@ -18,7 +18,10 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
   const status = params.get('status') ?? ''
   const fn = params.get('function') ?? ''
   const functions = useApi(() => api('GET', `/v1/functions${query({ env })}`), [env])
-  const first = useApi(() => api('GET', `/v1/runs${query({ status, function: fn, env, limit: PAGE })}`), [status, fn, env])
+  const first = useApi(
+    () => api('GET', `/v1/runs${query({ status, function: fn, env, limit: PAGE })}`),
+    [status, fn, env],
+  )
   const [older, setOlder] = useState<{ runs: any[]; cursor: string | null }>({ runs: [], cursor: null })
   useEffect(() => setOlder({ runs: [], cursor: first.data?.metadata.cursor ?? null }), [first.data])
   const more = async () => {
@@ -31,39 +34,84 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
     location.hash = `#/runs${query({ status: String(form.get('status')), function: String(form.get('function')) })}`
   }
   const runs = [...(first.data?.data ?? []), ...older.runs]
-  const functionIds = [...new Set((functions.data?.data ?? []).map((f: any) => `${f.app_id}-${f.function_id}`))] as string[]
+  const functionIds = [
+    ...new Set((functions.data?.data ?? []).map((f: any) => `${f.app_id}-${f.function_id}`)),
+  ] as string[]
   if (fn && !functionIds.includes(fn)) functionIds.push(fn)
   return (
     <>
       <h1 tabIndex={-1}>Runs</h1>
       <form id="run-filters" class="filters" onSubmit={filter} aria-label="Filter runs">
-        <label>Status
+        <label>
+          Status
           <select name="status" value={status}>
             <option value="">Any</option>
-            {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </label>
-        <label>Function
+        <label>
+          Function
           <select name="function" value={fn}>
             <option value="">Any</option>
-            {functionIds.map((f) => <option key={f} value={f}>{f}</option>)}
+            {functionIds.map((f) => (
+              <option key={f} value={f}>
+                {f}
+              </option>
+            ))}
           </select>
         </label>
-        <div class="filter-actions"><button type="submit">Apply</button></div>
+        <div class="filter-actions">
+          <button type="submit">Apply</button>
+        </div>
       </form>
       <ErrorMessage error={first.error} />
-      {first.loading && !first.data ? <Loading /> : runs.length === 0 ? (
-        <Empty><p>No runs{status || fn ? ' match these filters' : ' yet'}. A run starts when an event arrives whose name triggers a <a href="#/functions">function</a>.</p></Empty>
+      {first.loading && !first.data ? (
+        <Loading />
+      ) : runs.length === 0 ? (
+        <Empty>
+          <p>
+            No runs{status || fn ? ' match these filters' : ' yet'}. A run starts when an event arrives whose name
+            triggers a <a href="#/functions">function</a>.
+          </p>
+        </Empty>
       ) : (
         <div class="table-wrap">
           <table id="runs" class="list">
-            <thead><tr><th scope="col">Status</th><th scope="col">Function</th><th scope="col">Event</th><th scope="col">Duration</th><th scope="col">Attempts</th><th scope="col">Queued</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Status</th>
+                <th scope="col">Function</th>
+                <th scope="col">Event</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Queued</th>
+              </tr>
+            </thead>
             <tbody>
               {runs.map((r) => (
-                <tr key={r.run_id} data-id={r.run_id} class="clickable" onClick={() => { location.hash = `#/runs/${r.run_id}` }}>
-                  <td><Badge status={r.status} /></td>
-                  <td class="name"><a href={`#/runs/${r.run_id}`}>{r.function_id}</a></td>
-                  <td class="name"><a href={`#/events/${r.event_id}`} onClick={(e) => e.stopPropagation()}>{r.event_name}</a></td>
+                <tr
+                  key={r.run_id}
+                  data-id={r.run_id}
+                  class="clickable"
+                  onClick={() => {
+                    location.hash = `#/runs/${r.run_id}`
+                  }}
+                >
+                  <td>
+                    <Badge status={r.status} />
+                  </td>
+                  <td class="name">
+                    <a href={`#/runs/${r.run_id}`}>{r.function_id}</a>
+                  </td>
+                  <td class="name">
+                    <a href={`#/events/${r.event_id}`} onClick={(e) => e.stopPropagation()}>
+                      {r.event_name}
+                    </a>
+                  </td>
                   <td class="nowrap">{duration(runDuration(r))}</td>
                   <td>{r.attempts}</td>
                   <td class="nowrap">{time(r.queued_at)}</td>
@@ -73,7 +121,11 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
           </table>
         </div>
       )}
-      {older.cursor && <button type="button" class="secondary" onClick={more}>Load older runs</button>}
+      {older.cursor && (
+        <button type="button" class="secondary" onClick={more}>
+          Load older runs
+        </button>
+      )}
     </>
   )
 }

@@ -16,7 +16,11 @@ export function SendPage() {
     try {
       const event = parseJson(String(form.get('event')), 'event')
       localStorage.setItem(DEV_SERVER, JSON.stringify({ ...saved, url: server }))
-      const response = await fetch(`${server}/e/${encodeURIComponent(saved.key ?? 'dev')}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(event) })
+      const response = await fetch(`${server}/e/${encodeURIComponent(saved.key ?? 'dev')}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(event),
+      })
       const body = await response.json()
       setResult(response.ok ? { ok: `Sent: ${body.ids.join(', ')}` } : { error: `${body.code}: ${body.error}` })
     } catch (err) {
@@ -27,10 +31,21 @@ export function SendPage() {
     <>
       <h1 tabIndex={-1}>Send an event to a Dev Server</h1>
       <form id="send" class="panel" onSubmit={send} aria-label="Send an event">
-        <label>Dev Server<input type="url" name="server" value={saved.url ?? 'http://localhost:8288'} /></label>
-        <label>Event<textarea name="event" rows={6}>{'{\n  "name": "app/user.signed-up",\n  "data": { "plan": "pro" }\n}'}</textarea></label>
+        <label>
+          Dev Server
+          <input type="url" name="server" value={saved.url ?? 'http://localhost:8288'} />
+        </label>
+        <label>
+          Event
+          <textarea name="event" rows={6}>
+            {'{\n  "name": "app/user.signed-up",\n  "data": { "plan": "pro" }\n}'}
+          </textarea>
+        </label>
         <button type="submit">Send</button>
-        <div id="send-result">{result.ok && <Ok>{result.ok}</Ok>}<ErrorMessage error={result.error} /></div>
+        <div id="send-result">
+          {result.ok && <Ok>{result.ok}</Ok>}
+          <ErrorMessage error={result.error} />
+        </div>
       </form>
     </>
   )

@@ -24,43 +24,83 @@ function parse(text: string, field: string): { value?: unknown; error?: string }
   }
 }
 
-export function Preview({ webhookId, transform, onProblem }: { webhookId: string; transform: string; onProblem(p: Problem | null): void }) {
+export function Preview({
+  webhookId,
+  transform,
+  onProblem,
+}: {
+  webhookId: string
+  transform: string
+  onProblem(p: Problem | null): void
+}) {
   const [payload, setPayload] = useState(SAMPLE)
   const [headers, setHeaders] = useState('{}')
   const [result, setResult] = useState<{ events?: unknown[]; error?: string; pending?: boolean }>({ pending: true })
   const [runs, setRuns] = useState(0)
   useEffect(() => {
     let current = true
-    const timer = setTimeout(async () => {
-      const body = parse(payload, 'payload')
-      const head = parse(headers, 'headers')
-      if (body.error || head.error) return setResult({ error: body.error ?? head.error })
-      try {
-        const { data } = await api('POST', `/v1/webhooks/${webhookId}/preview`, {
-          payload: body.value, headers: head.value, transform: transform.trim() === '' ? null : transform,
-        })
-        if (!current) return
-        const problem = data.ok ? null : problemOf(data.error)
-        onProblem(problem)
-        setResult(data.ok ? { events: data.events } : { error: problem!.message })
-      } catch (err) {
-        if (current) setResult({ error: (err as Error).message })
-      }
-    }, runs === 0 ? 0 : DEBOUNCE_MS)
-    return () => { current = false; clearTimeout(timer) }
+    const timer = setTimeout(
+      async () => {
+        const body = parse(payload, 'payload')
+        const head = parse(headers, 'headers')
+        if (body.error || head.error) return setResult({ error: body.error ?? head.error })
+        try {
+          const { data } = await api('POST', `/v1/webhooks/${webhookId}/preview`, {
+            payload: body.value,
+            headers: head.value,
+            transform: transform.trim() === '' ? null : transform,
+          })
+          if (!current) return
+          const problem = data.ok ? null : problemOf(data.error)
+          onProblem(problem)
+          setResult(data.ok ? { events: data.events } : { error: problem!.message })
+        } catch (err) {
+          if (current) setResult({ error: (err as Error).message })
+        }
+      },
+      runs === 0 ? 0 : DEBOUNCE_MS,
+    )
+    return () => {
+      current = false
+      clearTimeout(timer)
+    }
   }, [transform, payload, headers, runs])
   return (
     <section id="preview" class="panel" aria-labelledby="preview-title">
-      <h2 id="preview-title">Preview <span class="muted small-text">runs as you type</span></h2>
+      <h2 id="preview-title">
+        Preview <span class="muted small-text">runs as you type</span>
+      </h2>
       <div class="label">Incoming payload (JSON)</div>
-      <CodeEditor id="preview-payload" label="Incoming payload (JSON)" language="json" value={payload} onChange={setPayload} minLines={5} />
+      <CodeEditor
+        id="preview-payload"
+        label="Incoming payload (JSON)"
+        language="json"
+        value={payload}
+        onChange={setPayload}
+        minLines={5}
+      />
       <div class="label">Headers (JSON)</div>
-      <CodeEditor id="preview-headers" label="Headers (JSON)" language="json" value={headers} onChange={setHeaders} minLines={2} />
-      <button type="button" id="run-preview" onClick={() => setRuns((n) => n + 1)}>Run preview</button>
+      <CodeEditor
+        id="preview-headers"
+        label="Headers (JSON)"
+        language="json"
+        value={headers}
+        onChange={setHeaders}
+        minLines={2}
+      />
+      <button type="button" id="run-preview" onClick={() => setRuns((n) => n + 1)}>
+        Run preview
+      </button>
       <div id="preview-result" aria-live="polite">
-        {result.pending ? null : result.error ? <ErrorMessage error={result.error} /> : (
+        {result.pending ? null : result.error ? (
+          <ErrorMessage error={result.error} />
+        ) : (
           <>
-            <p class="ok">{result.events!.length === 0 ? 'No event: this request would be accepted and dropped.' : `${result.events!.length} event${result.events!.length === 1 ? '' : 's'}:`}</p>
+            <p class="ok">
+              {result.events!.length === 0
+                ? 'No event: this request would be accepted and dropped.'
+                : `${result.events!.length} event${result.events!.length === 1 ? '' : 's'}:`}
+            </p>
             <JsonView value={result.events} label="Preview events" />
           </>
         )}

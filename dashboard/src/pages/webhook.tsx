@@ -10,21 +10,42 @@ import { Preview } from './webhook-preview.tsx'
 import { Deliveries, Unrouted } from './webhook-requests.tsx'
 
 const PRESETS = ['stripe', 'github', 'slack', 'shopify', 'hmac-sha256']
-const EXAMPLE = 'function transform(evt, headers, queryParams, raw) {\n  return { name: "stripe/" + evt.type, data: evt, id: evt.id }\n}\n'
+const EXAMPLE =
+  'function transform(evt, headers, queryParams, raw) {\n  return { name: "stripe/" + evt.type, data: evt, id: evt.id }\n}\n'
 
 function Verification({ current }: { current: any }) {
   const [preset, setPreset] = useState<string>(current?.preset ?? '')
   return (
     <fieldset class="verification">
       <legend>Signature check</legend>
-      <label>Preset
+      <label>
+        Preset
         <select name="preset" value={preset} onChange={(e) => setPreset(e.currentTarget.value)}>
           <option value="">None: accept unsigned requests</option>
-          {PRESETS.map((p) => <option key={p} value={p}>{p}</option>)}
+          {PRESETS.map((p) => (
+            <option key={p} value={p}>
+              {p}
+            </option>
+          ))}
         </select>
       </label>
-      {preset && <label>Secret<input type="password" name="secret" autocomplete="off" placeholder={current ? 'unchanged unless you type a new one' : 'the signing secret the sender gave you'} /></label>}
-      {preset === 'hmac-sha256' && <label>Header<input type="text" name="header" value={current?.header ?? ''} placeholder="x-signature" /></label>}
+      {preset && (
+        <label>
+          Secret
+          <input
+            type="password"
+            name="secret"
+            autocomplete="off"
+            placeholder={current ? 'unchanged unless you type a new one' : 'the signing secret the sender gave you'}
+          />
+        </label>
+      )}
+      {preset === 'hmac-sha256' && (
+        <label>
+          Header
+          <input type="text" name="header" value={current?.header ?? ''} placeholder="x-signature" />
+        </label>
+      )}
     </fieldset>
   )
 }
@@ -46,7 +67,13 @@ export function WebhookPage({ id }: { id: string }) {
   const [problem, setProblem] = useState<Problem | null>(null)
   const [saved, setSaved] = useState<{ ok?: boolean; error?: Error }>({})
   if (webhook.loading && !webhook.data) return <Loading />
-  if (!webhook.data) return <><h1 tabIndex={-1}>Webhook</h1><ErrorMessage error={webhook.error} /></>
+  if (!webhook.data)
+    return (
+      <>
+        <h1 tabIndex={-1}>Webhook</h1>
+        <ErrorMessage error={webhook.error} />
+      </>
+    )
   const w = webhook.data.data
   const code = transform ?? w.transform ?? ''
   const save = async (e: Event) => {
@@ -71,28 +98,68 @@ export function WebhookPage({ id }: { id: string }) {
   }
   return (
     <>
-      <p class="crumbs"><a href="#/webhooks">Webhooks</a> /</p>
-      <h1 tabIndex={-1} class="break">Webhook {w.name}</h1>
+      <p class="crumbs">
+        <a href="#/webhooks">Webhooks</a> /
+      </p>
+      <h1 tabIndex={-1} class="break">
+        Webhook {w.name}
+      </h1>
       <p class="url-line">
-        <span>URL</span> <code id="webhook-url" class="break">{w.url}</code> <CopyButton text={w.url} label="Copy URL" />
+        <span>URL</span>{' '}
+        <code id="webhook-url" class="break">
+          {w.url}
+        </code>{' '}
+        <CopyButton text={w.url} label="Copy URL" />
         <span class="muted"> · env {w.env}</span>
       </p>
       <div class="webhook-grid">
         <form id="edit-webhook" class="panel" onSubmit={save} aria-label="Webhook settings">
-          <label>Name<input type="text" name="name" value={w.name} /></label>
-          <div class="label" id="transform-label">Transform <span class="muted">(JavaScript; empty keeps the body as the event)</span></div>
-          <CodeEditor id="transform" label="Transform" language="javascript" value={code} minLines={8} problem={problem}
-            onChange={(value) => { setTransform(value); setSaved({}) }} />
-          {code.trim() === '' && <p class="muted">For example: <code class="break">{EXAMPLE}</code></p>}
+          <label>
+            Name
+            <input type="text" name="name" value={w.name} />
+          </label>
+          <div class="label" id="transform-label">
+            Transform <span class="muted">(JavaScript; empty keeps the body as the event)</span>
+          </div>
+          <CodeEditor
+            id="transform"
+            label="Transform"
+            language="javascript"
+            value={code}
+            minLines={8}
+            problem={problem}
+            onChange={(value) => {
+              setTransform(value)
+              setSaved({})
+            }}
+          />
+          {code.trim() === '' && (
+            <p class="muted">
+              For example: <code class="break">{EXAMPLE}</code>
+            </p>
+          )}
           <div class="grid-2">
-            <label>Allowed IPs (CIDR)<textarea name="allow_ips">{w.allow_ips.join('\n')}</textarea></label>
-            <label>Denied IPs (CIDR)<textarea name="deny_ips">{w.deny_ips.join('\n')}</textarea></label>
-            <label>Allowed event names (* wildcards)<textarea name="allow_events">{w.allow_events.join('\n')}</textarea></label>
-            <label>Denied event names<textarea name="deny_events">{w.deny_events.join('\n')}</textarea></label>
+            <label>
+              Allowed IPs (CIDR)<textarea name="allow_ips">{w.allow_ips.join('\n')}</textarea>
+            </label>
+            <label>
+              Denied IPs (CIDR)<textarea name="deny_ips">{w.deny_ips.join('\n')}</textarea>
+            </label>
+            <label>
+              Allowed event names (* wildcards)<textarea name="allow_events">{w.allow_events.join('\n')}</textarea>
+            </label>
+            <label>
+              Denied event names<textarea name="deny_events">{w.deny_events.join('\n')}</textarea>
+            </label>
           </div>
           <Verification current={w.verification} />
-          <button type="submit" id="save-webhook">Save</button>
-          <div id="save-status">{saved.ok && <Ok>Saved.</Ok>}<ErrorMessage error={saved.error} /></div>
+          <button type="submit" id="save-webhook">
+            Save
+          </button>
+          <div id="save-status">
+            {saved.ok && <Ok>Saved.</Ok>}
+            <ErrorMessage error={saved.error} />
+          </div>
         </form>
         <Preview webhookId={id} transform={code} onProblem={setProblem} />
       </div>

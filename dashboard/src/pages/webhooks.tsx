@@ -12,7 +12,9 @@ export function WebhooksPage() {
     const form = new FormData(e.currentTarget as HTMLFormElement)
     const env = String(form.get('env')).trim()
     await api('POST', '/v1/webhooks', { name: String(form.get('name')).trim(), ...(env && { env }) }).then(
-      ({ data }) => { location.hash = `#/webhooks/${data.id}` },
+      ({ data }) => {
+        location.hash = `#/webhooks/${data.id}`
+      },
       setError,
     )
   }
@@ -20,29 +22,56 @@ export function WebhooksPage() {
     <>
       <h1 tabIndex={-1}>Webhooks</h1>
       <form id="create-webhook" class="inline-form" onSubmit={create} aria-label="Create a webhook">
-        <label>Name<input type="text" name="name" required placeholder="stripe" /></label>
-        <label>Environment<input type="text" name="env" placeholder="production, or branch" /></label>
+        <label>
+          Name
+          <input type="text" name="name" required placeholder="stripe" />
+        </label>
+        <label>
+          Environment
+          <input type="text" name="env" placeholder="production, or branch" />
+        </label>
         <button type="submit">Create webhook</button>
       </form>
       <ErrorMessage error={error ?? webhooks.error} />
-      {webhooks.loading && !webhooks.data ? <Loading /> : webhooks.data?.data.length === 0 ? (
-        <Empty><p>No webhooks yet. Create one above, then give its URL to the service that sends them (Stripe, GitHub, …).</p></Empty>
-      ) : webhooks.data && (
-        <div class="table-wrap">
-          <table id="webhooks" class="list">
-            <thead><tr><th scope="col">Name</th><th scope="col">Env</th><th scope="col">URL</th><th scope="col"><span class="sr-only">State</span></th></tr></thead>
-            <tbody>
-              {webhooks.data.data.map((w: any) => (
-                <tr key={w.id}>
-                  <td class="name"><a href={`#/webhooks/${w.id}`}>{w.name}</a></td>
-                  <td>{w.env}</td>
-                  <td class="url"><code class="clip">{w.url}</code> <CopyButton text={w.url} label="Copy URL" /></td>
-                  <td>{w.disabled ? 'disabled' : ''}</td>
+      {webhooks.loading && !webhooks.data ? (
+        <Loading />
+      ) : webhooks.data?.data.length === 0 ? (
+        <Empty>
+          <p>
+            No webhooks yet. Create one above, then give its URL to the service that sends them (Stripe, GitHub, …).
+          </p>
+        </Empty>
+      ) : (
+        webhooks.data && (
+          <div class="table-wrap">
+            <table id="webhooks" class="list">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Env</th>
+                  <th scope="col">URL</th>
+                  <th scope="col">
+                    <span class="sr-only">State</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+              </thead>
+              <tbody>
+                {webhooks.data.data.map((w: any) => (
+                  <tr key={w.id}>
+                    <td class="name">
+                      <a href={`#/webhooks/${w.id}`}>{w.name}</a>
+                    </td>
+                    <td>{w.env}</td>
+                    <td class="url">
+                      <code class="clip">{w.url}</code> <CopyButton text={w.url} label="Copy URL" />
+                    </td>
+                    <td>{w.disabled ? 'disabled' : ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )
       )}
     </>
   )

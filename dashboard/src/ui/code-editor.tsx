@@ -23,7 +23,11 @@ const highlight = HighlightStyle.define([
 ])
 
 /** An error the server found, at a line and column when it knows them (1-based). */
-export interface Problem { message: string; line?: number; column?: number }
+export interface Problem {
+  message: string
+  line?: number
+  column?: number
+}
 
 function syntaxDiagnostics(view: EditorView): Diagnostic[] {
   const found: Diagnostic[] = []
@@ -31,7 +35,12 @@ function syntaxDiagnostics(view: EditorView): Diagnostic[] {
     enter: (node) => {
       if (!node.type.isError || found.length >= 5) return
       const from = Math.min(node.from, view.state.doc.length)
-      found.push({ from, to: Math.max(from, Math.min(node.to, view.state.doc.length)), severity: 'error', message: 'Syntax error' })
+      found.push({
+        from,
+        to: Math.max(from, Math.min(node.to, view.state.doc.length)),
+        severity: 'error',
+        message: 'Syntax error',
+      })
     },
   })
   return found
@@ -73,7 +82,9 @@ export function CodeEditor(props: {
           linter((v) => [...syntaxDiagnostics(v), ...problemDiagnostic(v, problem.current)], { delay: 150 }),
           lintGutter(),
           EditorView.contentAttributes.of({ 'aria-label': props.label, id: `${props.id}-input` }),
-          EditorView.updateListener.of((update) => { if (update.docChanged) onChange.current(update.state.doc.toString()) }),
+          EditorView.updateListener.of((update) => {
+            if (update.docChanged) onChange.current(update.state.doc.toString())
+          }),
           EditorView.theme({ '&': { minHeight: `${(props.minLines ?? 6) * 1.45}em` } }),
         ],
       }),

@@ -2,11 +2,19 @@ import type { ComponentChildren } from 'preact'
 
 export function ErrorMessage({ error }: { error?: Error | string | null }) {
   if (!error) return null
-  return <p class="error" role="alert">{typeof error === 'string' ? error : error.message}</p>
+  return (
+    <p class="error" role="alert">
+      {typeof error === 'string' ? error : error.message}
+    </p>
+  )
 }
 
 export function Ok({ children, id }: { children: ComponentChildren; id?: string }) {
-  return <p class="ok" role="status" id={id}>{children}</p>
+  return (
+    <p class="ok" role="status" id={id}>
+      {children}
+    </p>
+  )
 }
 
 /** What to do next when a list is empty. */
@@ -15,12 +23,24 @@ export function Empty({ children }: { children: ComponentChildren }) {
 }
 
 export function Loading() {
-  return <p class="muted" aria-busy="true">Loading…</p>
+  return (
+    <p class="muted" aria-busy="true">
+      Loading…
+    </p>
+  )
 }
 
 const STATUS_CLASS: Record<string, string> = {
-  completed: 'good', accepted: 'good', failed: 'bad', running: 'info', queued: 'muted', retrying: 'warn',
-  deduplicated: 'muted', filtered: 'muted', unrouted: 'warn', cancelled: 'warn',
+  completed: 'good',
+  accepted: 'good',
+  failed: 'bad',
+  running: 'info',
+  queued: 'muted',
+  retrying: 'warn',
+  deduplicated: 'muted',
+  filtered: 'muted',
+  unrouted: 'warn',
+  cancelled: 'warn',
 }
 
 export function Badge({ status }: { status: string }) {
@@ -31,8 +51,21 @@ export function Badge({ status }: { status: string }) {
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const copy = async (e: Event) => {
     const button = e.currentTarget as HTMLButtonElement
-    await navigator.clipboard.writeText(text).then(() => { button.textContent = 'Copied' }, () => { button.textContent = 'Copy failed' })
-    setTimeout(() => { button.textContent = label }, 1_500)
+    await navigator.clipboard.writeText(text).then(
+      () => {
+        button.textContent = 'Copied'
+      },
+      () => {
+        button.textContent = 'Copy failed'
+      },
+    )
+    setTimeout(() => {
+      button.textContent = label
+    }, 1_500)
   }
-  return <button type="button" class="small" onClick={copy}>{label}</button>
+  return (
+    <button type="button" class="small" onClick={copy}>
+      {label}
+    </button>
+  )
 }

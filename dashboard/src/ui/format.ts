@@ -15,7 +15,11 @@ export function duration(ms: number | null | undefined): string {
 export const ms = (iso: string | null | undefined): number | undefined => (iso ? Date.parse(iso) : undefined)
 
 /** The lines of a textarea list (CIDRs, event-name patterns), blanks dropped. */
-export const lines = (text: string): string[] => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean)
+export const lines = (text: string): string[] =>
+  text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean)
 
 export function parseJson(text: string, field: string): unknown {
   try {

@@ -10,13 +10,17 @@ function Value({ value, depth }: { value: unknown; depth: number }): ComponentCh
   if (typeof value === 'number') return <span class="j-num">{String(value)}</span>
   if (typeof value === 'boolean') return <span class="j-bool">{String(value)}</span>
   const isArray = Array.isArray(value)
-  const entries = isArray ? (value as unknown[]).map((v, i) => [String(i), v] as const) : Object.entries(value as object)
+  const entries = isArray
+    ? (value as unknown[]).map((v, i) => [String(i), v] as const)
+    : Object.entries(value as object)
   const [open, close] = isArray ? ['[', ']'] : ['{', '}']
   if (entries.length === 0) return <span class="j-punct">{open + close}</span>
   const summary = `${open} ${entries.length} ${isArray ? 'items' : 'keys'} ${close}`
   return (
     <details class="j-node" open={depth < 3 && entries.length <= FOLD_CHILDREN_OVER}>
-      <summary><span class="j-punct">{summary}</span></summary>
+      <summary>
+        <span class="j-punct">{summary}</span>
+      </summary>
       <ul class="j-children">
         {entries.map(([key, child]) => (
           <li key={key}>
@@ -32,9 +36,14 @@ function Value({ value, depth }: { value: unknown; depth: number }): ComponentCh
 
 export function JsonView({ value, label }: { value: unknown; label: string }) {
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a <fieldset> is for form controls; this groups a read-only view
     <div class="json-view" role="group" aria-label={label}>
-      <div class="json-tools"><CopyButton text={JSON.stringify(value, null, 2)} label="Copy JSON" /></div>
-      <div class="json-tree"><Value value={value} depth={0} /></div>
+      <div class="json-tools">
+        <CopyButton text={JSON.stringify(value, null, 2)} label="Copy JSON" />
+      </div>
+      <div class="json-tree">
+        <Value value={value} depth={0} />
+      </div>
     </div>
   )
 }

@@ -15,7 +15,15 @@ export function CodeEditor(props: Props) {
     let current = true
     loading ??= import('./code-editor.tsx').then((m) => m.CodeEditor)
     loading.then((loaded) => current && setEditor(() => loaded))
-    return () => { current = false }
+    return () => {
+      current = false
+    }
   }, [])
-  return Editor ? <Editor {...props} /> : <div class="code-editor loading" id={props.id} aria-busy="true">Loading editor…</div>
+  return Editor ? (
+    <Editor {...props} />
+  ) : (
+    <div class="code-editor loading" id={props.id} aria-busy="true">
+      Loading editor…
+    </div>
+  )
 }

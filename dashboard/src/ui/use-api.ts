@@ -1,7 +1,12 @@
 import { useCallback, useEffect, useState } from 'preact/hooks'
 import { currentEnv, signingKey } from '../api.ts'
 
-export interface Loaded<T> { data?: T; error?: Error; loading: boolean; reload(): void }
+export interface Loaded<T> {
+  data?: T
+  error?: Error
+  loading: boolean
+  reload(): void
+}
 
 /** Loads once per change of `deps` (and of the signing key or environment); `reload()` loads again. */
 export function useApi<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
@@ -16,7 +21,9 @@ export function useApi<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
       (data) => current && setState({ data, loading: false }),
       (error: Error) => current && setState({ error, loading: false }),
     )
-    return () => { current = false }
+    return () => {
+      current = false
+    }
   }, [...deps, key, env, tick])
   return { ...state, reload: useCallback(() => setTick((t) => t + 1), []) }
 }
