@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { isClickHouseReachable } from './clickhouse.ts'
+import { type ClickHouseServer, isClickHouseReachable, type StartClickHouseOptions } from './clickhouse.ts'
 import { freePort } from './ports.ts'
 import { pollUntil } from './poll.ts'
 import { killGroupsOnExit, logTail, spawnService, stopGroup } from './process-group.ts'
@@ -21,19 +21,8 @@ const venvPython = fileURLToPath(new URL(`./.cache/chdb-core-${CHDB_CORE_VERSION
 /** What identifies the server's process (its interpreter's path), so a recycled pid is never killed. */
 export const CURRENT_COMMAND_MARK = `chdb-core-${CHDB_CORE_VERSION}`
 
-export type CurrentClickHouseServer = {
-  url: string
-  pid: number
-  /** Temp dir with config, data and log; removed by stop(). */
-  dir: string
-  stop: () => Promise<void>
-}
-
-export type StartCurrentClickHouseOptions = {
-  /** up.ts sets this: the server must outlive the process that started it. */
-  keepAfterExit?: boolean
-  startTimeoutMs?: number
-}
+/** The same shape as Debian's server (clickhouse.ts); the current release takes no extra users. */
+export type StartCurrentClickHouseOptions = Omit<StartClickHouseOptions, 'users'>
 
 // `SYSTEM START LISTEN HTTP` opens the listener of config.xml (read from the working
 // directory); the query after it never ends (one row a second for ~30,000 years), which is
@@ -50,7 +39,7 @@ chdb.query(
 
 export async function startCurrentClickHouse(
   options: StartCurrentClickHouseOptions = {},
-): Promise<CurrentClickHouseServer> {
+): Promise<ClickHouseServer> {
   if (!existsSync(venvPython)) {
     throw new Error(`ClickHouse ${CHDB_CORE_VERSION} (chdb-core) not found: run \`bash tests/infra/provision.sh\``)
   }
