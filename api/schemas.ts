@@ -29,10 +29,11 @@ export const ErrorBody = Type.Object(
 )
 
 /**
- * What any route may answer before or beside its own errors: 403 HOST_NOT_ALLOWED (the dev server's
- * Host check), 415 CONTENT_TYPE_UNSUPPORTED (a Content-Type that does not parse), 500 INTERNAL.
+ * What any route may answer before or beside its own errors: 400 JSON_INVALID (a body that does not
+ * parse, even where none is expected), 403 HOST_NOT_ALLOWED (the dev server's Host check),
+ * 415 CONTENT_TYPE_UNSUPPORTED (a Content-Type that does not parse), 500 INTERNAL.
  */
-const EDGE_STATUSES = [403, 415, 500]
+const EDGE_STATUSES = [400, 403, 415, 500]
 
 /** The error responses a route can give, each with the shared error body. */
 export function errors(...statuses: number[]): Record<number, typeof ErrorBody> {

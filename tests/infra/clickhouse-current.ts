@@ -37,9 +37,7 @@ chdb.query(
 )
 `
 
-export async function startCurrentClickHouse(
-  options: StartCurrentClickHouseOptions = {},
-): Promise<ClickHouseServer> {
+export async function startCurrentClickHouse(options: StartCurrentClickHouseOptions = {}): Promise<ClickHouseServer> {
   if (!existsSync(venvPython)) {
     throw new Error(`ClickHouse ${CHDB_CORE_VERSION} (chdb-core) not found: run \`bash tests/infra/provision.sh\``)
   }
