@@ -9,14 +9,42 @@
 // producer is retired and the next batch connects a fresh one: this is how publishing recovers
 // by itself when the broker comes back. Records of a timed-out send may still land later; the
 // caller was told they did not, and retries with the same ids are dropped by dedup.
+//
+// A send counts as done only if every partition it put a record on answered. kafkajs 2.2.4 can
+// resolve `sendBatch` without writing a partition: when a broker answers "not the leader" and the
+// partition's new leader already answered for other partitions of the same send, the retry skips
+// that broker (sendMessages keeps one response per broker), so the moved partition's records are
+// never sent. Trusting that success lost webhook events whose requests were recorded delivered.
 import type { Logger } from 'pino'
-import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs'
+import {
+  Partitioners,
+  type Message,
+  type PartitionerArgs,
+  type Producer,
+  type ProducerConfig,
+  type RecordMetadata,
+} from 'kafkajs'
 import { SluiceError } from '../core/errors.ts'
 import type { BusRecord } from './types.ts'
 
 export interface KafkaPublisherConfig {
   timeoutMs: number
 }
+
+/** What the publisher uses of a kafkajs client: a `Kafka` is one. */
+export interface ProducerFactory {
+  producer(config: ProducerConfig): Pick<Producer, 'connect' | 'disconnect' | 'sendBatch'>
+}
+
+type PublishingProducer = ReturnType<ProducerFactory['producer']>
+
+/** A connected producer and the partitions its partitioner put records on since `targets` was cleared. */
+interface Connected {
+  producer: PublishingProducer
+  targets: Set<string>
+}
+
+const partitionKey = (topic: string, partition: number) => `${topic}\0${partition}`
 
 export interface KafkaPublisher {
   publish(topic: string, records: BusRecord[]): Promise<void>
@@ -32,30 +60,44 @@ interface PendingBatch {
   settle(err?: unknown): void
 }
 
-export function createKafkaPublisher(kafka: Kafka, config: KafkaPublisherConfig, log: Logger): KafkaPublisher {
+export function createKafkaPublisher(
+  kafka: ProducerFactory,
+  config: KafkaPublisherConfig,
+  log: Logger,
+): KafkaPublisher {
   let collecting: PendingBatch | null = null
   let sending: PendingBatch | null = null
-  let producer: Promise<Producer> | null = null
+  let producer: Promise<Connected> | null = null
   const retiring = new Set<Promise<void>>()
   let closed = false
 
-  function newProducer(): Promise<Producer> {
+  function newProducer(): Promise<Connected> {
+    const targets = new Set<string>()
+    // kafkajs' own partitioner (murmur2, or the record's explicit partition), noting where each record goes.
+    const recordingPartitioner = () => {
+      const partition = Partitioners.DefaultPartitioner()
+      return (args: PartitionerArgs) => {
+        const chosen = partition(args)
+        targets.add(partitionKey(args.topic, chosen))
+        return chosen
+      }
+    }
     const created = kafka.producer({
       idempotent: true,
       // kafkajs allows only one request in flight per broker for an idempotent producer.
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner,
+      createPartitioner: recordingPartitioner,
       // Bounded, unlike kafkajs' default for idempotence: a send that outlives its deadline is
       // abandoned with its producer anyway, and must not retry in the background for ever.
       retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1000 },
     })
-    return created.connect().then(() => created)
+    return created.connect().then(() => ({ producer: created, targets }))
   }
 
-  function retire(current: Promise<Producer>): void {
+  function retire(current: Promise<Connected>): void {
     if (producer === current) producer = null
-    const done = current.then((p) => p.disconnect()).catch(() => {})
+    const done = current.then((c) => c.producer.disconnect()).catch(() => {})
     retiring.add(done)
     void done.finally(() => retiring.delete(done))
   }
@@ -105,7 +147,11 @@ export function createKafkaPublisher(kafka: Kafka, config: KafkaPublisherConfig,
       const connected = await current
       if (batch.settled) return // expired while connecting: send nothing
       const topicMessages = [...batch.messages].map(([topic, messages]) => ({ topic, messages }))
-      await connected.sendBatch({ topicMessages, acks: -1 })
+      connected.targets.clear() // one send at a time per producer: what it notes now is this batch's
+      const answered = await connected.producer.sendBatch({ topicMessages, acks: -1 })
+      const unanswered = unansweredPartitions(connected.targets, answered)
+      if (unanswered.length > 0)
+        throw new Error(`the send reported success, but no broker took its records for ${unanswered.join(', ')}`)
       batch.settle()
     } catch (err) {
       if (!batch.settled) log.warn({ err }, 'kafka send failed; the next batch uses a new producer')
@@ -156,4 +202,10 @@ export function createKafkaPublisher(kafka: Kafka, config: KafkaPublisherConfig,
       await Promise.all([...retiring])
     },
   }
+}
+
+/** Partitions the partitioner put records on that no broker's answer covers, as `topic/partition`. */
+function unansweredPartitions(targets: Set<string>, answered: RecordMetadata[]): string[] {
+  const covered = new Set(answered.map((r) => partitionKey(r.topicName, r.partition)))
+  return [...targets].filter((key) => !covered.has(key)).map((key) => key.replace('\0', '/'))
 }
