@@ -82,6 +82,13 @@ t.test('a bad query or body is 400 REQUEST_INVALID naming the field', async (t) 
   }
 })
 
+t.test('a query number that is not finite (1e400, Infinity) is 400, not a 500 when the page is written', async (t) => {
+  for (const url of ['/v1/events?limit=1e400', '/v1/runs?limit=Infinity', '/v1/events/stream?since=1e400']) {
+    const error = `query.${url.includes('since') ? 'since' : 'limit'}: must be a finite number`
+    t.same(await call('GET', url), { status: 400, body: { status: 400, code: 'REQUEST_INVALID', error } }, url)
+  }
+})
+
 t.test('a body of the wrong type, or with an unknown field, is refused and changes nothing', async (t) => {
   const envs = (await call('GET', '/v1/envs')).body
   t.same((await call('POST', '/v1/envs', [{ name: 'a' }])).body.error, 'body: must be object')
