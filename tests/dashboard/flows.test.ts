@@ -66,7 +66,9 @@ t.test(
       '#preview-payload',
       '{"delivery": "d-42", "ref": "refs/heads/main", "commits": [{"id": "abc"}]}',
     )
-    await page.waitForSelector('#preview-result >> text=github/push')
+    // The headers alone already preview as github/push (with the sample payload's id): wait for the
+    // preview of the pasted payload, which the debounce may deliver a moment later.
+    await page.waitForSelector('#preview-result >> text=d-42')
     t.equal(await page.locator('#transform .cm-lint-marker-error').count(), 0, 'no error left in the editor')
     t.match(await page.textContent('#preview-result'), /"name".*"github\/push".*"id".*"d-42"/s)
     await page.click('#save-webhook')
