@@ -301,8 +301,11 @@ async function refused(scale: number) {
   await run(restRequests, 2700 * scale)
 }
 
+// A fixed seed keeps the test command repeatable; SLUICE_FUZZ_SEED=<n> explores other inputs.
+const seed = Number(process.env.SLUICE_FUZZ_SEED ?? 20261122)
+t.comment(`fuzz seed ${seed} (SLUICE_FUZZ_SEED=<n> for others)`)
 const run = (arb: fc.Arbitrary<Case>, numRuns: number) =>
-  fc.assert(fc.asyncProperty(arb, check), { numRuns: Math.round(numRuns), endOnFailure: true })
+  fc.assert(fc.asyncProperty(arb, check), { numRuns: Math.round(numRuns), endOnFailure: true, seed })
 let rssBefore = 0
 let started = 0
 
