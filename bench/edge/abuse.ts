@@ -3,10 +3,11 @@
 // slowly trickled bodies, from raw sockets; the server's RSS from /proc and when each
 // connection was answered and closed.
 import { connect, type Socket } from 'node:net'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { report, startChild } from '../lib.ts'
+import { peakRssMb, report, startChild } from '../lib.ts'
+import { rssMb } from '../wrk.ts'
 
 const streams = Number(process.argv[2] ?? 16)
 const perStreamMb = Number(process.argv[3] ?? 64)
@@ -27,10 +28,6 @@ const server = await startChild(
   ],
   { SLUICE_LOG_LEVEL: 'info', SLUICE_SIGNING_KEY: signingKey, MALLOC_ARENA_MAX: '2' },
 )
-const rssMb = async (field: 'VmRSS' | 'VmHWM') => {
-  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(await readFile(`/proc/${server.child.pid}/status`, 'utf8'))
-  return Math.round(Number(match?.[1]) / 1024)
-}
 const created = await fetch(`${server.url}/v1/keys`, {
   method: 'POST',
   headers: { authorization: `Bearer ${signingKey}`, 'content-type': 'application/json' },
@@ -81,13 +78,13 @@ function abuse(head: string, next: () => Buffer, limitBytes: number, pauseMs = 0
 
 const chunk = Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(0x10000, 'a'), Buffer.from('\r\n')])
 const chunked = (path: string) => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n`
-const before = await rssMb('VmRSS')
+const before = rssMb(server.child.pid!)
 const endless = await Promise.all(
   Array.from({ length: streams }, (_, i) =>
     abuse(chunked(i % 2 ? `/e/${key}` : '/e/not-a-key'), () => chunk, perStreamMb * 1048576),
   ),
 )
-const afterEndless = await rssMb('VmRSS')
+const afterEndless = rssMb(server.child.pid!)
 const slow = await Promise.all(
   Array.from({ length: 20 }, () =>
     abuse(
@@ -98,7 +95,7 @@ const slow = await Promise.all(
     ),
   ),
 )
-const peak = await rssMb('VmHWM')
+const peak = peakRssMb(server.child.pid!)
 await server.stop()
 await rm(dataDir, { recursive: true, force: true })
 
