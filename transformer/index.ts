@@ -146,7 +146,7 @@ function createLaneHandler(deps: TransformerDeps, config: TransformerConfig, bre
     if (lane === 'shared') {
       if (admission.lane === 'slow') return { kind: 'slow' }
       const run = (budgeted: Sandbox) => runPipeline({ ...pipelineDeps, sandbox: budgeted }, webhook, request, config)
-      const budgeted = await withinBudget(sandbox, config.budgetMs, run)
+      const budgeted = await withinBudget(sandbox, config.budgetMs, run, admission.probation)
       if (budgeted.kind === 'overBudget') {
         breaker.record(key, 'overBudget')
         return { kind: 'slow' }

@@ -21,6 +21,11 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Called when the call's batch starts running in an isolate (a call run again calls it again). */
   onStart?: () => void
+  /**
+   * A call of a transform not yet proven within its limits (or whose last call hit one): such
+   * calls hold at most all isolates but one, so a proven transform always finds one free.
+   */
+  probation?: boolean
 }
 
 export interface SandboxLimits {

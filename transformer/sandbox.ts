@@ -9,7 +9,9 @@
 //   batch's doing; where the culprit inside it is unclear, its calls run again, alone.
 // - Fair share: transforms take turns, and a free slot goes to a transform that runs nowhere
 //   else before one that already has a slot, so a slow or hostile transform holds at most one
-//   isolate while others wait; with nobody else waiting it may use them all.
+//   isolate while others wait; with nobody else waiting it may use them all. Calls on probation
+//   (a transform not yet proven, or whose last call hit a limit) hold at most all isolates but
+//   one: a burst of new hostile transforms cannot take every isolate from the proven ones.
 // - CPU: a batch's synchronous run (microtasks included) gets isolated-vm's `timeout` of
 //   cpuTimeMs + sliceMs and the harness starts no call after sliceMs, so each call has at least
 //   cpuTimeMs. That is wall time of the isolate thread running JS, never less than its CPU time,
@@ -138,6 +140,7 @@ interface Job {
   json: string
   alone: boolean
   retried: boolean
+  probation: boolean
   signal?: AbortSignal
   onStart?: () => void
   resolve(result: TransformResult): void
@@ -200,6 +203,10 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
   }))
   const pending = new Map<string, Job[]>() // waiting calls per sourceKey; keys take turns in Map order
   const running = new Map<string, number>() // batches in flight per sourceKey
+  // Isolates running calls on probation: at most all but one, so a hostile new transform cannot
+  // take every isolate from the proven ones (with a single isolate there is nothing to keep).
+  let onProbation = 0
+  const probationFull = () => slots.length > 1 && onProbation >= slots.length - 1
   let closed = false
 
   function enqueue(all: Job[], front: boolean): void {
@@ -212,7 +219,8 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
 
   function takeBatch(): Job[] | undefined {
     let key: string | undefined
-    for (const waiting of pending.keys()) {
+    for (const [waiting, queue] of pending) {
+      if (queue[0]?.probation && probationFull()) continue
       key ??= waiting
       if (!running.has(waiting)) {
         key = waiting
@@ -229,7 +237,13 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
     }
     let n = 1
     let chars = queue[0].json.length
-    while (!queue[0].alone && n < queue.length && n < MAX_BATCH_CALLS && !queue[n].alone) {
+    while (
+      !queue[0].alone &&
+      n < queue.length &&
+      n < MAX_BATCH_CALLS &&
+      !queue[n].alone &&
+      queue[n].probation === queue[0].probation
+    ) {
       chars += queue[n].json.length
       if (chars > MAX_BATCH_INPUT_CHARS) break
       n++
@@ -244,12 +258,15 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
       const batch = takeBatch()
       if (!batch) return
       const key = batch[0].key
+      const probation = batch[0].probation
       slot.busy = true
       running.set(key, (running.get(key) ?? 0) + 1)
+      if (probation) onProbation++
       runBatch(slot, batch)
         .catch((err: Error) => batch.forEach((job) => job.reject(err)))
         .finally(() => {
           slot.busy = false
+          if (probation) onProbation--
           const left = running.get(key)! - 1
           if (left === 0) running.delete(key)
           else running.set(key, left)
@@ -411,7 +428,7 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
 
   return {
     async run(sourceKey: string, source: string, input: TransformInput, options: RunOptions = {}) {
-      const { signal, onStart } = options
+      const { signal, onStart, probation = false } = options
       if (closed) throw new Error('sandbox: closed')
       // Throws (rejects) if the input is not JSON: a bug upstream, not the transform's doing.
       const json = JSON.stringify({ b: input.body, h: input.headers ?? {}, q: input.query ?? {}, r: input.raw })
@@ -422,6 +439,7 @@ export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}):
           json,
           alone: false,
           retried: false,
+          probation,
           signal,
           onStart,
           resolve,

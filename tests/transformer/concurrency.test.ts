@@ -89,6 +89,46 @@ t.test('while one isolate is stuck in a loop the other keeps answering', async (
   )
 })
 
+t.test(
+  'calls on probation hold at most all isolates but one: a proven transform is answered while new loops wait',
+  async (t) => {
+    const sandbox = createSandbox({ ...LIMITS, cpuTimeMs: 1000, wallTimeMs: 2000 }, { isolates: 3 })
+    t.teardown(() => sandbox.close())
+    await sandbox.run('proven', NORMAL, request({ n: 0 }, { 'X-Kind': 'p' }))
+    const loops = Array.from({ length: 4 }, (_, i) =>
+      sandbox
+        .run(`new-loop-${i}`, HOSTILE.loop.source, request({}), { probation: true })
+        .then((r) => [performance.now(), codeOf(r)] as const),
+    )
+    await sleep(50) // the loops have taken what probation may take: two of the three isolates
+    const answered: number[] = []
+    for (let n = 1; n <= 5; n++) {
+      t.strictSame(await sandbox.run('proven', NORMAL, request({ n }, { 'X-Kind': 'p' })), expected('p', n))
+      answered.push(performance.now())
+    }
+    const stopped = await Promise.all(loops)
+    t.strictSame(
+      stopped.map(([, code]) => code),
+      Array(4).fill('TRANSFORM_TIMEOUT'),
+      'every loop still ran and was stopped',
+    )
+    const firstStop = Math.min(...stopped.map(([at]) => at))
+    t.ok(
+      answered.every((at) => at < firstStop),
+      'the proven transform was answered five times before any loop was stopped',
+    )
+  },
+)
+
+t.test('with a single isolate, calls on probation still run', async (t) => {
+  const sandbox = createSandbox(LIMITS, { isolates: 1 })
+  t.teardown(() => sandbox.close())
+  t.strictSame(
+    await sandbox.run('new', NORMAL, request({ n: 3 }, { 'X-Kind': 'n' }), { probation: true }),
+    expected('n', 3),
+  )
+})
+
 /** One transform, many calls queued at once on one isolate, so they run as batches. */
 async function batchOf(source: string, bad: Record<number, string>, limits = LIMITS, count = 24) {
   const sandbox = createSandbox(limits, { isolates: 1 })
