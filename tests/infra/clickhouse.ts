@@ -8,6 +8,8 @@ import { killGroupsOnExit, logTail, spawnService, stopGroup } from './process-gr
 
 export type ClickHouseServer = {
   url: string
+  /** Only when started with `https`. */
+  httpsUrl?: string
   pid: number
   /** Temp dir with config, data and logs; removed by stop(). */
   dir: string
@@ -20,14 +22,17 @@ export type StartClickHouseOptions = {
   startTimeoutMs?: number
   /** Users with a password besides `default` (which has none), as a managed ClickHouse has. */
   users?: { name: string; password: string }[]
+  /** Serve HTTPS too (its URL is `httpsUrl`), with this PEM certificate and key. */
+  https?: { certificateFile: string; privateKeyFile: string }
 }
 
 export async function startClickHouse(options: StartClickHouseOptions = {}): Promise<ClickHouseServer> {
   const [command, ...commandArgs] = clickHouseCommand()
   const dir = await mkdtemp(join(tmpdir(), 'sluice-clickhouse-'))
-  const [httpPort, tcpPort, interserverPort] = await freePorts(3)
+  const [httpPort, tcpPort, interserverPort, httpsPort] = await freePorts(4)
   for (const sub of ['data', 'tmp', 'user_files', 'format_schemas']) await mkdir(join(dir, sub))
-  await writeFile(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort, interserverPort))
+  const https = options.https && { port: httpsPort, ...options.https }
+  await writeFile(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort, interserverPort, https))
   await writeFile(join(dir, 'users.xml'), usersXml(options.users ?? []))
 
   const proc = spawnService(
@@ -56,7 +61,7 @@ export async function startClickHouse(options: StartClickHouseOptions = {}): Pro
     await stop()
     throw error
   }
-  return { url, pid: proc.pid, dir, stop }
+  return { url, httpsUrl: https && `https://127.0.0.1:${https.port}`, pid: proc.pid, dir, stop }
 }
 
 /** GET /ping answers "Ok." once the HTTP interface serves queries. */
@@ -86,7 +91,28 @@ function clickHouseCommand(): string[] {
 
 // <yandex> is the root element 18.16 requires; current releases still accept it.
 // Caches are cut from the multi-GB defaults: the tests hold kilobytes.
-function configXml(dir: string, httpPort: number, tcpPort: number, interserverPort: number): string {
+function configXml(
+  dir: string,
+  httpPort: number,
+  tcpPort: number,
+  interserverPort: number,
+  https?: { port: number; certificateFile: string; privateKeyFile: string },
+): string {
+  // The server side of openSSL only: no client verification, no DH parameters file.
+  const tls = https
+    ? `
+  <https_port>${https.port}</https_port>
+  <openSSL>
+    <server>
+      <certificateFile>${https.certificateFile}</certificateFile>
+      <privateKeyFile>${https.privateKeyFile}</privateKeyFile>
+      <verificationMode>none</verificationMode>
+      <loadDefaultCAFile>false</loadDefaultCAFile>
+      <cacheSessions>true</cacheSessions>
+      <preferServerCiphers>true</preferServerCiphers>
+    </server>
+  </openSSL>`
+    : ''
   return `<?xml version="1.0"?>
 <yandex>
   <logger>
@@ -112,7 +138,7 @@ function configXml(dir: string, httpPort: number, tcpPort: number, interserverPo
   <mlock_executable>false</mlock_executable>
   <max_concurrent_queries>100</max_concurrent_queries>
   <mark_cache_size>268435456</mark_cache_size>
-  <uncompressed_cache_size>268435456</uncompressed_cache_size>
+  <uncompressed_cache_size>268435456</uncompressed_cache_size>${tls}
 </yandex>
 `
 }

@@ -1,7 +1,7 @@
 // The distributed pipeline through a Kafka broker that has only a SASL_SSL listener (SCRAM-SHA-512
-// users, certificates made here with openssl) and a ClickHouse whose user has a password: events
-// in, rows in ClickHouse, functions run, and no secret in any output. A wrong password or an
-// unknown CA stops the process at once with an error naming the setting.
+// users, certificates made here with openssl) and a ClickHouse over HTTPS (same CA) whose user has
+// a password: events in, rows in ClickHouse, functions run, and no secret in any output. A wrong
+// password or an unknown CA stops the process at once with an error naming the setting.
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
@@ -82,7 +82,10 @@ const [kafka, clickhouse] = (await Promise.all([
       ],
     },
   }),
-  startClickHouse({ users: [{ name: 'sluice', password: CLICKHOUSE_PASSWORD }] }),
+  startClickHouse({
+    users: [{ name: 'sluice', password: CLICKHOUSE_PASSWORD }],
+    https: { certificateFile: join(dir, 'broker.crt'), privateKeyFile: join(dir, 'broker.key') },
+  }),
 ])) as [KafkaCluster, ClickHouseServer]
 const processes: SluiceProcess[] = []
 t.teardown(async () => {
@@ -98,7 +101,8 @@ const env: NodeJS.ProcessEnv = {
   SLUICE_KAFKA_SASL_MECHANISM: 'scram-sha-512',
   SLUICE_KAFKA_USERNAME: 'sluice',
   SLUICE_KAFKA_PASSWORD_FILE: join(dir, 'kafka-password'),
-  SLUICE_CLICKHOUSE_URL: clickhouse.url,
+  SLUICE_CLICKHOUSE_URL: clickhouse.httpsUrl,
+  SLUICE_CLICKHOUSE_CA_FILE: join(dir, 'ca.pem'),
   SLUICE_CLICKHOUSE_USER: 'sluice',
   SLUICE_CLICKHOUSE_PASSWORD: CLICKHOUSE_PASSWORD,
   SLUICE_CLICKHOUSE_DATABASE: unique,
@@ -117,70 +121,73 @@ async function start(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<Slu
   return p
 }
 
-t.test('ingest → ClickHouse and function runs, all through SASL_SSL and a ClickHouse password', async (t) => {
-  const node = await start(['start', '--role', 'all', '--functions', functionsFile])
-  const url = await node.up(120_000)
-  t.same((await getJson(`${url}/readyz`)).body, { status: 'ready' }, 'ready: Kafka and ClickHouse answer')
-  const created = await fetch(`${url}/v1/keys`, {
-    method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json' },
-    body: '{"env":"production"}',
-  })
-  const key = (await created.json()).data.key as string
-  await eventually(
-    async () => ((await getJson(`${url}/v1/functions`, auth)).body.data.length === 2 ? true : undefined),
-    60_000,
-    250,
-  )
-  const events = Array.from({ length: 10 }, (_, i) => ({
-    name: 'e2e/order.placed',
-    data: { orderId: `o-${i}` },
-    id: `o-${i}`,
-  }))
-  const sent = await postJson(`${url}/e/${key}`, events)
-  t.equal(sent.status, 200)
-  const stored = await eventually(
-    async () => {
-      const r = await getJson(`${url}/v1/events?name=e2e/order.placed&limit=100`, auth)
-      return r.body.data.length === 10 ? r.body.data : undefined
-    },
-    90_000,
-    500,
-  )
-  t.same(
-    new Set(stored.map((e: { internal_id: string }) => e.internal_id)),
-    new Set(sent.body.ids),
-    'every accepted event is a row',
-  )
-  const runs = await eventually(
-    async () => {
-      const r = await getJson(`${url}/v1/runs?status=completed&limit=100`, auth)
-      return r.body.data.length === 20 ? r.body.data : undefined
-    },
-    90_000,
-    500,
-  )
-  t.equal(runs.length, 20, 'two functions ran for each of the 10 events')
-  // Readiness follows the broker: 503 while it is frozen, 200 again once it runs, no restart.
-  const [brokerPid] = kafka.pids()
-  process.kill(-brokerPid, 'SIGSTOP')
-  const frozen = await eventually(
-    async () => {
-      const r = await getJson(`${url}/readyz`)
-      return r.status === 503 ? r.body : undefined
-    },
-    30_000,
-    250,
-  ).finally(() => process.kill(-brokerPid, 'SIGCONT'))
-  t.match(frozen, { status: 'not_ready', reasons: { kafka: String } }, `frozen broker: ${JSON.stringify(frozen)}`)
-  await eventually(async () => ((await getJson(`${url}/readyz`)).status === 200 ? true : undefined), 60_000, 250)
-  t.equal((await getJson(`${url}/healthz`)).status, 200, 'alive throughout')
-  node.child.kill('SIGTERM')
-  t.equal((await node.exited).code, 0, 'a clean shutdown')
-  for (const secret of [KAFKA_PASSWORD, CLICKHOUSE_PASSWORD, TEST_SIGNING_KEY, key]) {
-    t.notOk(node.output().includes(secret), 'no secret in the log')
-  }
-})
+t.test(
+  'ingest → ClickHouse and function runs, through SASL_SSL and ClickHouse over HTTPS with a password',
+  async (t) => {
+    const node = await start(['start', '--role', 'all', '--functions', functionsFile])
+    const url = await node.up(120_000)
+    t.same((await getJson(`${url}/readyz`)).body, { status: 'ready' }, 'ready: Kafka and ClickHouse answer')
+    const created = await fetch(`${url}/v1/keys`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"env":"production"}',
+    })
+    const key = (await created.json()).data.key as string
+    await eventually(
+      async () => ((await getJson(`${url}/v1/functions`, auth)).body.data.length === 2 ? true : undefined),
+      60_000,
+      250,
+    )
+    const events = Array.from({ length: 10 }, (_, i) => ({
+      name: 'e2e/order.placed',
+      data: { orderId: `o-${i}` },
+      id: `o-${i}`,
+    }))
+    const sent = await postJson(`${url}/e/${key}`, events)
+    t.equal(sent.status, 200)
+    const stored = await eventually(
+      async () => {
+        const r = await getJson(`${url}/v1/events?name=e2e/order.placed&limit=100`, auth)
+        return r.body.data.length === 10 ? r.body.data : undefined
+      },
+      90_000,
+      500,
+    )
+    t.same(
+      new Set(stored.map((e: { internal_id: string }) => e.internal_id)),
+      new Set(sent.body.ids),
+      'every accepted event is a row',
+    )
+    const runs = await eventually(
+      async () => {
+        const r = await getJson(`${url}/v1/runs?status=completed&limit=100`, auth)
+        return r.body.data.length === 20 ? r.body.data : undefined
+      },
+      90_000,
+      500,
+    )
+    t.equal(runs.length, 20, 'two functions ran for each of the 10 events')
+    // Readiness follows the broker: 503 while it is frozen, 200 again once it runs, no restart.
+    const [brokerPid] = kafka.pids()
+    process.kill(-brokerPid, 'SIGSTOP')
+    const frozen = await eventually(
+      async () => {
+        const r = await getJson(`${url}/readyz`)
+        return r.status === 503 ? r.body : undefined
+      },
+      30_000,
+      250,
+    ).finally(() => process.kill(-brokerPid, 'SIGCONT'))
+    t.match(frozen, { status: 'not_ready', reasons: { kafka: String } }, `frozen broker: ${JSON.stringify(frozen)}`)
+    await eventually(async () => ((await getJson(`${url}/readyz`)).status === 200 ? true : undefined), 60_000, 250)
+    t.equal((await getJson(`${url}/healthz`)).status, 200, 'alive throughout')
+    node.child.kill('SIGTERM')
+    t.equal((await node.exited).code, 0, 'a clean shutdown')
+    for (const secret of [KAFKA_PASSWORD, CLICKHOUSE_PASSWORD, TEST_SIGNING_KEY, key]) {
+      t.notOk(node.output().includes(secret), 'no secret in the log')
+    }
+  },
+)
 
 // Each refusal: exit status 1 within seconds (no retry loop), the setting named, the secret not shown.
 const refusals: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
@@ -201,6 +208,12 @@ const refusals: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
     ['--role', 'api'],
     { SLUICE_CLICKHOUSE_PASSWORD: 'wrong-clickhouse-pass' },
     /CREDENTIALS_REJECTED: clickhouseUser \/ clickhousePassword \(SLUICE_CLICKHOUSE_USER \/ SLUICE_CLICKHOUSE_PASSWORD\)/,
+  ],
+  [
+    'a ClickHouse certificate from an unknown CA',
+    ['--role', 'api'],
+    { SLUICE_CLICKHOUSE_CA_FILE: join(dir, 'other-ca.pem') },
+    /CERTIFICATE_UNTRUSTED: clickhouseCaFile \(--clickhouse-ca-file \/ SLUICE_CLICKHOUSE_CA_FILE\)/,
   ],
 ]
 for (const [what, args, extra, expected] of refusals) {
