@@ -28,8 +28,11 @@ const AUTH_SETTING =
   'schemaRegistryUser / schemaRegistryPassword (SLUICE_SCHEMA_REGISTRY_USER / SLUICE_SCHEMA_REGISTRY_PASSWORD)'
 
 export function schemaRegistryClient(config: SchemaRegistryConfig): SchemaRegistry {
+  const parsed = URL.parse(config.url)
+  // Not echoed: it may hold a password.
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
+    throw new SluiceError('CONFIG_INVALID', `${URL_SETTING}: not an http:// or https:// URL`)
   // fetch refuses a URL with credentials in it: they become the basic auth, unless given apart.
-  const parsed = new URL(config.url)
   const auth =
     config.auth ??
     (parsed.username
@@ -59,13 +62,8 @@ export function schemaRegistryClient(config: SchemaRegistryConfig): SchemaRegist
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause
       const reason = cause?.code ?? cause?.message ?? (err as Error).message
-      throw new SluiceError(
-        'SCHEMA_REGISTRY_UNAVAILABLE',
-        `${URL_SETTING}: ${what}: cannot reach ${base} (${reason})`,
-        {
-          cause: err,
-        },
-      )
+      const message = `${URL_SETTING}: ${what}: cannot reach ${base} (${reason})`
+      throw new SluiceError('SCHEMA_REGISTRY_UNAVAILABLE', message, { cause: err })
     }
     const text = await response.text()
     if (response.ok) return JSON.parse(text) as T

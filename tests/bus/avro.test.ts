@@ -337,6 +337,18 @@ t.test('with a registry that cannot be reached: SCHEMA_REGISTRY_UNAVAILABLE nami
   })
 })
 
+t.test('a registry URL without http(s):// is CONFIG_INVALID naming the setting, not the value', async (t) => {
+  const err = await createAvroCodecs({ topics, schemaRegistryUrl: 'registry.internal:8081' }, log).then(
+    () => undefined,
+    (e: Error & { code?: string }) => e,
+  )
+  t.equal(err?.code, 'CONFIG_INVALID')
+  t.equal(
+    err?.message,
+    'schemaRegistryUrl (--schema-registry-url / SLUICE_SCHEMA_REGISTRY_URL): not an http:// or https:// URL',
+  )
+})
+
 t.test('a URL that is not the Confluent-compatible API is CONFIG_INVALID naming the setting', async (t) => {
   // A path under the API that is not one of its routes: the registry answers 404.
   const url = `${registryUrl}/not-the-api`

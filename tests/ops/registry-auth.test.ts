@@ -10,6 +10,7 @@ import { startRegistry } from '../infra/registry.ts'
 
 const USER = 'api-key'
 const PASSWORD = 'registry-Secret-9d1'
+t.setTimeout(300_000) // a JVM's start on a loaded machine
 const registry = await startRegistry({ basicAuth: { username: USER, password: PASSWORD } })
 t.teardown(() => registry.stop())
 const topics = topicNames('regauth')
