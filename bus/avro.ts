@@ -3,7 +3,7 @@
 // - without a schema registry, Avro single-object encoding (spec: 0xC3 0x01, the schema's 8-byte
 //   CRC-64-AVRO fingerprint, little-endian, then the Avro binary), so a record names its schema;
 // - with SLUICE_SCHEMA_REGISTRY_URL, the schemas are registered (subject `<topic>-value`,
-//   TopicNameStrategy) through @confluentinc/schemaregistry and records use the Confluent wire
+//   TopicNameStrategy; bus/schema-registry.ts) and records use the Confluent wire
 //   format (0x00, the 4-byte big-endian schema id, the Avro binary), what Confluent's
 //   KafkaAvroDeserializer and other registry-aware consumers expect.
 // Decoding tells the formats apart by their first byte, and also reads JSON ('{'), so topics
@@ -18,7 +18,7 @@ import type { EventRecord, StoredEvent } from '../core/event.ts'
 import type { RawWebhookRequest } from '../core/raw-request.ts'
 import type { Codec } from './codec.ts'
 import type { TopicNames } from './topics.ts'
-import { SluiceError } from '../core/errors.ts'
+import { schemaRegistryClient, type SchemaRegistry } from './schema-registry.ts'
 import {
   eventFromAvro,
   eventSchema,
@@ -42,41 +42,17 @@ export interface AvroCodecs {
   raw: Codec<RawWebhookRequest, Buffer>
 }
 
-/** The part of @confluentinc/schemaregistry's client the codecs use. */
-export interface SchemaRegistry {
-  register(subject: string, schema: { schemaType: string; schema: string }): Promise<number>
-  getBySubjectAndId(subject: string, id: number): Promise<{ schema: string }>
-}
-
 const MAGIC_CONFLUENT = 0x00
 const MAGIC_SINGLE_OBJECT = [0xc3, 0x01]
 const JSON_OBJECT = 0x7b // '{'
 
 export async function createAvroCodecs(config: AvroCodecConfig, log: Logger): Promise<AvroCodecs> {
   const { topics } = config
-  let registry: SchemaRegistry | undefined
-  if (config.schemaRegistryUrl) {
-    // Loaded only when configured: the package pulls in every KMS SDK it supports.
-    const { SchemaRegistryClient } = await import('@confluentinc/schemaregistry')
-    const auth = config.schemaRegistryAuth
-    registry = new SchemaRegistryClient({
-      baseURLs: [config.schemaRegistryUrl],
-      ...(auth && {
-        basicAuthCredentials: { credentialsSource: 'USER_INFO', userInfo: `${auth.username}:${auth.password}` },
-      }),
-    })
-  }
+  const registry = config.schemaRegistryUrl
+    ? schemaRegistryClient({ url: config.schemaRegistryUrl, auth: config.schemaRegistryAuth })
+    : undefined
   const storedTopics = [topics.incoming, topics.events, topics.duplicates]
-  const stored = await avroCodec<StoredEvent>(
-    eventSchema,
-    eventToAvro,
-    eventFromAvro,
-    registry,
-    storedTopics,
-    log,
-  ).catch((err) => {
-    throw registryError(err)
-  })
+  const stored = await avroCodec<StoredEvent>(eventSchema, eventToAvro, eventFromAvro, registry, storedTopics, log)
   const raw = await avroCodec<RawWebhookRequest>(
     rawRequestSchema,
     rawRequestToAvro,
@@ -88,16 +64,11 @@ export async function createAvroCodecs(config: AvroCodecConfig, log: Logger): Pr
   return { event: stored, stored, raw }
 }
 
-/** A 401/403 from the registry at startup names the settings; the password is never in the message. */
-function registryError(err: unknown): unknown {
-  const status = (err as { status?: number }).status
-  if (status !== 401 && status !== 403) return err
-  const setting =
-    'schemaRegistryUser / schemaRegistryPassword' + ' (SLUICE_SCHEMA_REGISTRY_USER / SLUICE_SCHEMA_REGISTRY_PASSWORD)'
-  return new SluiceError('CREDENTIALS_REJECTED', `${setting}: the schema registry answered ${status}`, { cause: err })
-}
-
-/** One record type's codec; with a registry, its schema is registered under `<topic>-value` for each topic first. */
+/**
+ * One record type's codec; with a registry, its schema is registered under `<topic>-value` for each
+ * topic first. The registry checks it against each subject's compatibility level (Confluent's
+ * default: BACKWARD); a refusal stops startup with SCHEMA_INCOMPATIBLE naming the subject.
+ */
 export async function avroCodec<T>(
   schema: object,
   toAvro: (value: T) => unknown,
@@ -114,10 +85,11 @@ export async function avroCodec<T>(
   if (registry) {
     // The full schema (docs, defaults, logical types): what the registry's compatibility checks and readers need.
     const text = JSON.stringify(schema)
-    const ids = await Promise.all(
-      subjects.map((subject) => registry.register(subject, { schemaType: 'AVRO', schema: text })),
-    )
-    schemaId = ids[0]
+    // One after another: a refusal names the first subject that refused, and the next are not touched.
+    for (const subject of subjects) {
+      const id = await registry.register(subject, text)
+      schemaId ??= id
+    }
   }
   const resolvers = new Map<number, avsc.Resolver | Promise<void>>()
 
@@ -128,12 +100,9 @@ export async function avroCodec<T>(
     if (!registry)
       throw new Error(`record written with schema registry id ${id}; set SLUICE_SCHEMA_REGISTRY_URL to read it`)
     if (!known) {
-      const fetching = registry.getBySubjectAndId(subjects[0], id).then(
-        (info) =>
-          void resolvers.set(
-            id,
-            type.createResolver(avsc.Type.forSchema(JSON.parse(info.schema), { wrapUnions: 'auto' })),
-          ),
+      const fetching = registry.schemaById(id).then(
+        (writer) =>
+          void resolvers.set(id, type.createResolver(avsc.Type.forSchema(JSON.parse(writer), { wrapUnions: 'auto' }))),
         (err) => {
           log.error({ err, schemaId: id }, 'could not load a writer schema from the registry')
           resolvers.delete(id) // the next redelivery tries again

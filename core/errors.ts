@@ -69,6 +69,13 @@ export const errorCatalogue = {
   // Startup: a server (Kafka, ClickHouse, schema registry) refused the configured login or was not trusted.
   CREDENTIALS_REJECTED: { statusCode: 500, retriable: false, message: 'A server refused the configured credentials' },
   CERTIFICATE_UNTRUSTED: { statusCode: 500, retriable: false, message: "A server's TLS certificate is not trusted" },
+  // Startup: the schema registry refused Sluice's Avro schema, or could not be reached (bus/schema-registry.ts).
+  SCHEMA_INCOMPATIBLE: {
+    statusCode: 500,
+    retriable: false,
+    message: "The schema registry refused Sluice's Avro schema as incompatible with the subject's",
+  },
+  SCHEMA_REGISTRY_UNAVAILABLE: { statusCode: 503, retriable: true, message: 'The schema registry cannot be reached' },
   // Webhook dead-letter reasons: recorded on the request (GET /v1/webhooks/<id>/requests?status=failed), not sent to the sender.
   SIGNATURE_INVALID: {
     statusCode: 422,

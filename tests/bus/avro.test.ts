@@ -1,23 +1,50 @@
 // Avro codecs: round trips, the schemas documented in docs/avro.md are the ones used, a plain
-// Avro decoder given only the documented schema reads what Sluice wrote, and with a schema
-// registry (a FAKE one here: tests/helpers/fake-schema-registry.ts says why) the records are in
-// the Confluent wire format and resolve a record written with another schema version.
+// Avro decoder given only the documented schema reads what Sluice wrote, and with a real schema
+// registry (Apicurio's Confluent-compatible API, from tests/infra/up.ts, compatibility BACKWARD as
+// Confluent's default) the schemas are registered at start, the records are in the Confluent wire
+// format, a record written with another schema version resolves, a compatible evolution is
+// registered and an incompatible one refused.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import avsc from 'avsc'
 import pino from 'pino'
-import { createAvroCodecs, singleObjectFingerprint } from '../../bus/avro.ts'
-import { eventSchema, rawRequestSchema } from '../../bus/avro-schemas.ts'
+import { avroCodec, createAvroCodecs, singleObjectFingerprint } from '../../bus/avro.ts'
+import { eventFromAvro, eventSchema, eventToAvro, rawRequestSchema } from '../../bus/avro-schemas.ts'
+import { schemaRegistryClient } from '../../bus/schema-registry.ts'
 import { topicNames } from '../../bus/topics.ts'
 import { jsonCodec } from '../../bus/codec.ts'
 import type { StoredEvent } from '../../core/event.ts'
 import { encodeRawBody, rawBodyBytes, type RawWebhookRequest } from '../../core/raw-request.ts'
-import { startFakeSchemaRegistry } from '../helpers/fake-schema-registry.ts'
 import { ROOT, eventually } from '../helpers/server.ts'
+import { freePort } from '../infra/ports.ts'
+import { testRegistryUrl } from '../infra/services.ts'
 
 const log = pino({ level: 'silent' })
 const topics = topicNames('avro-test')
+const registryUrl = testRegistryUrl()
+/** Topics (so subjects) of their own on the shared registry, which forgets nothing until it stops. */
+const freshTopics = (name: string) => topicNames(`avro-${name}-${process.pid}-${Date.now().toString(36)}`)
+const storedSubjects = (names: typeof topics) =>
+  [names.incoming, names.events, names.duplicates].map((t) => `${t}-value`)
+
+async function registryGet<T>(path: string): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${registryUrl}${path}`)
+  return { status: response.status, body: (await response.json()) as T }
+}
+
+async function registerRaw(subject: string, schema: object): Promise<number> {
+  const response = await fetch(`${registryUrl}/subjects/${subject}/versions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+    body: JSON.stringify({ schemaType: 'AVRO', schema: JSON.stringify(schema) }),
+  })
+  if (!response.ok) throw new Error(`registering ${subject}: ${response.status} ${await response.text()}`)
+  return ((await response.json()) as { id: number }).id
+}
+
+/** The event schema with one more field, as a later Sluice might have it. */
+const withField = (field: object) => ({ ...eventSchema, fields: [...eventSchema.fields, field] })
 
 const events: StoredEvent[] = [
   {
@@ -139,72 +166,76 @@ t.test('records written as JSON (before Avro was turned on) are still read', asy
   t.same(codecs.stored.decode(Buffer.from(jsonCodec<StoredEvent>().encode(events[0]))), events[0])
 })
 
+t.test('with a registry: the schemas are registered on first start, one subject per topic', async (t) => {
+  const fresh = freshTopics('first')
+  const subjects = [...storedSubjects(fresh), `${fresh.raw}-value`, `${fresh.rawSlow}-value`]
+  for (const subject of subjects)
+    t.equal((await registryGet(`/subjects/${subject}/versions`)).status, 404, `${subject}: nothing before`)
+  const codecs = await createAvroCodecs({ topics: fresh, schemaRegistryUrl: registryUrl }, log)
+  for (const subject of subjects)
+    t.same((await registryGet(`/subjects/${subject}/versions`)).body, [1], `${subject}: version 1 registered`)
+
+  const bytes = codecs.stored.encode(events[0])
+  t.equal(bytes[0], 0, 'magic byte 0')
+  const id = bytes.readUInt32BE(1)
+  const latest = await registryGet<{ id: number }>(`/subjects/${fresh.events}-value/versions/latest`)
+  t.equal(id, latest.body.id, 'the 4-byte id is the registered schema id')
+  t.same(codecs.stored.decode(bytes), events[0], 'round trip')
+  t.same(codecs.raw.decode(codecs.raw.encode(requests[0])), requests[0], 'raw requests too')
+
+  // What another consumer does: fetch the writer schema by id, decode the rest with plain avsc.
+  const { body } = await registryGet<{ schema: string }>(`/schemas/ids/${id}`)
+  t.same(JSON.parse(body.schema), eventSchema, 'the registry holds the full documented schema')
+  const plain = avsc.Type.forSchema(JSON.parse(body.schema), { wrapUnions: 'auto' }).fromBuffer(bytes.subarray(5)) as {
+    name: string
+    data: string
+  }
+  t.equal(plain.name, events[0].name)
+  t.same(JSON.parse(plain.data), events[0].data)
+
+  const restarted = await createAvroCodecs({ topics: fresh, schemaRegistryUrl: registryUrl }, log)
+  t.equal(restarted.stored.encode(events[1]).readUInt32BE(1), id, 'a restart (or another node) gets the same id')
+  t.same((await registryGet(`/subjects/${fresh.events}-value/versions`)).body, [1], 'and adds no version')
+  t.same(restarted.stored.decode(codecs.stored.encode(events[1])), events[1])
+})
+
 t.test(
-  'with a schema registry (FAKE, in-process): schemas registered per topic, Confluent wire format, readable by id',
+  'with a registry: a compatible evolution (a new field with a default) is registered; old records still decode',
   async (t) => {
-    const registry = await startFakeSchemaRegistry()
-    t.teardown(() => registry.close())
-    const codecs = await createAvroCodecs({ topics, schemaRegistryUrl: registry.url }, log)
-    const subjects = (await (await fetch(`${registry.url}/subjects`)).json()) as string[]
-    t.same(
-      subjects.sort(),
-      [
-        `${topics.duplicates}-value`,
-        `${topics.events}-value`,
-        `${topics.incoming}-value`,
-        `${topics.raw}-value`,
-        `${topics.rawSlow}-value`,
-      ].sort(),
-      'one subject per topic, TopicNameStrategy',
-    )
+    const fresh = freshTopics('evolve')
+    const registry = schemaRegistryClient({ url: registryUrl })
+    const current = await createAvroCodecs({ topics: fresh, schemaRegistryUrl: registryUrl }, log)
+    const old = current.stored.encode(events[2])
 
-    const bytes = codecs.stored.encode(events[0])
-    t.equal(bytes[0], 0, 'magic byte 0')
-    const id = bytes.readUInt32BE(1)
-    const latest = (await (await fetch(`${registry.url}/subjects/${topics.events}-value/versions/latest`)).json()) as {
-      id: number
-    }
-    t.equal(id, latest.id, 'the 4-byte id is the registered schema id')
-    t.same(codecs.stored.decode(bytes), events[0], 'round trip')
-    t.same(codecs.raw.decode(codecs.raw.encode(requests[0])), requests[0], 'raw requests too')
+    const evolved = withField({ name: 'traceId', type: ['null', 'string'], default: null })
+    const later = await avroCodec(evolved, eventToAvro, eventFromAvro, registry, [fresh.incoming, fresh.events], log)
+    t.same((await registryGet(`/subjects/${fresh.events}-value/versions`)).body, [1, 2], 'version 2 registered')
+    const newer = later.encode(events[0])
+    t.not(newer.readUInt32BE(1), old.readUInt32BE(1), 'under a new id')
 
-    // What another consumer does: fetch the writer schema by id, decode the rest with plain avsc.
-    const { schema } = (await (await fetch(`${registry.url}/schemas/ids/${id}`)).json()) as { schema: string }
-    t.same(JSON.parse(schema), eventSchema, 'the registry holds the full documented schema')
-    const plain = avsc.Type.forSchema(JSON.parse(schema), { wrapUnions: 'auto' }).fromBuffer(bytes.subarray(5)) as {
-      name: string
-      data: string
-    }
-    t.equal(plain.name, events[0].name)
-    t.same(JSON.parse(plain.data), events[0].data)
-
-    const reopened = await createAvroCodecs({ topics, schemaRegistryUrl: registry.url }, log)
-    t.equal(
-      reopened.stored.encode(events[1]).readUInt32BE(1),
-      id,
-      'another node registering the same schema gets the same id',
-    )
-    t.same(reopened.stored.decode(codecs.stored.encode(events[1])), events[1])
+    // The later codec reads a record of the earlier schema: fetched by id, resolved, the default filled in.
+    t.throws(() => later.decode(old), /not loaded yet/, 'the first decode starts fetching the writer schema')
+    const decodeWhenLoaded = (codec: typeof later, bytes: Buffer) =>
+      eventually(async () => {
+        try {
+          return codec.decode(bytes)
+        } catch {
+          return undefined
+        }
+      }, 10_000)
+    t.same(await decodeWhenLoaded(later, old), events[2], 'an old record decodes with the new schema')
+    t.same(await decodeWhenLoaded(current.stored, newer), events[0], 'and a new record with the old schema')
   },
 )
 
 t.test(
   'with a registry: a record written with a newer schema version resolves once its schema is fetched',
   async (t) => {
-    const registry = await startFakeSchemaRegistry()
-    t.teardown(() => registry.close())
-    const codecs = await createAvroCodecs({ topics, schemaRegistryUrl: registry.url }, log)
+    const fresh = freshTopics('newer')
+    const codecs = await createAvroCodecs({ topics: fresh, schemaRegistryUrl: registryUrl }, log)
     // A later Sluice adds a field (with a default, as docs/avro.md requires) and registers it.
-    const newer = {
-      ...eventSchema,
-      fields: [...eventSchema.fields, { name: 'traceId', type: ['null', 'string'], default: null }],
-    }
-    const response = await fetch(`${registry.url}/subjects/${topics.events}-value/versions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
-      body: JSON.stringify({ schema: JSON.stringify(newer) }),
-    })
-    const { id: newerId } = (await response.json()) as { id: number }
+    const newer = withField({ name: 'traceId', type: ['null', 'string'], default: null })
+    const newerId = await registerRaw(`${fresh.events}-value`, newer)
     const newerType = avsc.Type.forSchema(newer as avsc.Schema, { wrapUnions: 'auto' })
     const prefix = Buffer.alloc(5)
     prefix.writeUInt32BE(newerId, 1)
@@ -234,7 +265,7 @@ t.test(
       } catch {
         return undefined
       }
-    }, 5_000)
+    }, 10_000)
     t.same(
       decoded,
       {
@@ -249,6 +280,80 @@ t.test(
       },
       'resolved against our schema; the unknown field is dropped',
     )
-    t.ok(registry.requests.includes(`GET /schemas/ids/${newerId}`), 'fetched by id')
   },
 )
+
+t.test('with a registry: an incompatible schema is refused with SCHEMA_INCOMPATIBLE naming the subject', async (t) => {
+  const fresh = freshTopics('refuse')
+  const registry = schemaRegistryClient({ url: registryUrl })
+  await createAvroCodecs({ topics: fresh, schemaRegistryUrl: registryUrl }, log)
+  const incompatible: Array<[string, object]> = [
+    ['a new field without a default', withField({ name: 'tenant', type: 'string' })],
+    [
+      'a field whose type changed',
+      { ...eventSchema, fields: eventSchema.fields.map((f) => (f.name === 'name' ? { ...f, type: 'long' } : f)) },
+    ],
+  ]
+  for (const [what, schema] of incompatible) {
+    const err = await avroCodec(schema, eventToAvro, eventFromAvro, registry, [fresh.events], log).then(
+      () => undefined,
+      (e: Error & { code?: string }) => e,
+    )
+    t.equal(err?.code, 'SCHEMA_INCOMPATIBLE', what)
+    t.match(
+      err?.message,
+      new RegExp(`subject "${fresh.events}-value": the schema registry at ${registryUrl} answered 409: .*Incompatible`),
+      'the message names the subject, the registry and its answer',
+    )
+  }
+  t.same((await registryGet(`/subjects/${fresh.events}-value/versions`)).body, [1], 'nothing was registered')
+})
+
+t.test(
+  "with a registry: a start whose schema the subject's versions refuse fails with SCHEMA_INCOMPATIBLE",
+  async (t) => {
+    // Another writer got there first with a schema ours cannot read: our `id` field has no default.
+    const fresh = freshTopics('taken')
+    const theirs = {
+      type: 'record',
+      name: 'Event',
+      namespace: 'dev.sluice',
+      fields: [{ name: 'internalId', type: 'string' }],
+    }
+    await registerRaw(`${fresh.events}-value`, theirs)
+    await t.rejects(createAvroCodecs({ topics: fresh, schemaRegistryUrl: registryUrl }, log), {
+      code: 'SCHEMA_INCOMPATIBLE',
+      message: new RegExp(`subject "${fresh.events}-value"`),
+    })
+  },
+)
+
+t.test('with a registry that cannot be reached: SCHEMA_REGISTRY_UNAVAILABLE naming the setting', async (t) => {
+  // A port that was free a moment ago: nothing listens there.
+  const url = `http://127.0.0.1:${await freePort()}`
+  await t.rejects(createAvroCodecs({ topics: freshTopics('unreachable'), schemaRegistryUrl: url }, log), {
+    code: 'SCHEMA_REGISTRY_UNAVAILABLE',
+    message: /^schemaRegistryUrl \(--schema-registry-url \/ SLUICE_SCHEMA_REGISTRY_URL\): .*ECONNREFUSED/,
+  })
+})
+
+t.test('a registry URL without http(s):// is CONFIG_INVALID naming the setting, not the value', async (t) => {
+  const err = await createAvroCodecs({ topics, schemaRegistryUrl: 'registry.internal:8081' }, log).then(
+    () => undefined,
+    (e: Error & { code?: string }) => e,
+  )
+  t.equal(err?.code, 'CONFIG_INVALID')
+  t.equal(
+    err?.message,
+    'schemaRegistryUrl (--schema-registry-url / SLUICE_SCHEMA_REGISTRY_URL): not an http:// or https:// URL',
+  )
+})
+
+t.test('a URL that is not the Confluent-compatible API is CONFIG_INVALID naming the setting', async (t) => {
+  // A path under the API that is not one of its routes: the registry answers 404.
+  const url = `${registryUrl}/not-the-api`
+  await t.rejects(createAvroCodecs({ topics: freshTopics('wrong-path'), schemaRegistryUrl: url }, log), {
+    code: 'CONFIG_INVALID',
+    message: /^schemaRegistryUrl \(--schema-registry-url \/ SLUICE_SCHEMA_REGISTRY_URL\): .* answered 404/,
+  })
+})

@@ -4,11 +4,13 @@ import { isClickHouseReachable, startClickHouse } from './clickhouse.ts'
 import { CHDB_CORE_VERSION, CURRENT_COMMAND_MARK, startCurrentClickHouse } from './clickhouse-current.ts'
 import { isKafkaReachable, startKafka } from './kafka.ts'
 import { commandLineOf, stopGroup } from './process-group.ts'
+import { APICURIO_VERSION, isRegistryReachable, REGISTRY_COMMAND_MARK, startRegistry } from './registry.ts'
 import {
   brokersFromEnv,
   clickhouseCurrentUrlFromEnv,
   clickhouseUrlFromEnv,
   readServicesFile,
+  registryUrlFromEnv,
   servicesFile,
   type Service,
   type ServicesFile,
@@ -21,14 +23,15 @@ const COMMAND_MARK: Record<Service, string> = {
   kafka: 'kafka.Kafka',
   clickhouse: 'clickhouse',
   clickhouseCurrent: CURRENT_COMMAND_MARK,
+  registry: REGISTRY_COMMAND_MARK,
 }
 
 const log = (message: string) => console.log(`infra: ${message}`)
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`
 
 /**
- * Makes a single-node Kafka and two ClickHouses (Debian's 18.16, 26.9) available and records them in
- * services.json: env vars first, then whatever a previous up left running,
+ * Makes a single-node Kafka, two ClickHouses (Debian's 18.16, 26.9) and a schema registry available
+ * and records them in services.json: env vars first, then whatever a previous up left running,
  * else new detached servers that outlive this process until downServices().
  */
 export async function upServices(): Promise<ServicesFile> {
@@ -36,16 +39,34 @@ export async function upServices(): Promise<ServicesFile> {
   const kafka = await provideKafka(previous)
   const clickhouse = await provideClickHouse(previous)
   const current = await provideCurrentClickHouse(previous)
+  const registry = await provideRegistry(previous)
+  // Over the previous record: fields that a newer up.ts wrote stay for its down.ts.
   const record: ServicesFile = {
+    ...previous,
     kafkaBrokers: kafka.address as string[],
     clickhouseUrl: clickhouse.address as string,
     clickhouseCurrentUrl: current.address as string,
-    pids: { kafka: kafka.pids, clickhouse: clickhouse.pids, clickhouseCurrent: current.pids },
-    dirs: { kafka: kafka.dir, clickhouse: clickhouse.dir, clickhouseCurrent: current.dir },
+    schemaRegistryUrl: registry.address as string,
+    pids: {
+      ...previous?.pids,
+      kafka: kafka.pids,
+      clickhouse: clickhouse.pids,
+      clickhouseCurrent: current.pids,
+      registry: registry.pids,
+    },
+    dirs: {
+      ...previous?.dirs,
+      kafka: kafka.dir,
+      clickhouse: clickhouse.dir,
+      clickhouseCurrent: current.dir,
+      registry: registry.dir,
+    },
     startedByUs: {
+      ...previous?.startedByUs,
       kafka: kafka.startedByUs,
       clickhouse: clickhouse.startedByUs,
       clickhouseCurrent: current.startedByUs,
+      registry: registry.startedByUs,
     },
   }
   await mkdir(dirname(servicesFile), { recursive: true })
@@ -61,7 +82,7 @@ export async function downServices(): Promise<void> {
     log('nothing recorded; nothing to stop')
     return
   }
-  const services: Service[] = ['kafka', 'clickhouse', 'clickhouseCurrent']
+  const services: Service[] = ['kafka', 'clickhouse', 'clickhouseCurrent', 'registry']
   await Promise.all(services.map((service) => stopRecorded(record, service)))
   await rm(servicesFile, { force: true })
 }
@@ -115,6 +136,24 @@ async function provideCurrentClickHouse(previous: ServicesFile | undefined): Pro
   const started = Date.now()
   const server = await startCurrentClickHouse({ keepAfterExit: true })
   log(`clickhouse ${CHDB_CORE_VERSION}: started ${server.url} in ${seconds(started)} (data in ${server.dir})`)
+  return { address: server.url, pids: [server.pid], dir: server.dir, startedByUs: true }
+}
+
+async function provideRegistry(previous: ServicesFile | undefined): Promise<Found> {
+  const fromEnv = registryUrlFromEnv()
+  if (fromEnv !== undefined) {
+    log(`schema registry: using SLUICE_TEST_REGISTRY_URL=${fromEnv}`)
+    return { address: fromEnv, pids: [], dir: null, startedByUs: false }
+  }
+  const recorded = previous?.schemaRegistryUrl
+  if (previous !== undefined && recorded !== undefined && (await isRegistryReachable(recorded))) {
+    log(`schema registry: reusing ${recorded} from a previous up`)
+    return reused(previous, 'registry', recorded)
+  }
+  if (previous !== undefined && recorded !== undefined) await stopRecorded(previous, 'registry')
+  const started = Date.now()
+  const server = await startRegistry({ keepAfterExit: true })
+  log(`schema registry (Apicurio ${APICURIO_VERSION}): started ${server.url} in ${seconds(started)}`)
   return { address: server.url, pids: [server.pid], dir: server.dir, startedByUs: true }
 }
 

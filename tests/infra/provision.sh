@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests run against (DESIGN.md "Tests run against real things"):
 # Debian's clickhouse-server and chromium, a JRE + Maven, Apache Kafka's jars from Maven
-# Central, helm built from the Go module proxy, and ClickHouse 26.9 from PyPI's chdb-core.
+# Central, helm built from the Go module proxy, ClickHouse 26.9 from PyPI's chdb-core, and
+# Apicurio Registry (a schema registry) from Maven Central.
 # Idempotent: when everything is there it only checks and exits.
 set -euo pipefail
 
@@ -94,6 +95,37 @@ else
   "$chdb_venv/bin/pip" install -q --disable-pip-version-check "chdb-core==$chdb_core_version"
   # A marker file makes an interrupted install count as missing.
   touch "$chdb_venv/.complete"
+fi
+
+# Apicurio Registry, a Confluent-compatible schema registry for the Avro tests
+# (tests/infra/registry.ts): Maven Central serves the app as a ready-to-run Quarkus tarball. It
+# needs Java 21+: the machine image's Temurin JDK in /usr/lib/jvm (registry.ts finds it). Kept in
+# step with APICURIO_VERSION in registry.ts.
+apicurio_version="3.3.3"
+apicurio_dir="$here/.cache/apicurio-registry-$apicurio_version"
+if [[ -f "$apicurio_dir/quarkus-run.jar" && -f "$apicurio_dir/.complete" ]]; then
+  log "apicurio registry $apicurio_version: present in $apicurio_dir"
+else
+  log "apicurio registry $apicurio_version: fetching from Maven Central into $apicurio_dir"
+  rm -rf "$apicurio_dir"
+  mkdir -p "$apicurio_dir"
+  # Run outside the repository, so Maven looks at no project's pom; the tarball stays in ~/.m2 too.
+  (cd "$apicurio_dir" && mvn -q -B -Dstyle.color=never dependency:copy \
+    -Dartifact="io.apicurio:apicurio-registry-app:$apicurio_version:tar.gz:all" -DoutputDirectory="$apicurio_dir")
+  tarball="$apicurio_dir/apicurio-registry-app-$apicurio_version-all.tar.gz"
+  tar -xzf "$tarball" -C "$apicurio_dir" --no-same-owner
+  rm -f "$tarball"
+  # A marker file makes an interrupted fetch or unpack count as missing.
+  touch "$apicurio_dir/.complete"
+fi
+java21=""
+for release in /usr/lib/jvm/*/release; do
+  if grep -qE '^JAVA_VERSION="(2[1-9]|[3-9][0-9])' "$release" 2>/dev/null; then java21="${release%/release}"; fi
+done
+if [[ -n "$java21" ]]; then
+  log "java 21+ for the schema registry: $java21"
+else
+  log "warning: no Java 21+ JDK in /usr/lib/jvm: the schema registry will not start (set JAVA_HOME to one)" >&2
 fi
 
 log "ready"

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 export const servicesFile =
   process.env.SLUICE_TEST_SERVICES_FILE?.trim() || fileURLToPath(new URL('./.cache/services.json', import.meta.url))
 
-export type Service = 'kafka' | 'clickhouse' | 'clickhouseCurrent'
+export type Service = 'kafka' | 'clickhouse' | 'clickhouseCurrent' | 'registry'
 
 export type ServicesFile = {
   kafkaBrokers: string[]
@@ -16,6 +16,8 @@ export type ServicesFile = {
   clickhouseUrl: string
   /** ClickHouse 26.9 (clickhouse-current.ts); absent from a file written before it existed. */
   clickhouseCurrentUrl?: string
+  /** Apicurio Registry's Confluent-compatible API (registry.ts); absent from a file written before it existed. */
+  schemaRegistryUrl?: string
   /** Process-group leaders, recorded so down.ts (another process) can stop them. */
   pids: Partial<Record<Service, number[]>>
   dirs: Partial<Record<Service, string | null>>
@@ -46,6 +48,26 @@ export function clickhouseUrlFromEnv(): string | undefined {
 
 export function clickhouseCurrentUrlFromEnv(): string | undefined {
   return process.env.SLUICE_TEST_CLICKHOUSE_CURRENT_URL?.trim() || undefined
+}
+
+export function registryUrlFromEnv(): string | undefined {
+  return process.env.SLUICE_TEST_REGISTRY_URL?.trim() || undefined
+}
+
+/**
+ * The shared schema registry (a Confluent-compatible API's base URL): SLUICE_TEST_REGISTRY_URL
+ * wins, then what up.ts recorded. Missing is an error, not a skip, as for ClickHouse 26.9.
+ */
+export function testRegistryUrl(): string {
+  const url = registryUrlFromEnv() ?? readServicesFile()?.schemaRegistryUrl
+  if (url === undefined) {
+    throw new Error(
+      'The schema registry is not running: start it with `node tests/infra/up.ts` ' +
+        '(after `bash tests/infra/provision.sh`), or point at your own Confluent-compatible registry ' +
+        'with SLUICE_TEST_REGISTRY_URL=http://host:port[/path] (its compatibility level BACKWARD).',
+    )
+  }
+  return url
 }
 
 /**
