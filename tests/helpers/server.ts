@@ -78,11 +78,14 @@ function killChildrenOnExit(child: ChildProcess): void {
   child.once('exit', () => children.delete(child))
 }
 
-/** `sluice <command>` as a separate process; resolves once it prints its URL. */
+/**
+ * `sluice <command>` as a separate process; resolves once it prints its URL. The timeout only
+ * bounds a failure: on a loaded 2-core machine several roles starting at once took over 30 s.
+ */
 export async function spawnServer(
   args: string[],
   env: NodeJS.ProcessEnv = {},
-  startTimeoutMs = 30_000,
+  startTimeoutMs = 90_000,
 ): Promise<ChildServer> {
   const child = spawn(
     process.execPath,
