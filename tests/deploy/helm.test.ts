@@ -11,6 +11,7 @@ import {
   type Manifest,
   lint,
   named,
+  notes,
   ofKind,
   podOf,
   productionValues,
@@ -231,4 +232,18 @@ t.test('existingSecret: no Secret is rendered and the pods mount the key named',
     const sources = (d as any).spec.template.spec.volumes.find((v: any) => v.name === 'secrets').projected.sources
     t.same(sources, [{ secret: { name: 'my-sluice', items: [{ key: 'key', path: 'signing-key' }] } }], roleOf(d))
   }
+})
+
+t.test('NOTES.txt says what runs, where the Event API is, and how to reach the REST API', async (t) => {
+  const production = await notes({ values: [productionValues] })
+  t.match(production, 'rel-sluice-ingest: ingest (replicas: 3–12, autoscaled)')
+  t.match(production, 'rel-sluice-transformer: transformer, dedup (replicas: 4)')
+  t.match(production, 'rel-sluice-runner: sluice runner --functions /app/functions/index.js (replicas: 2)')
+  t.match(production, 'POST https://events.example.com/e/<event key or webhook id>')
+  t.match(production, "get secret sluice-signing-key -o jsonpath='{.data.signing-key}'")
+  t.match(production, 'The ServiceMonitor rel-sluice scrapes them every 15s.')
+  const defaults = await notes({ set: [SIGNING_KEY] })
+  t.match(defaults, 'port-forward service/rel-sluice-ingest 8288:8288')
+  t.match(defaults, "get secret rel-sluice -o jsonpath='{.data.SLUICE_SIGNING_KEY}'")
+  t.notMatch(defaults, /runner/)
 })

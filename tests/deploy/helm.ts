@@ -2,7 +2,7 @@
 // read from its output: manifests by kind, and the environment a container would start with, its
 // Secret references resolved and its mounted Secret files written to a temporary directory.
 import { execFile } from 'node:child_process'
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises'
+import { cp, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -40,6 +40,24 @@ export async function templateError(options: Options): Promise<string | undefine
     () => undefined,
     (err) => String(err.stderr),
   )
+}
+
+/**
+ * NOTES.txt as `helm install` prints it (helm template leaves it out, and install needs a cluster):
+ * rendered through `tpl` by a template added to a copy of the chart.
+ */
+export async function notes(options: Options): Promise<string> {
+  const copy = await mkdtemp(join(tmpdir(), 'sluice-chart-'))
+  try {
+    await cp(chart, copy, { recursive: true })
+    await cp(join(copy, 'templates/NOTES.txt'), join(copy, 'notes.txt'))
+    await writeFile(join(copy, 'templates/notes-check.yaml'), 'notes: {{ tpl (.Files.Get "notes.txt") . | toJson }}\n')
+    const show = ['--show-only', 'templates/notes-check.yaml']
+    const { stdout } = await run(helm, ['template', 'rel', copy, ...show, ...flags(options)])
+    return parseAllDocuments(stdout)[0].toJS().notes
+  } finally {
+    await rm(copy, { recursive: true, force: true })
+  }
 }
 
 export async function lint(options: Options = {}): Promise<string> {
