@@ -8,17 +8,17 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS dashboard
 WORKDIR /build
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY scripts/build-dashboard.ts scripts/
 COPY dashboard/ dashboard/
 RUN node scripts/build-dashboard.ts
 
-# Production dependencies only. isolated-vm and rocksdb-native ship prebuilt binaries for every platform
-# (no compiler needed); those of other platforms are removed (rocksdb-native's alone are 140 MB).
+# Production dependencies only. isolated-vm and rocksdb-native load prebuilt binaries they ship for every
+# platform, so no install script or compiler is needed; those of other platforms are removed (140 MB).
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund \
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
   && npm cache clean --force \
   && platform="$(node -p 'process.platform + "-" + process.arch')" \
   && find node_modules -type d -path '*/prebuilds/*' -prune ! -name "${platform}*" -exec rm -rf {} +
@@ -29,7 +29,7 @@ RUN groupadd --system --gid 10001 sluice \
   && useradd --system --uid 10001 --gid sluice --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin sluice \
   && mkdir /data && chown 10001:10001 /data
 COPY --from=deps /app/node_modules/ node_modules/
-COPY package.json package-lock.json ./
+COPY package.json ./
 COPY bin/ bin/
 COPY cli/ cli/
 COPY core/ core/

@@ -22,7 +22,9 @@ t.test('default values: every manifest is valid', async (t) => {
       'ServiceAccount/rel-sluice',
     ].sort(),
   )
-  t.same(await validateManifests(manifests), [])
+  // With an existing Secret (none rendered) and a runner too, validated in the same pass.
+  const variant = await template({ set: ['existingSecret=sluice', 'roles.runner.enabled=true'] })
+  t.same(await validateManifests([...manifests, ...variant]), [])
 })
 
 t.test('production-like values: every manifest is valid, the optional objects included', async (t) => {

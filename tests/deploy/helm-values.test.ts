@@ -1,5 +1,5 @@
 // The chart's values: values.schema.json refuses wrong ones when helm renders (`helm install` and
-// `helm upgrade` run the same check before contacting the cluster's API with the release), the
+// `helm upgrade` run the same check, before anything is applied to the cluster), the
 // templates refuse combinations that cannot work, and the chart README documents every value.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
