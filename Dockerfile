@@ -1,12 +1,60 @@
-# The Sluice image the Helm chart runs: `docker build -t sluice:0.1.0 .`
-FROM node:24-bookworm-slim
+# syntax=docker/dockerfile:1
+# The Sluice image the Helm chart runs (deploy/helm/sluice): `docker build -t sluice:0.1.0 .`
+# Node 24 runs the TypeScript sources as a checkout does (type stripping), with production
+# dependencies only, as user 10001 (the chart's runAsUser). tests/deploy/dockerfile.test.ts checks it.
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# The dashboard (dist/dashboard/), bundled by esbuild from dashboard/: needs the dev dependencies.
+FROM ${NODE_IMAGE} AS dashboard
+WORKDIR /build
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY scripts/build-dashboard.ts scripts/
+COPY dashboard/ dashboard/
+RUN node scripts/build-dashboard.ts
+
+# Production dependencies only. isolated-vm and rocksdb-native load prebuilt binaries they ship for every
+# platform, so no install script or compiler is needed; those of other platforms are removed (140 MB).
+FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev
-COPY . .
-ENV NODE_OPTIONS="--no-node-snapshot --conditions=sluice-source"
-# RocksDB's threads each get a glibc malloc arena; two keep the RSS down (see scripts/start.sh).
-ENV MALLOC_ARENA_MAX=2
-EXPOSE 8288
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+  && npm cache clean --force \
+  && platform="$(node -p 'process.platform + "-" + process.arch')" \
+  && find node_modules -type d -path '*/prebuilds/*' -prune ! -name "${platform}*" -exec rm -rf {} +
+
+FROM ${NODE_IMAGE}
+WORKDIR /app
+RUN groupadd --system --gid 10001 sluice \
+  && useradd --system --uid 10001 --gid sluice --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin sluice \
+  && mkdir /data && chown 10001:10001 /data
+COPY --from=deps /app/node_modules/ node_modules/
+COPY package.json ./
+COPY bin/ bin/
+COPY cli/ cli/
+COPY core/ core/
+COPY bus/ bus/
+COPY ingest/ ingest/
+COPY transformer/ transformer/
+COPY dedup/ dedup/
+COPY router/ router/
+COPY runner/ runner/
+COPY store/ store/
+COPY control/ control/
+COPY api/ api/
+COPY client/ client/
+COPY --from=dashboard /build/dist/dashboard/ dist/dashboard/
+# isolated-vm needs --no-node-snapshot; sluice-source lets a functions file import `sluice/client` from these
+# sources. RocksDB's threads each get a glibc malloc arena; two keep the RSS down (see scripts/start.sh).
+ENV NODE_OPTIONS="--no-node-snapshot --conditions=sluice-source" \
+  MALLOC_ARENA_MAX=2 \
+  SLUICE_HOST=0.0.0.0 \
+  SLUICE_DATA_DIR=/data
+USER 10001:10001
+# 8288: ingest, api and the embedded mode; 8289: the ops port of the other roles (/healthz, /readyz, /metrics).
+EXPOSE 8288 8289
+# Alive when either port answers /healthz (an image has no curl). Kubernetes ignores this and uses the chart's probes.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "const ports = [process.env.SLUICE_PORT || 8288, process.env.SLUICE_OPS_PORT || 8289]; Promise.any(ports.map(async (port) => { const r = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(4000) }); if (!r.ok) throw new Error(String(r.status)) })).then(() => process.exit(0), () => process.exit(1))"]
 ENTRYPOINT ["node", "bin/sluice.js"]
 CMD ["start"]
