@@ -16,6 +16,7 @@ import {
   type HttpLimits,
 } from './edge.ts'
 import { FASTIFY_ERRORS, routeErrorMessage } from './fastify-errors.ts'
+import { httpDuration, httpRequests, UNMATCHED_ROUTE } from './metrics.ts'
 import { swaggerOptions } from './openapi.ts'
 import { validationError, validatorCompiler } from './validation.ts'
 
@@ -74,6 +75,12 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
   })
   if (config.allowedHosts) app.addHook('onRequest', hostGuard(config.host, config.allowedHosts))
   app.addHook('preParsing', continueOnceAdmitted)
+  app.addHook('onResponse', async (request, reply) => {
+    // A request that matched no route (404) has no template: one label for all of them.
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE
+    httpRequests.inc({ method: request.method, route, status: reply.statusCode })
+    httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+  })
   app.setErrorHandler((err, request, reply) => {
     const sluice = toSluiceError(err)
     if (sluice.statusCode >= 500) request.log.error({ err }, 'request failed')

@@ -2,11 +2,11 @@
 // (api/schemas.ts), so the document cannot drift from what the server validates and sends.
 // The Event API keeps its hand-written validator on the hot path (core/event.ts); its
 // documented schema is core/event-schema.ts, which a property test keeps equivalent.
-import { readFileSync } from 'node:fs'
 import type { SwaggerOptions } from '@fastify/swagger'
 import { Type } from '@sinclair/typebox'
 import type { EventLimits } from '../core/event.ts'
 import { eventBodySchema } from '../core/event-schema.ts'
+import { packageVersion } from '../core/version.ts'
 import { errors } from './schemas.ts'
 
 const Accepted = Type.Object(
@@ -43,9 +43,7 @@ function eventApiSchema(url: string, limits: EventLimits) {
 const PUBLIC = new Set(['/v1/openapi.json'])
 
 export function swaggerOptions(limits: EventLimits): SwaggerOptions {
-  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string
-  }
+  const version = packageVersion()
   return {
     openapi: {
       openapi: '3.1.0',

@@ -25,7 +25,9 @@ import {
   type RecordMetadata,
 } from 'kafkajs'
 import { SluiceError } from '../core/errors.ts'
+import { secondsSince } from '../core/metrics.ts'
 import type { BusRecord } from './types.ts'
+import { publishDuration, publishedRecords, publishFailures } from './metrics.ts'
 
 export interface KafkaPublisherConfig {
   timeoutMs: number
@@ -45,6 +47,11 @@ interface Connected {
 }
 
 const partitionKey = (topic: string, partition: number) => `${topic}\0${partition}`
+const published = {
+  duration: publishDuration.labels('kafka'),
+  records: publishedRecords.labels('kafka'),
+  failures: publishFailures.labels('kafka'),
+}
 
 export interface KafkaPublisher {
   publish(topic: string, records: BusRecord[]): Promise<void>
@@ -55,6 +62,7 @@ export interface KafkaPublisher {
 
 interface PendingBatch {
   messages: Map<string, Message[]>
+  records: number
   settled: boolean
   promise: Promise<void>
   settle(err?: unknown): void
@@ -108,16 +116,24 @@ export function createKafkaPublisher(
       resolve = res
       reject = rej
     })
+    const startedNs = process.hrtime.bigint()
     const batch: PendingBatch = {
       messages: new Map(),
+      records: 0,
       settled: false,
       promise,
       settle(err) {
         if (batch.settled) return
         batch.settled = true
         clearTimeout(timer)
-        if (err === undefined) resolve()
-        else reject(new SluiceError('LOG_UNAVAILABLE', 'Kafka did not take the records in time; retry', { cause: err }))
+        if (err === undefined) {
+          published.duration.observe(secondsSince(startedNs))
+          published.records.inc(batch.records)
+          resolve()
+        } else {
+          published.failures.inc()
+          reject(new SluiceError('LOG_UNAVAILABLE', 'Kafka did not take the records in time; retry', { cause: err }))
+        }
       },
     }
     const timer = setTimeout(() => expire(batch), config.timeoutMs)
@@ -174,6 +190,7 @@ export function createKafkaPublisher(
         if (!sending) setImmediate(pump)
       }
       const messages = collecting.messages.get(topic) ?? collecting.messages.set(topic, []).get(topic)!
+      collecting.records += records.length
       for (const record of records) {
         messages.push({
           key: record.key,

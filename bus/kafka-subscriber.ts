@@ -34,6 +34,11 @@ interface Owned {
   inFlight: Promise<void>
 }
 
+/** A subscription, and the partitions it holds now (consumer lag is reported for those). */
+export interface KafkaSubscription extends Subscription {
+  owned(): Array<{ topic: string; partition: number }>
+}
+
 const HANDLER_RETRY = retryPolicies.stageHandler
 const ASSIGN_RETRY = retryPolicies.kafkaAssign
 const tpKey = (topic: string, partition: number) => `${topic}\0${partition}`
@@ -52,7 +57,7 @@ export async function subscribeKafka(
   options: SubscribeOptions,
   config: KafkaSubscriberConfig,
   log: Logger,
-): Promise<Subscription> {
+): Promise<KafkaSubscription> {
   const heartbeatIntervalMs = config.heartbeatIntervalMs ?? Math.max(100, Math.floor(config.sessionTimeoutMs / 3))
   const consumer = kafka.consumer({
     groupId: options.group,
@@ -182,6 +187,7 @@ export async function subscribeKafka(
   await transition // the first assignment is in place when subscribe resolves, as with the local bus
 
   return {
+    owned: () => [...owned.values()].map(({ topic, partition }) => ({ topic, partition })),
     stop() {
       stopped ??= (async () => {
         stopping.abort()

@@ -15,9 +15,9 @@ import {
 } from 'kafkajs'
 import { SluiceError } from '../core/errors.ts'
 import { retryPolicies, withRetry } from '../core/retry.ts'
-import type { Bus, Subscription, TopicSpec } from './types.ts'
+import type { Bus, ConsumerLag, Subscription, TopicSpec } from './types.ts'
 import { createKafkaPublisher } from './kafka-publisher.ts'
-import { subscribeKafka } from './kafka-subscriber.ts'
+import { subscribeKafka, type KafkaSubscription } from './kafka-subscriber.ts'
 import { readKafkaPartition } from './kafka-reader.ts'
 
 export interface KafkaBusConfig {
@@ -92,7 +92,8 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
     maxBatchRecords: config.maxBatchRecords ?? 500,
   }
   const ensured = new Set<string>()
-  const subscriptions = new Set<Subscription>()
+  /** Live subscriptions, by their group as the stage named it and as Kafka knows it (prefixed). */
+  const subscriptions = new Map<Subscription, { group: string; groupId: string; subscription: KafkaSubscription }>()
 
   async function ensureTopics(specs: Record<string, TopicSpec>): Promise<void> {
     const wanted = Object.entries(specs).filter(([topic]) => !ensured.has(topic))
@@ -121,15 +122,15 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
     ensureTopics,
     publish: (topic, records) => publisher.publish(topic, records),
     async subscribe(options) {
-      const group = (config.groupPrefix ?? '') + options.group
-      const subscription = await subscribeKafka(kafka, { ...options, group }, subscriberConfig, log)
+      const groupId = (config.groupPrefix ?? '') + options.group
+      const subscription = await subscribeKafka(kafka, { ...options, group: groupId }, subscriberConfig, log)
       const tracked: Subscription = {
         async stop() {
           await subscription.stop()
           subscriptions.delete(tracked)
         },
       }
-      subscriptions.add(tracked)
+      subscriptions.set(tracked, { group: options.group, groupId, subscription })
       return tracked
     },
     async reachable() {
@@ -139,12 +140,52 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
     },
     readPartition: (topic, partition, onRecords) =>
       readKafkaPartition(kafka, admin, config.clientId, topic, partition, onRecords),
+    consumerLag: () => consumerLag(admin, [...subscriptions.values()]),
     async close() {
-      await Promise.all([...subscriptions].map((s) => s.stop()))
+      await Promise.all([...subscriptions.keys()].map((s) => s.stop()))
       await publisher.close()
       await admin.disconnect().catch(() => {})
     },
   }
+}
+
+/**
+ * The end offset (high watermark) of each partition the subscriptions hold, minus their group's
+ * committed offset (the partition's first retained offset when the group committed none yet).
+ */
+async function consumerLag(
+  admin: Admin,
+  held: Array<{ group: string; groupId: string; subscription: KafkaSubscription }>,
+): Promise<ConsumerLag[]> {
+  const ends = new Map<string, Promise<Map<number, { low: string; high: string }>>>()
+  const endsOf = (topic: string) => {
+    let found = ends.get(topic)
+    if (!found) {
+      found = admin.fetchTopicOffsets(topic).then((offsets) => new Map(offsets.map((o) => [o.partition, o])))
+      ends.set(topic, found)
+    }
+    return found
+  }
+  const perGroup = await Promise.all(
+    held.map(async ({ group, groupId, subscription }) => {
+      const owned = subscription.owned()
+      if (owned.length === 0) return []
+      const topics = [...new Set(owned.map((o) => o.topic))]
+      const committed = new Map<string, string>()
+      for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics }))
+        for (const { partition, offset } of partitions) committed.set(`${topic}\0${partition}`, offset)
+      return Promise.all(
+        owned.map(async ({ topic, partition }) => {
+          const end = (await endsOf(topic)).get(partition)
+          if (!end) return []
+          const offset = committed.get(`${topic}\0${partition}`) ?? '-1'
+          const from = Number(offset) < 0 ? Number(end.low) : Number(offset)
+          return [{ group, topic, partition, records: Math.max(0, Number(end.high) - from) }]
+        }),
+      ).then((lags) => lags.flat())
+    }),
+  )
+  return perGroup.flat()
 }
 
 // Node's TLS verification failures: the brokers' certificate is not signed by a CA we trust.

@@ -9,11 +9,13 @@ import type { Logger } from 'pino'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { SluiceError } from '../core/errors.ts'
 import { retryPolicies, sleep, withRetry } from '../core/retry.ts'
+import { secondsSince } from '../core/metrics.ts'
 import type {
   Batch,
   Bus,
   BusRecord,
   ConsumedRecord,
+  ConsumerLag,
   SubscribeOptions,
   Subscription,
   TopicPartitions,
@@ -21,6 +23,7 @@ import type {
 } from './types.ts'
 import { partitionOf } from './partition.ts'
 import { keyPrefix, keyRange } from '../core/keyspaces.ts'
+import { publishDuration, publishedRecords, publishFailures } from './metrics.ts'
 
 export interface LocalBusConfig {
   /** A soft limit, as Kafka's: a read stops after the record batch that reaches it. */
@@ -65,6 +68,8 @@ type Pending = {
   resolve: () => void
   reject: (e: unknown) => void
   promise: Promise<void>
+  startedNs: bigint
+  records: number
 }
 
 const logKey = (topic: string, partition: number, offset: number) =>
@@ -72,6 +77,11 @@ const logKey = (topic: string, partition: number, offset: number) =>
 const offsetOf = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
 const offsetKey = (group: string, topic: string, partition: number) =>
   keyPrefix('logOffsets', `${group}\0${topic}\0${partition}`)
+const published = {
+  duration: publishDuration.labels('local'),
+  records: publishedRecords.labels('local'),
+  failures: publishFailures.labels('local'),
+}
 
 export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig): Bus {
   const topics = new Map<string, TopicState>()
@@ -85,7 +95,8 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   const inFlight: Array<{ written: boolean; apply?: () => void }> = []
   let flushScheduled = false
   let closed = false
-  const subscriptions = new Set<Subscription>()
+  /** Live subscriptions and what they consume (consumer lag). */
+  const subscriptions = new Map<Subscription, { group: string; assigned: TopicPartitions[] }>()
   const retentionTimer = setInterval(
     () => void truncate().catch((err) => log.warn({ err }, 'log retention failed')),
     config.retentionCheckMs,
@@ -168,9 +179,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
         resolve = res
         reject = rej
       })
-      pending = { batches: new Map(), resolve, reject, promise }
+      pending = { batches: new Map(), resolve, reject, promise, startedNs: process.hrtime.bigint(), records: 0 }
       scheduleFlush()
     }
+    pending.records += records.length
     const now = Date.now()
     const partitions = pending.batches.get(state) ?? pending.batches.set(state, new Map()).get(state)!
     for (const record of records) {
@@ -220,11 +232,14 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
           while (state.tailBytes[p] > TAIL_BYTES && tail.length > 1) state.tailBytes[p] -= tail.shift()!.buffer.length
           for (const wake of state.waiters[p].splice(0)) wake()
         }
+        published.duration.observe(secondsSince(pendingBatch.startedNs))
+        published.records.inc(pendingBatch.records)
         pendingBatch.resolve()
       }
     } catch (err) {
       // Its offsets stay a gap that readers step over.
       requeue(offsets)
+      published.failures.inc()
       pendingBatch.reject(new SluiceError('LOG_UNAVAILABLE', 'the local log could not write', { cause: err }))
     } finally {
       slot.written = true
@@ -315,7 +330,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
         subscriptions.delete(subscription)
       },
     }
-    subscriptions.add(subscription)
+    subscriptions.set(subscription, { group: options.group, assigned })
     return subscription
   }
 
@@ -368,6 +383,20 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     }
   }
 
+  async function consumerLag(): Promise<ConsumerLag[]> {
+    const lags: ConsumerLag[] = []
+    for (const { group, assigned } of subscriptions.values()) {
+      for (const { topic, partitions } of assigned) {
+        for (const partition of partitions) {
+          const next = committed.get(offsetKey(group, topic, partition))
+          if (next === undefined) continue // its loop has not read its committed offset yet
+          lags.push({ group, topic, partition, records: topicState(topic).durable[partition] - next })
+        }
+      }
+    }
+    return lags
+  }
+
   async function isCompacted(topic: string): Promise<boolean> {
     const key = keyPrefix('logTopics', topic)
     const spec = topics.get(topic)?.spec ?? JSON.parse((await rocks.get(key))?.toString() ?? '{}')
@@ -408,9 +437,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     publish,
     subscribe,
     readPartition,
+    consumerLag,
     async close() {
       clearInterval(retentionTimer)
-      await Promise.all([...subscriptions].map((s) => s.stop()))
+      await Promise.all([...subscriptions.keys()].map((s) => s.stop()))
       await writeOffsets()
       while (pending || inFlight.length > 0) await sleep(1)
       closed = true

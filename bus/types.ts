@@ -55,6 +55,15 @@ export interface Subscription {
   stop(): Promise<void>
 }
 
+/** How far one consumer group is behind on one partition this process consumes (a metric, not a position). */
+export interface ConsumerLag {
+  group: string
+  topic: string
+  partition: number
+  /** Records between the group's committed offset and the partition's end. */
+  records: number
+}
+
 export interface Bus {
   ensureTopics(topics: Record<string, TopicSpec>): Promise<void>
   /** Resolves only once every record is durable; rejects with LOG_UNAVAILABLE otherwise. */
@@ -70,5 +79,10 @@ export interface Bus {
     partition: number,
     onRecords: (records: ConsumedRecord[]) => Promise<void>,
   ): Promise<void>
+  /**
+   * For every partition a subscription of this process holds: the records its group has yet to
+   * commit. Read when metrics are scraped; Kafka asks the brokers, so it may reject.
+   */
+  consumerLag(): Promise<ConsumerLag[]>
   close(): Promise<void>
 }

@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import type { Bus } from '../bus/types.ts'
 import type { Codec } from '../bus/codec.ts'
 import { createOutput } from '../bus/output.ts'
+import { watchConsumerLag } from '../bus/metrics.ts'
 import type { TopicNames } from '../bus/topics.ts'
 import type { EventRecord, StoredEvent } from '../core/event.ts'
 import type { RawWebhookRequest } from '../core/raw-request.ts'
@@ -32,6 +33,7 @@ import { createWebhookParts } from './parts-webhooks.ts'
 import type { Config } from './config.ts'
 import { createHealth, type Health, type Probe } from './health.ts'
 import { createOpsServer } from './ops-server.ts'
+import { serveMetrics } from './metrics.ts'
 
 export const ROLES = ['ingest', 'transformer', 'dedup', 'router', 'sink', 'runner', 'api'] as const
 export type Role = (typeof ROLES)[number]
@@ -65,6 +67,8 @@ export interface Parts {
   stages: Stage[]
   http: RoutePlugin[]
   health: Health
+  /** The roles played, as the sluice_info metric shows them. */
+  roles: Role[]
 }
 
 /** Stages in start order, and the HTTP routes of the ingest and api roles. */
@@ -117,6 +121,14 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   )
   // Stopped last (stages stop in reverse): the sandbox outlives the transformer and the api.
   const stages: Stage[] = [{ start: async () => {}, stop: () => webhooks.close() }]
+  // Consumer lag is read from the bus at each scrape, while the consumers run.
+  let unwatchLag: (() => void) | undefined
+  stages.push({
+    start: async () => {
+      unwatchLag = watchConsumerLag(bus)
+    },
+    stop: async () => unwatchLag?.(),
+  })
   const http: RoutePlugin[] = []
   if (roles.has('sink')) {
     stages.push(
@@ -169,7 +181,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     )
     http.push(dashboardRoutes)
   }
-  return { stages, http, health }
+  return { stages, http, health, roles: [...roles] }
 }
 
 export interface Running {
@@ -201,6 +213,8 @@ export async function run(
 ): Promise<Running> {
   const health = parts.health
   for (const [name, probe] of Object.entries(options.probes ?? {})) health.addProbe(name, probe)
+  const metrics = serveMetrics(parts.roles, health.routes['/readyz'])
+  const opsRoutes = { ...health.routes, '/metrics': metrics.route }
   const serveHttp = parts.http.length > 0
   const trustProxy = config.trustProxy.length ? config.trustProxy : false
   const http = serveHttp
@@ -216,10 +230,10 @@ export async function run(
         },
         log,
         parts.http,
-        health.routes,
+        opsRoutes,
       )
     : undefined
-  const ops = serveHttp ? undefined : createOpsServer({ host: config.host, port: config.opsPort }, health.routes)
+  const ops = serveHttp ? undefined : createOpsServer({ host: config.host, port: config.opsPort }, opsRoutes)
   const started: Stage[] = []
   const stopStarted = async () => {
     for (const stage of [...started].reverse()) await stage.stop()
@@ -239,13 +253,14 @@ export async function run(
     await http?.stop().catch(() => {})
     await ops?.stop().catch(() => {})
     await stopStarted().catch((cleanup) => log.warn({ err: cleanup }, 'cleanup after a failed start failed'))
+    metrics.stop()
     throw err
   }
   health.markStarted()
   log.info({ url, ...upFields }, 'sluice is up')
   return {
     url,
-    routes: http?.routes() ?? Object.keys(health.routes).map((path) => `GET ${path}`),
+    routes: http?.routes() ?? Object.keys(opsRoutes).map((path) => `GET ${path}`),
     inject: (options) => {
       if (!http) throw new Error('inject: this process serves no HTTP role')
       return http.app.inject(options)
@@ -258,6 +273,7 @@ export async function run(
         await stopStarted()
       } finally {
         await ops?.stop()
+        metrics.stop()
       }
     },
   }

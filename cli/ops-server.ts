@@ -1,6 +1,6 @@
 // The ops listener of a process that serves no HTTP role (transformer, dedup, router, sink, runner):
-// /healthz and /readyz for Kubernetes probes, on --ops-port. node:http, not fastify: a few GET
-// routes need no framework, and this process loads no HTTP stack otherwise.
+// /healthz and /readyz for Kubernetes probes, /metrics for Prometheus, on --ops-port. node:http, not
+// fastify: a few GET routes need no framework, and this process loads no HTTP stack otherwise.
 import { createServer } from 'node:http'
 import { createServer as createTcpServer } from 'node:net'
 import { SluiceError } from '../core/errors.ts'

@@ -6,6 +6,9 @@ import type { ForwardingOutput, Output } from '../bus/output.ts'
 import type { Codec } from '../bus/codec.ts'
 import type { EventRecord, StoredEvent } from '../core/event.ts'
 import type { DedupStore } from './types.ts'
+import { dedupEvents } from './metrics.ts'
+
+const counted = { accepted: dedupEvents.labels('accepted'), duplicate: dedupEvents.labels('duplicate') }
 
 export interface DedupDeps {
   bus: Bus
@@ -55,6 +58,8 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
     ])
     // Only once the events are durable downstream is the id marked seen: a crash in between redelivers.
     await store.markSeen(accepted)
+    counted.accepted.inc(accepted.length)
+    counted.duplicate.inc(duplicates.length)
   }
 
   return {

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { Output } from '../bus/output.ts'
-import { SluiceError } from '../core/errors.ts'
+import { SluiceError, errorCode } from '../core/errors.ts'
 import { jsonProblem } from '../core/json-problem.ts'
 import { toEventRecords, validateEventBody, type EventLimits, type EventRecord } from '../core/event.ts'
 import { newUlids, seededUlids } from '../core/ids.ts'
@@ -16,6 +16,7 @@ import type { WebhookDoc } from '../control/types.ts'
 import { readBody } from './body.ts'
 import { resolveTarget, type Target } from './target.ts'
 import { createRateLimiter } from './rate-limit.ts'
+import { envLabel, eventsAccepted, requestBytes, requestsRejected, webhookRequestsAccepted } from './metrics.ts'
 
 /** The webhook side of `/e/<id>` (webhook IDs and event keys share the path). */
 export interface WebhookIngest {
@@ -107,6 +108,7 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       // Never a 200 for records that are not durable; the producer retries with the same seed.
       throw new SluiceError('LOG_UNAVAILABLE', 'the event log cannot take records right now; retry', { cause: err })
     }
+    eventsAccepted.inc({ env: envLabel(env.name) }, records.length)
     return { ids, status: 200 }
   }
 
@@ -133,9 +135,19 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       const handler = async (request: KeyRequest, reply: FastifyReply) => {
         const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
         const admission = admitted.get(request)!
-        if (admission.kind === 'webhook') return deps.webhooks!.handle(request, reply, body, admission.webhook)
-        return eventApi(request, reply, admission.target, body)
+        requestBytes.observe({ api: admission.kind }, body.length)
+        if (admission.kind === 'event') return eventApi(request, reply, admission.target, body)
+        const answer = await deps.webhooks!.handle(request, reply, body, admission.webhook)
+        webhookRequestsAccepted.inc()
+        return answer
       }
+      // Every refusal, from the key check to the log's: by API, environment (when the key named one) and code.
+      app.addHook('onError', async (request: KeyRequest, _reply, error) => {
+        const admission = admitted.get(request)
+        const webhook = admission ? admission.kind === 'webhook' : deps.webhooks?.owns(request.params.key ?? '')
+        const env = admission?.kind === 'event' ? envLabel(admission.target.env.name) : ''
+        requestsRejected.inc({ api: webhook ? 'webhook' : 'event', env, code: errorCode(error) ?? 'INTERNAL' })
+      })
       // Before any byte of the body is read: a wrong key costs the sender one round trip and
       // the server no memory, and the body limit that applies is known.
       const onRequest = async (request: KeyRequest) => {

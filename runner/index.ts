@@ -8,6 +8,7 @@ import type { Codec } from '../bus/codec.ts'
 import type { EventRecord } from '../core/event.ts'
 import type { RetryPolicy } from '../core/retry.ts'
 import { sleep } from '../core/retry.ts'
+import { secondsSince } from '../core/metrics.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { executeFunction } from '../client/step.ts'
 import type { RunDoc } from '../store/runs-types.ts'
@@ -16,6 +17,7 @@ import { decide, type Outcome } from './outcome.ts'
 import { cancelled } from './cancel.ts'
 import type { ProcessedMark, RunnerState } from './state.ts'
 import { failedEvent, functionEvent, sentEvents, type SendLimits } from './events.ts'
+import { countRunEnd, functionLabel, stepDuration } from './metrics.ts'
 
 export interface RunnerDeps {
   bus: Bus
@@ -46,6 +48,7 @@ const RUNNING_SNAPSHOT_AFTER_MS = 100
 export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
   const { fn, outputs, log } = deps
   const policy: RetryPolicy = { ...config.backoff, retries: fn.retries }
+  const fnLabel = functionLabel(fn.key)
   const states = new Map<number, RunnerState>()
   let subscription: Subscription | undefined
   let stopping = false
@@ -96,6 +99,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
             unapplied.set(key, outcome)
             throw err
           })
+          countRunEnd(fnLabel, outcome)
           last = record.seq
           processed.push({ runId, seq: record.seq })
         }
@@ -112,6 +116,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
   async function execute(record: RunRecord): Promise<Outcome> {
     if (record.cancel) return cancelled(record, Date.now())
     const startedAt = Date.now()
+    const startedNs = process.hrtime.bigint()
     // A first execution that takes a while shows as running before its checkpoint; a quick one
     // goes from queued to its outcome without the extra snapshot. Not awaited: only informative.
     const showRunning =
@@ -135,7 +140,9 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
       },
     })
     clearTimeout(showRunning)
-    return decide(record, execution, policy, startedAt, Date.now())
+    const outcome = decide(record, execution, policy, startedAt, Date.now())
+    stepDuration.observe({ function: fnLabel, outcome: outcome.kind }, secondsSince(startedNs))
+    return outcome
   }
 
   async function apply(record: RunRecord, outcome: Outcome): Promise<void> {

@@ -13,6 +13,7 @@ import { createClickHouseRunStore, type RunRow } from './clickhouse-runs.ts'
 import { createClickHouseRequestStore, type RequestRow } from './clickhouse-requests.ts'
 import { createInsertBatcher, keepNewest } from './clickhouse-batcher.ts'
 import { createSelect, type QueryLimits, type ServerInfo, serverInfo } from './clickhouse-read.ts'
+import { insertDuration, insertedRows, insertFailures } from './metrics.ts'
 
 /**
  * Group commit's bounds: ClickHouse likes INSERTs of thousands to a few hundred thousand
@@ -82,9 +83,23 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
   // Group commit per table (clickhouse-batcher.ts): bench/clickhouse/insert.ts measured
   // 16 concurrent callers of 1–100 rows each at 2–5× the rows/s, with 8× fewer INSERTs
   // (= parts to merge), and no loss at 1000 rows a call.
-  const writer = <Row>(table: string, keyOf: (row: Row) => string, versionOf: (row: Row) => number) => {
+  const writer = <Row>(
+    name: 'events' | 'runs' | 'requests',
+    keyOf: (row: Row) => string,
+    versionOf: (row: Row) => number,
+  ) => {
+    const table = tables[name]
     const insert = async (rows: Row[]) => {
-      await client.insert({ table, values: keepNewest(rows, keyOf, versionOf), format: 'JSONEachRow' })
+      const values = keepNewest(rows, keyOf, versionOf)
+      const ended = insertDuration.startTimer({ table: name })
+      try {
+        await client.insert({ table, values, format: 'JSONEachRow' })
+      } catch (err) {
+        insertFailures.inc({ table: name })
+        throw err
+      }
+      ended()
+      insertedRows.inc({ table: name }, values.length)
     }
     return config.groupCommit === false
       ? insert
@@ -96,7 +111,7 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
       select,
       tables,
       write: writer<EventRow>(
-        tables.events,
+        'events',
         (r) => r.internal_id,
         () => 0,
       ),
@@ -105,7 +120,7 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
       select,
       tables,
       write: writer<RunRow>(
-        tables.runs,
+        'runs',
         (r) => r.run_id,
         (r) => Number(r.version),
       ),
@@ -116,7 +131,7 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
       tables,
       log,
       write: writer<RequestRow>(
-        tables.requests,
+        'requests',
         (r) => `${r.webhook_id}\0${r.request_id}`,
         (r) => r.attempt,
       ),

@@ -24,6 +24,7 @@ import { runPipeline, type PipelineResult } from './pipeline.ts'
 import { createBreaker, type Breaker, type BreakerConfig } from './breaker.ts'
 import { withinBudget } from './budget.ts'
 import { verifySignature } from './verify.ts'
+import { countWebhookRequests, transformDuration } from './metrics.ts'
 
 export interface TransformerDeps {
   bus: Bus
@@ -146,14 +147,18 @@ function createLaneHandler(deps: TransformerDeps, config: TransformerConfig, bre
     if (lane === 'shared') {
       if (admission.lane === 'slow') return { kind: 'slow' }
       const run = (budgeted: Sandbox) => runPipeline({ ...pipelineDeps, sandbox: budgeted }, webhook, request, config)
+      const ended = transformDuration.startTimer({ lane })
       const budgeted = await withinBudget(sandbox, config.budgetMs, run, admission.probation)
+      ended()
       if (budgeted.kind === 'overBudget') {
         breaker.record(key, 'overBudget')
         return { kind: 'slow' }
       }
       result = budgeted.value
     } else {
+      const ended = transformDuration.startTimer({ lane })
       result = await runPipeline(pipelineDeps, webhook, request, config)
+      ended()
     }
     if (result.kind === 'ok') breaker.record(key, 'ok')
     else if (LIMIT_KILLS.has(result.error.code)) breaker.record(key, 'limit')
@@ -226,6 +231,7 @@ function createLaneHandler(deps: TransformerDeps, config: TransformerConfig, bre
     // deterministic IDs make the second run a duplicate, not a second event.
     await Promise.all([deps.outputs.incoming.publish(events), deps.outputs.slow.publish(slow)])
     await deps.requests.record(records)
+    countWebhookRequests(deliveries)
   }
 }
 

@@ -280,4 +280,33 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     }
     t.same(byPartition, [[], [], ['a', 'b', 'c', 'd', 'e']])
   })
+
+  t.test(`${name}: consumer lag counts, per partition held, the records its group has not committed`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const topic = unique()
+    const group = unique()
+    await f.bus.ensureTopics({ [topic]: { partitions: 1 } })
+    await f.bus.publish(
+      topic,
+      Array.from({ length: 5 }, (_, i) => rec(`k${i}`, String(i))),
+    )
+    let release!: () => void
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const sub = await f.bus.subscribe({ group, topics: [topic], handler: () => held })
+    const lag = async () => (await f.bus.consumerLag()).find((l) => l.group === group && l.topic === topic)
+    const lagIs = (records: number) => async () => ((await lag())?.records === records ? true : undefined)
+    await eventually(lagIs(5), 30_000)
+    t.same(await lag(), { group, topic, partition: 0, records: 5 }, 'nothing handled yet: the whole partition')
+    await f.bus.publish(topic, [rec('k5', '5'), rec('k6', '6')])
+    await eventually(lagIs(7), 30_000)
+    t.pass('grows with each record published while the handler is stuck')
+    release()
+    await eventually(lagIs(0), 30_000)
+    t.pass('0 once every record is handled and committed')
+    await sub.stop()
+    t.equal(await lag(), undefined, 'a stopped subscription reports nothing')
+  })
 }

@@ -56,10 +56,12 @@ const hook = await rest('POST', '/v1/webhooks', { name: 'Fuzz', transform })
 const branchHook = await rest('POST', '/v1/webhooks', { name: 'Fuzz branch', env: 'branch', transform })
 const sacrificial = await rest('POST', '/v1/webhooks', { name: 'Fuzzed by REST', env: 'staging' })
 const LIMIT = 512 * 1024
-// Open without the signing key: probes, the API description and the dashboard's static files (its data is REST).
+// Open without the signing key: probes, metrics, the API description and the dashboard's static files
+// (its data is REST).
 const PUBLIC = new Set([
   'GET /healthz',
   'GET /readyz',
+  'GET /metrics',
   'GET /v1/openapi.json',
   'GET /',
   'GET /dashboard',

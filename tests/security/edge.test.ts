@@ -5,11 +5,12 @@
 import t from 'tap'
 import { startServer, TEST_SIGNING_KEY, postJson, getJson, eventually } from '../helpers/server.ts'
 
-// Open without the signing key: probes, the API description, and the dashboard's static files
+// Open without the signing key: probes, metrics, the API description, and the dashboard's static files
 // (the data they show comes from the REST API).
 const PUBLIC = new Set([
   'GET /healthz',
   'GET /readyz',
+  'GET /metrics',
   'GET /v1/openapi.json',
   'GET /',
   'GET /dashboard',
