@@ -74,6 +74,15 @@ export function createPlatformaticPublisher(client: ClientOptions, config: Platf
   }
 
   return {
+    /** Gets the producer id now, so the first publish does not pay for it within its deadline. */
+    async connect(): Promise<void> {
+      try {
+        await producer.initIdempotentProducer({})
+      } catch (err) {
+        await producer.close().catch(() => {})
+        throw new SluiceError('LOG_UNAVAILABLE', 'could not connect a Kafka producer', { cause: err })
+      }
+    },
     publish(topic: string, records: BusRecord[]): Promise<void> {
       if (closed) return Promise.reject(new SluiceError('LOG_UNAVAILABLE', 'the Kafka bus is closed'))
       if (records.length === 0) return Promise.resolve()

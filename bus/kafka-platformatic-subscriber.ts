@@ -1,6 +1,6 @@
 // A Bus subscription on @platformatic/kafka: the client keeps the group membership (join, sync,
-// heartbeats in the background, rejoin on a rebalance); the fetching is ours, one loop per owned
-// partition with the client's plain Fetch (kafka-platformatic-fetch.ts), so a batch is committed
+// heartbeats in the background, rejoin on a rebalance); the fetching is ours, one loop over the
+// owned partitions with the client's plain Fetch (kafka-platformatic-fetch.ts), so a batch is committed
 // only after its handler resolved (at-least-once) and a failing handler is retried on the same
 // records (core/retry.ts). The client's heartbeat runs whatever the handler does: no keep-alive.
 //
@@ -9,15 +9,15 @@
 // generation are stopped and awaited (a handler being retried gives up, its batch is not
 // committed), so this member rejoins, and the group can hand a partition to another member, only
 // once no batch of it is in flight here. The join's assignment then revokes what was lost
-// (onRevoke), assigns what was gained (onAssign, before any batch of it) and restarts one loop
-// per owned partition from its committed offset. A new member id (evicted) revokes all.
+// (onRevoke), assigns what was gained (onAssign, before any batch of it) and restarts the loop
+// over the owned partitions from their committed offsets. A new member id (evicted) revokes all.
 import type { Logger } from 'pino'
 import { Consumer, ListOffsetTimestamps, type ConsumerGroupJoinPayload } from '@platformatic/kafka'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { retryPolicies, withRetry } from '../core/retry.ts'
 import { SluiceError } from '../core/errors.ts'
 import type { SubscribeOptions, Subscription, TopicPartitions } from './types.ts'
-import { fetchPartition, type ClientOptions } from './kafka-platformatic-fetch.ts'
+import { fetchPartitions, type ClientOptions } from './kafka-platformatic-fetch.ts'
 
 export interface PlatformaticSubscriberConfig {
   sessionTimeoutMs: number
@@ -66,7 +66,7 @@ export async function subscribePlatformatic(
       .then(step)
       .catch((err) => log.error({ err, group: options.group }, 'partition (re)assignment failed')))
 
-  /** Ends the current generation's fetch loops: no batch is in flight when this resolves. */
+  /** Ends the current generation's fetch loop: no batch is in flight when this resolves. */
   async function drain(): Promise<void> {
     generation.abort.abort()
     await Promise.all(generation.loops)
@@ -114,50 +114,60 @@ export async function subscribePlatformatic(
       for (const g of gained) owned.set(g.key, g)
     }
     const abort = new AbortController()
-    generation = { abort, loops: [...owned.values()].map((o) => consume(o.topic, o.partition, abort.signal)) }
+    const parts = [...owned.values()]
+    generation = { abort, loops: parts.length > 0 ? [consume(parts, abort.signal)] : [] }
   }
 
-  /** Fetches, handles and commits one partition from its committed offset until `signal` aborts. */
-  async function consume(topic: string, partition: number, signal: AbortSignal): Promise<void> {
-    let offset: bigint | undefined
+  /**
+   * Fetches every owned partition (one Fetch per leader), handles each one's records (partitions in
+   * parallel), commits, and again, from the committed offsets, until `signal` aborts.
+   */
+  async function consume(parts: Array<{ key: string; topic: string; partition: number }>, signal: AbortSignal) {
+    const offsets = new Map<string, bigint>()
     while (!signal.aborted) {
       try {
-        offset ??= await startOffset(topic, partition)
-        const fetched = await fetchPartition(consumer, topic, partition, offset, FETCH_PAUSE_MS)
-        if (fetched.outOfRange) {
-          offset = undefined
-          continue
-        }
-        for (let i = 0; i < fetched.records.length && !signal.aborted; i += maxBatch) {
-          const records = fetched.records.slice(i, i + maxBatch)
-          await withRetry(() => options.handler({ topic, partition, records }), {
-            policy: HANDLER_RETRY,
-            signal,
-            onRetry: (err, attempt) =>
-              log.error({ err, group: options.group, topic, partition, attempt }, 'handler failed; redelivering batch'),
-          })
-          offset = BigInt(records[records.length - 1].offset) + 1n
-          await commit(topic, partition, offset)
-        }
-        if (!signal.aborted && fetched.records.length === 0) offset = fetched.next
-        else if (!signal.aborted && fetched.next > offset) {
-          offset = fetched.next // past compacted gaps and control records
-          await commit(topic, partition, offset)
-        }
+        for (const p of parts) if (!offsets.has(p.key)) offsets.set(p.key, await startOffset(p.topic, p.partition))
+        const wanted = parts.map((p) => ({ topic: p.topic, partition: p.partition, offset: offsets.get(p.key)! }))
+        const fetched = await fetchPartitions(consumer, wanted, FETCH_PAUSE_MS)
+        const done: Array<{ topic: string; partition: number; offset: bigint }> = []
+        await Promise.all(
+          parts.map(async ({ key, topic, partition }) => {
+            const f = fetched.get(key)!
+            if (f.outOfRange) return void offsets.delete(key) // expired: from the committed or first offset again
+            for (let i = 0; i < f.records.length && !signal.aborted; i += maxBatch) {
+              const records = f.records.slice(i, i + maxBatch)
+              await withRetry(() => options.handler({ topic, partition, records }), {
+                policy: HANDLER_RETRY,
+                signal,
+                onRetry: (err, attempt) =>
+                  log.error(
+                    { err, group: options.group, topic, partition, attempt },
+                    'handler failed; redelivering batch',
+                  ),
+              })
+              offsets.set(key, BigInt(records[records.length - 1].offset) + 1n)
+            }
+            if (signal.aborted) return
+            if (f.next > offsets.get(key)!) offsets.set(key, f.next) // past compacted gaps and control records
+            if (f.next > wanted.find((w) => w.topic === topic && w.partition === partition)!.offset)
+              done.push({ topic, partition, offset: offsets.get(key)! })
+          }),
+        )
+        if (done.length > 0) await commit(done)
       } catch (err) {
-        if (signal.aborted) return // a rebalance or stop: the uncommitted batch goes to the next owner
-        log.warn({ err, group: options.group, topic, partition }, 'kafka fetch failed; retrying')
+        if (signal.aborted) break // a rebalance or stop: what is not committed goes to the next owner
+        log.warn({ err, group: options.group }, 'kafka fetch failed; retrying')
         consumer.clearMetadata()
         await sleep(FETCH_PAUSE_MS)
       }
     }
   }
 
-  async function commit(topic: string, partition: number, offset: bigint): Promise<void> {
-    // A commit refused because the group is rebalancing only means the batch is redelivered.
+  async function commit(done: Array<{ topic: string; partition: number; offset: bigint }>): Promise<void> {
+    // A commit refused because the group is rebalancing only means the batches are redelivered.
     await consumer
-      .commit({ offsets: [{ topic, partition, offset, leaderEpoch: -1 }] })
-      .catch((err) => log.warn({ err, group: options.group, topic, partition }, 'kafka offset commit failed'))
+      .commit({ offsets: done.map((d) => ({ ...d, leaderEpoch: -1 })) })
+      .catch((err) => log.warn({ err, group: options.group }, 'kafka offset commit failed'))
   }
 
   async function startOffset(topic: string, partition: number): Promise<bigint> {

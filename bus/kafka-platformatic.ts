@@ -10,7 +10,7 @@ import { SluiceError } from '../core/errors.ts'
 import { retryPolicies, withRetry } from '../core/retry.ts'
 import type { ConsumedRecord, Subscription, TopicSpec } from './types.ts'
 import type { KafkaBus, KafkaBusConfig } from './kafka.ts'
-import { fetchPartition, type ClientOptions } from './kafka-platformatic-fetch.ts'
+import { fetchPartitions, partitionKey, type ClientOptions, type Fetched } from './kafka-platformatic-fetch.ts'
 import { createPlatformaticPublisher } from './kafka-platformatic-publisher.ts'
 import {
   subscribePlatformatic,
@@ -43,7 +43,7 @@ export async function createPlatformaticKafkaBus(config: KafkaBusConfig, log: Lo
     requestTimeout: 10_000,
   }
   const admin = new Admin(client)
-  // Reads outside any group (readPartition, offsets): the group id is never joined.
+  // Offsets outside any group (readPartition): the group id is never joined.
   const reader = new Consumer({ ...client, groupId: `${config.clientId}.reader` })
   try {
     // A refused login or an untrusted certificate fails the same way every time: one short try.
@@ -58,6 +58,10 @@ export async function createPlatformaticKafkaBus(config: KafkaBusConfig, log: Lo
     throw connectError(err, config)
   }
   const publisher = createPlatformaticPublisher(client, { timeoutMs: config.publishTimeoutMs ?? 1000 })
+  await publisher.connect().catch(async (err) => {
+    await Promise.all([admin.close(), reader.close()]).catch(() => {})
+    throw err
+  })
   const subscriberConfig = {
     sessionTimeoutMs: config.sessionTimeoutMs ?? 30_000,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
@@ -129,21 +133,31 @@ export async function createPlatformaticKafkaBus(config: KafkaBusConfig, log: Lo
     } catch (err) {
       throw new SluiceError('LOG_UNAVAILABLE', `could not read the offsets of ${topic}`, { cause: err })
     }
-    let offset = low
-    while (offset < end) {
-      let fetched: Awaited<ReturnType<typeof fetchPartition>>
-      try {
-        fetched = await withRetry(() => fetchPartition(reader, topic, partition, offset, READ_WAIT_MS), {
-          policy: OFFSETS_RETRY,
-          onRetry: () => reader.clearMetadata(),
-        })
-      } catch (err) {
-        throw new SluiceError('LOG_UNAVAILABLE', `could not read ${topic}/${partition}`, { cause: err })
+    // A consumer of its own: the client's fetch session per broker serves one reader at a time.
+    const consumer = new Consumer({ ...client, groupId: `${client.clientId}.reader` })
+    try {
+      let offset = low
+      while (offset < end) {
+        let fetched: Fetched
+        try {
+          fetched = await withRetry(
+            async () =>
+              (await fetchPartitions(consumer, [{ topic, partition, offset }], READ_WAIT_MS)).get(
+                partitionKey(topic, partition),
+              )!,
+            { policy: OFFSETS_RETRY, onRetry: () => consumer.clearMetadata() },
+          )
+        } catch (err) {
+          throw new SluiceError('LOG_UNAVAILABLE', `could not read ${topic}/${partition}`, { cause: err })
+        }
+        if (fetched.outOfRange)
+          throw new SluiceError('LOG_UNAVAILABLE', `${topic}/${partition} was truncated while read`)
+        const records = fetched.records.filter((r) => BigInt(r.offset) < end)
+        if (records.length > 0) await onRecords(records)
+        offset = fetched.next
       }
-      if (fetched.outOfRange) throw new SluiceError('LOG_UNAVAILABLE', `${topic}/${partition} was truncated while read`)
-      const records = fetched.records.filter((r) => BigInt(r.offset) < end)
-      if (records.length > 0) await onRecords(records)
-      offset = fetched.next
+    } finally {
+      await consumer.close().catch(() => {})
     }
   }
 
