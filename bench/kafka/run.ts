@@ -37,10 +37,13 @@ const children: Child[] = []
 let nodes = 0
 const node = async (args: string[], extra: NodeJS.ProcessEnv = {}) => {
   extra = { ...phaseEnv, ...extra }
-  const child = await startChild(['bin/sluice.js', ...args, '--port', '0', '--data-dir', join(dir, String(nodes++))], {
-    ...env,
-    ...extra,
-  })
+  const child = await startChild(
+    ['bin/sluice.js', ...args, '--port', '0', '--ops-port', '0', '--data-dir', join(dir, String(nodes++))],
+    {
+      ...env,
+      ...extra,
+    },
+  )
   children.push(child)
   return child
 }
