@@ -27,9 +27,10 @@ module.exports = {
       comment:
         'An import the checker cannot resolve is one it cannot check. The one exception is sluice/server: ' +
         "the package's own public entry point (package.json exports), through which client/runner.ts " +
-        'starts a server without a path into cli/.',
+        'starts a server without a path into cli/. And @platformatic/kafka, which names its entry only in ' +
+        "package.json exports (no main), which this checker's resolver does not read.",
       from: {},
-      to: { couldNotResolve: true, pathNot: '^sluice/server$' },
+      to: { couldNotResolve: true, pathNot: ['^sluice/server$', '^@platformatic/kafka$'] },
     },
     {
       name: 'core-is-the-bottom',
@@ -51,6 +52,13 @@ module.exports = {
       comment: 'Only the Kafka bus adapter (bus/kafka*) talks to kafkajs; stages see the Bus interface.',
       from: { pathNot: '^bus/kafka' },
       to: { path: 'node_modules/kafkajs/' },
+    },
+    {
+      name: 'platformatic-kafka-only-in-its-adapter',
+      severity: 'error',
+      comment: 'Only the @platformatic/kafka bus adapter (bus/kafka-platformatic*) talks to @platformatic/kafka.',
+      from: { pathNot: '^bus/kafka-platformatic' },
+      to: { path: '^@platformatic/kafka$' },
     },
     {
       name: 'clickhouse-only-in-the-clickhouse-store',

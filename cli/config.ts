@@ -17,6 +17,8 @@ const OPS_SETTINGS = {
   shutdownGraceMs: Int(1000, 600_000),
   /** SIGTERM: /readyz answers 503 this long before the listener closes, so load balancers stop sending first. */
   shutdownDelayMs: Int(0, 60_000),
+  /** The Kafka client under the Bus: kafkajs (bus/kafka.ts) or @platformatic/kafka (bus/kafka-platformatic.ts). */
+  kafkaClient: Type.Union([Type.Literal('kafkajs'), Type.Literal('platformatic')]),
   kafkaSessionTimeoutMs: Int(1000, 300_000),
   kafkaHeartbeatIntervalMs: Int(100, 60_000),
   kafkaTls: Type.Boolean(),
@@ -132,6 +134,7 @@ export const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   topicPrefix: ['SLUICE_TOPIC_PREFIX', String],
   kafkaBrokers: ['SLUICE_KAFKA_BROKERS', list],
   kafkaSessionTimeoutMs: ['SLUICE_KAFKA_SESSION_TIMEOUT_MS', Number],
+  kafkaClient: ['SLUICE_KAFKA_CLIENT', (v) => v.toLowerCase()],
   clickhouseUrl: ['SLUICE_CLICKHOUSE_URL', String],
   clickhouseDatabase: ['SLUICE_CLICKHOUSE_DATABASE', String],
   clickhouseQueryTimeoutSeconds: ['SLUICE_CLICKHOUSE_QUERY_TIMEOUT_SECONDS', Number],
@@ -230,6 +233,7 @@ export const DEFAULTS = {
   shutdownGraceMs: 25_000,
   shutdownDelayMs: 0,
   kafkaSessionTimeoutMs: 6000,
+  kafkaClient: 'kafkajs',
   kafkaHeartbeatIntervalMs: 1000,
   kafkaTls: false,
   transformWebhookConcurrency: 32,

@@ -7,6 +7,7 @@ import type { Logger } from 'pino'
 import { SluiceError } from '../core/errors.ts'
 import type { Rocks } from '../core/rocks.ts'
 import { createKafkaBus } from '../bus/kafka.ts'
+import { createPlatformaticKafkaBus } from '../bus/kafka-platformatic.ts'
 import { functionStateTopic, topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
 import { createAvroCodecs } from '../bus/avro.ts'
@@ -36,7 +37,8 @@ export async function startDistributed(
     )
   }
   const rocks = options.rocks
-  const bus = await createKafkaBus(
+  const createBus = config.kafkaClient === 'platformatic' ? createPlatformaticKafkaBus : createKafkaBus
+  const bus = await createBus(
     {
       brokers: config.kafkaBrokers,
       clientId: `sluice-${hostname()}-${process.pid}`,

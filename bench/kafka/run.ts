@@ -3,6 +3,8 @@
 // events over 64 connections, 500-event batches), and on the whole distributed pipeline the
 // latency accepted → ClickHouse row and accepted → handler start. Target: ingest ≥ 0.7× raw.
 // Usage: node --no-node-snapshot --conditions=sluice-source bench/kafka/run.ts [seconds] [latency events]
+// With SLUICE_KAFKA_CLIENT=platformatic the Sluice nodes run on bus/kafka-platformatic.ts (the
+// raw phase stays kafkajs); bench/kafka/raw.ts puts both clients' raw producers side by side.
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -35,10 +37,13 @@ const children: Child[] = []
 let nodes = 0
 const node = async (args: string[], extra: NodeJS.ProcessEnv = {}) => {
   extra = { ...phaseEnv, ...extra }
-  const child = await startChild(['bin/sluice.js', ...args, '--port', '0', '--data-dir', join(dir, String(nodes++))], {
-    ...env,
-    ...extra,
-  })
+  const child = await startChild(
+    ['bin/sluice.js', ...args, '--port', '0', '--ops-port', '0', '--data-dir', join(dir, String(nodes++))],
+    {
+      ...env,
+      ...extra,
+    },
+  )
   children.push(child)
   return child
 }

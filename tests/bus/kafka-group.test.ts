@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
-import { createKafkaBus } from '../../bus/kafka.ts'
+import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
 import type { Bus, SubscribeOptions } from '../../bus/types.ts'
 import { testServices } from '../infra/services.ts'
 import { eventually } from '../helpers/server.ts'
@@ -50,7 +50,7 @@ function member(
 }
 
 async function openBus(): Promise<Bus> {
-  return createKafkaBus({ brokers, clientId: 'sluice-group-test', sessionTimeoutMs: 6000 }, log)
+  return createTestKafkaBus({ brokers, clientId: 'sluice-group-test', sessionTimeoutMs: 6000 }, log)
 }
 
 const records = (prefix: string, n: number) =>

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import pino from 'pino'
-import { createKafkaBus } from '../../bus/kafka.ts'
+import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
 import type { Bus, ConsumedRecord } from '../../bus/types.ts'
 import { startKafka, type KafkaCluster } from '../infra/kafka.ts'
 import { eventually } from '../helpers/server.ts'
@@ -38,7 +38,7 @@ const topic = `unavailable-${randomUUID().slice(0, 8)}`
 
 t.before(async () => {
   cluster = await startKafka({ brokers: 1 })
-  bus = await createKafkaBus(
+  bus = await createTestKafkaBus(
     { brokers: cluster.brokers, clientId: 'sluice-unavailable-test', publishTimeoutMs: 1000 },
     log,
   )

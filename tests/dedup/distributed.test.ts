@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import pino from 'pino'
-import { createKafkaBus } from '../../bus/kafka.ts'
+import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
 import { createOutput } from '../../bus/output.ts'
 import { jsonCodec } from '../../bus/codec.ts'
 import type { Bus } from '../../bus/types.ts'
@@ -31,7 +31,7 @@ const codec = jsonCodec<StoredEvent>()
 async function dedupInstance(t: Test, name: string) {
   const dir = await tempDir()
   const rocks = await openRocks(join(dir, 'db'))
-  const bus = await createKafkaBus(
+  const bus = await createTestKafkaBus(
     { brokers: testServices().kafkaBrokers, clientId: `sluice-dedup-${name}`, sessionTimeoutMs: 6000 },
     log,
   )

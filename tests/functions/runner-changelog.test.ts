@@ -5,7 +5,7 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import pino from 'pino'
-import { createKafkaBus } from '../../bus/kafka.ts'
+import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus } from '../../bus/types.ts'
 import { openRocks } from '../../core/rocks.ts'
@@ -21,7 +21,7 @@ const adapters: Array<[string, (dir: string) => Promise<{ bus: Bus; close(): Pro
   [
     'Kafka',
     async () => {
-      const bus = await createKafkaBus(
+      const bus = await createTestKafkaBus(
         { brokers: testServices().kafkaBrokers, clientId: 'sluice-runner-state-test' },
         log,
       )
