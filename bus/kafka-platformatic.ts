@@ -181,6 +181,18 @@ export async function createPlatformaticKafkaBus(config: KafkaBusConfig, log: Lo
       const all = [...subscriptions].filter(([, g]) => g === group).map(([s]) => s.offsets())
       return (await Promise.all(all)).flat()
     },
+    // Lag from a group that committed nothing yet counts from offset 0, not the first retained one.
+    async consumerLag() {
+      const held = [...subscriptions].map(async ([s, group]) =>
+        (await s.offsets()).map(({ topic, partition, committed, end }) => ({
+          group,
+          topic,
+          partition,
+          records: Math.max(0, Number(end - (committed < 0n ? 0n : committed))),
+        })),
+      )
+      return (await Promise.all(held)).flat()
+    },
     async reachable() {
       // Metadata from any broker: what every publish and fetch needs first.
       await admin.metadata({ topics: [], forceUpdate: true })
