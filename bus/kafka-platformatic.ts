@@ -17,6 +17,7 @@ import {
   type PartitionOffsets,
   type PlatformaticSubscription,
 } from './kafka-platformatic-subscriber.ts'
+import { UNTRUSTED_CERTIFICATE_CODES } from './tls-errors.ts'
 
 // Kept as on kafkajs (see kafka.ts): readPartition knows a partition's end because its last record exists.
 const KEEP_TOMBSTONES_MS = String(100 * 365 * 24 * 3600 * 1000)
@@ -233,17 +234,6 @@ function errorChain(err: unknown): ChainLink[] {
   return out
 }
 
-// Node's TLS verification failures: the brokers' certificate is not signed by a CA we trust.
-const UNTRUSTED = new Set([
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'CERT_HAS_EXPIRED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-])
-
 /** A refused login or certificate is a setting to fix, said once; not an outage to retry (as kafka.ts). */
 function connectError(err: unknown, config: KafkaBusConfig): SluiceError {
   const chain = errorChain(err)
@@ -253,7 +243,7 @@ function connectError(err: unknown, config: KafkaBusConfig): SluiceError {
     const setting = 'kafkaUsername / kafkaPassword (SLUICE_KAFKA_USERNAME / SLUICE_KAFKA_PASSWORD)'
     return new SluiceError('CREDENTIALS_REJECTED', `${setting}: Kafka at ${where} refused ${how}`, { cause: err })
   }
-  const tls = chain.find((e) => typeof e.code === 'string' && UNTRUSTED.has(e.code))
+  const tls = chain.find((e) => typeof e.code === 'string' && UNTRUSTED_CERTIFICATE_CODES.has(e.code))
   if (tls) {
     const setting = 'kafkaCaFile (--kafka-ca-file / SLUICE_KAFKA_CA_FILE)'
     const message = `${setting}: the certificate of Kafka at ${where} is not trusted (${tls.code})`

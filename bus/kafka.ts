@@ -19,6 +19,7 @@ import type { Bus, ConsumerLag, Subscription, TopicSpec } from './types.ts'
 import { createKafkaPublisher } from './kafka-publisher.ts'
 import { subscribeKafka, type KafkaSubscription } from './kafka-subscriber.ts'
 import { readKafkaPartition } from './kafka-reader.ts'
+import { UNTRUSTED_CERTIFICATE_CODES } from './tls-errors.ts'
 
 export interface KafkaBusConfig {
   brokers: string[]
@@ -188,17 +189,6 @@ async function consumerLag(
   return perGroup.flat()
 }
 
-// Node's TLS verification failures: the brokers' certificate is not signed by a CA we trust.
-const UNTRUSTED = new Set([
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'CERT_HAS_EXPIRED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-])
-
 /** A refused login or certificate is a setting to fix, said once; not an outage to retry. */
 function connectError(err: unknown, config: KafkaBusConfig): SluiceError {
   const chain: Array<{ name?: string; code?: string; message?: string }> = []
@@ -211,7 +201,7 @@ function connectError(err: unknown, config: KafkaBusConfig): SluiceError {
     const setting = 'kafkaUsername / kafkaPassword (SLUICE_KAFKA_USERNAME / SLUICE_KAFKA_PASSWORD)'
     return new SluiceError('CREDENTIALS_REJECTED', `${setting}: Kafka at ${where} refused ${how}`, { cause: err })
   }
-  const tls = chain.find((e) => e.code !== undefined && UNTRUSTED.has(e.code))
+  const tls = chain.find((e) => e.code !== undefined && UNTRUSTED_CERTIFICATE_CODES.has(e.code))
   if (tls) {
     const setting = 'kafkaCaFile (--kafka-ca-file / SLUICE_KAFKA_CA_FILE)'
     const message = `${setting}: the certificate of Kafka at ${where} is not trusted (${tls.code})`

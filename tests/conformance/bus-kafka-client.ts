@@ -1,0 +1,38 @@
+// The Bus conformance suite on one Kafka adapter, against the shared real broker
+// (tests/infra/up.ts): bus-kafka.test.ts runs it on kafkajs, bus-kafka-platformatic.test.ts on
+// @platformatic/kafka.
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
+import pino from 'pino'
+import type { KafkaBusConfig } from '../../bus/kafka.ts'
+import type { Bus } from '../../bus/types.ts'
+import { testServices } from '../infra/services.ts'
+import { busSuite } from './bus-suite.ts'
+
+export function kafkaConformance(
+  name: string,
+  create: (config: KafkaBusConfig, log: pino.Logger) => Promise<Bus>,
+): void {
+  const log = pino({ level: 'silent' })
+  const brokers = testServices().kafkaBrokers
+  busSuite(
+    t,
+    name,
+    async () => {
+      const open = () => create({ brokers, clientId: 'sluice-test', sessionTimeoutMs: 6000 }, log)
+      const buses: Bus[] = [await open()]
+      return {
+        bus: buses[0],
+        async reopen() {
+          await buses[buses.length - 1].close()
+          buses.push(await open())
+          return buses[buses.length - 1]
+        },
+        async close() {
+          await Promise.all(buses.map((b) => b.close()))
+        },
+      }
+    },
+    () => `bus-${randomUUID().slice(0, 12)}`,
+  )
+}
