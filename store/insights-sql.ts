@@ -13,6 +13,8 @@ interface Scan {
   innerSemicolon?: number
   /** The text up to a final `;` (kept: comments, strings, everything else). */
   body: string
+  /** The text with strings, quoted names and comments blanked out: what is left is keywords and names. */
+  code: string
   unbalanced: boolean
 }
 
@@ -22,15 +24,24 @@ function scan(sql: string): Scan {
   let unbalanced = false
   let semicolon: number | undefined
   let innerSemicolon: number | undefined
+  let code = ''
   for (let i = 0; i < sql.length; ) {
     const c = sql[i]
     const next = sql[i + 1]
-    if (c === '-' && next === '-') i = lineEnd(sql, i)
-    else if (c === '#' && (next === ' ' || next === '!')) i = lineEnd(sql, i)
-    else if (c === '/' && next === '*') i = sql.indexOf('*/', i + 2) < 0 ? sql.length : sql.indexOf('*/', i + 2) + 2
-    else if (c === "'" || c === '"' || c === '`') i = quoteEnd(sql, i, c)
-    else if (/\s/.test(c)) i++
-    else {
+    const skip = (end: number) => {
+      code += ' '
+      return end
+    }
+    if (c === '-' && next === '-') i = skip(lineEnd(sql, i))
+    else if (c === '#' && (next === ' ' || next === '!')) i = skip(lineEnd(sql, i))
+    else if (c === '/' && next === '*')
+      i = skip(sql.indexOf('*/', i + 2) < 0 ? sql.length : sql.indexOf('*/', i + 2) + 2)
+    else if (c === "'" || c === '"' || c === '`') i = skip(quoteEnd(sql, i, c))
+    else if (/\s/.test(c)) {
+      code += ' '
+      i++
+    } else {
+      code += c
       if (semicolon !== undefined && innerSemicolon === undefined) innerSemicolon = semicolon
       if (c === ';') semicolon = i
       else if (c === '(') depth++
@@ -41,7 +52,7 @@ function scan(sql: string): Scan {
     }
   }
   const body = semicolon !== undefined && innerSemicolon === undefined ? sql.slice(0, semicolon) : sql
-  return { firstWord, innerSemicolon, body, unbalanced: unbalanced || depth !== 0 }
+  return { firstWord, innerSemicolon, body, code, unbalanced: unbalanced || depth !== 0 }
 }
 
 const lineEnd = (sql: string, i: number) => {
@@ -72,6 +83,11 @@ export function readStatement(sql: string): string {
   if (s.firstWord !== 'SELECT' && s.firstWord !== 'WITH')
     throw invalid(`only a read query (SELECT or WITH … SELECT) is allowed, not ${s.firstWord}`)
   if (s.unbalanced) throw invalid('unbalanced parentheses')
+  // readonly = 1 refuses a SETTINGS clause on 18.16; current releases ignore one in the subquery
+  // the row cap wraps the statement in. Either way it could not raise a cap: said plainly here.
+  if (/\bSETTINGS\s+[A-Za-z_]\w*\s*=/i.test(s.code))
+    throw invalid("a query may not change settings (SETTINGS …): the server's caps apply")
+  if (/\bFORMAT\s+[A-Za-z_]\w*\s*;?\s*$/i.test(s.code)) throw invalid('leave out FORMAT: the answer is JSON')
   return s.body
 }
 
