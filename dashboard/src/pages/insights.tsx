@@ -137,10 +137,13 @@ export function InsightsPage({ params }: { params: URLSearchParams }) {
   const events = useEventCounts(range)
   return (
     <>
+      <h1 tabIndex={-1}>Insights</h1>
+      <ErrorMessage error={info.error} />
+      {info.data?.data.sql && <SqlConsole info={info.data.data.sql} />}
       <div class="page-head">
-        <h1 tabIndex={-1}>Insights</h1>
+        <h2>Counts</h2>
         <label class="inline">
-          Range{' '}
+          Range
           <select
             id="insights-range"
             value={chosen[0]}
@@ -156,21 +159,17 @@ export function InsightsPage({ params }: { params: URLSearchParams }) {
           </select>
         </label>
       </div>
-      <ErrorMessage error={info.error} />
-      {info.data?.data.sql && <SqlConsole info={info.data.data.sql} />}
       <p class="muted">
-        Counted by the server over {chosen[1].toLowerCase()}
-        {env ? ` in ${env}` : ' in every environment'}
-        {info.data &&
-          !info.data.data.sql &&
-          '. SQL over every stored event needs the distributed mode (ClickHouse): see docs/clickhouse.md'}
-        .
+        Counted by the server, {env ? `in ${env}` : 'in every environment'}, by receive time (runs by queue time).
+        {info.data && !info.data.data.sql && (
+          <> SQL over every stored event needs the distributed mode (ClickHouse): see docs/clickhouse.md.</>
+        )}
       </p>
-      <h2>Events by name</h2>
+      <h3>Events by name</h3>
       {events.data || events.error ? <EventsChart counts={events.data} error={events.error} /> : <Loading />}
-      <h2>Run outcomes by function</h2>
+      <h3>Run outcomes by function</h3>
       <RunOutcomes range={range} />
-      <h2>Failed webhook requests by error code</h2>
+      <h3>Failed webhook requests by error code</h3>
       <WebhookFailures range={range} />
     </>
   )

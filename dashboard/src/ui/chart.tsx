@@ -24,6 +24,8 @@ export interface ChartProps {
   stacked?: boolean
   height?: number
   label: string
+  /** Counts: y ticks at whole numbers only. */
+  integer?: boolean
   /** The x axis spans at least this many seconds (one busy minute is a bar in context, not the whole axis). */
   minSpan?: number
 }
@@ -84,11 +86,14 @@ export function Chart(props: ChartProps) {
               ? { values: (_u: uPlot, splits: number[]) => splits.map((s) => timeLabel(s, last - first)) }
               : {
                   splits: () => props.x,
-                  values: (_u: uPlot, splits: number[]) =>
-                    splits.map((s) => clip(props.categories?.[s] ?? String(s), n > 12 ? 6 : 14)),
+                  // As many characters as a category's width holds (about 7 px each), at least 3.
+                  values: (u: uPlot, splits: number[]) =>
+                    splits.map((s) =>
+                      clip(props.categories?.[s] ?? String(s), Math.max(3, Math.floor(u.width / n / 8) - 1)),
+                    ),
                 }),
           },
-          { stroke: 'currentColor', size: 50 },
+          { stroke: 'currentColor', size: 50, ...(props.integer && { incrs: WHOLE_STEPS }) },
         ],
         legend: { show: false },
         cursor: { drag: { x: false, y: false } },
@@ -117,5 +122,8 @@ export function Chart(props: ChartProps) {
     </>
   )
 }
+
+/** 1, 2, 5, 10, 20, 50, … : tick steps for counts. */
+const WHOLE_STEPS = Array.from({ length: 27 }, (_, i) => [1, 2, 5][i % 3] * 10 ** Math.floor(i / 3))
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)

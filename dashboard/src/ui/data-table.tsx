@@ -41,7 +41,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
         <thead>
           <tr>
             {columns.map((c) => (
-              <th key={c.header} scope="col">
+              <th key={c.header} scope="col" class={c.class?.includes('num') ? 'num' : undefined}>
                 {c.hideHeader ? <span class="sr-only">{c.header}</span> : c.header}
               </th>
             ))}

@@ -2,7 +2,7 @@
 // the most frequent names stacked, the rest as "other". Shared by the Events page (its filters'
 // range, refreshed while events arrive live) and the Insights page.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import { api, query } from '../api.ts'
+import { api, query, signingKey } from '../api.ts'
 import { Chart, COLORS, type ChartSeries } from './chart.tsx'
 import { ErrorMessage } from './common.tsx'
 
@@ -57,7 +57,7 @@ export function useEventCounts(params: { from?: number; to?: number; env: string
       current = false
       clearTimeout(timer)
     }
-  }, [key, refresh])
+  }, [key, refresh, signingKey.value])
   return state
 }
 
@@ -90,6 +90,7 @@ export function EventsChart({ counts, error }: { counts?: EventCounts; error?: E
           kind="bar"
           time
           stacked
+          integer
           x={chart.x}
           series={chart.series}
           minSpan={10 * 60}
