@@ -130,7 +130,7 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
   const [names, setNames] = useState<string[]>([])
   /** Events received live: each reloads the chart's counts (at most every few seconds). */
   const [arrived, setArrived] = useState(0)
-  const counts = useEventCounts({ from: toMs(filters.from), to: toMs(filters.to), env, name: filters.name }, arrived)
+
   // Filters, environment and signing key: a change of any loads the list again.
   const key = `${params}\0${signingKey.value}`
 
@@ -174,6 +174,9 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
     })
   }, [key, env, paused, canBeLive, state.loading, state.error])
 
+  // Counted by the server once the list is on screen: the rows come first.
+  const range = { from: toMs(filters.from), to: toMs(filters.to), env, name: filters.name }
+  const counts = useEventCounts(range, arrived, state.loading)
   const more = async () => {
     const page = await loadEvents(filters, env, cursor ?? undefined).catch((error: Error) => {
       setState({ loading: false, error })

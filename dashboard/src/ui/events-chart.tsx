@@ -38,26 +38,34 @@ export function rangeName(from: number, to: number): string {
   return `${new Date(from).toLocaleString()} – ${new Date(to).toLocaleString()}`
 }
 
-/** The counts of a range (from/to absent: the last hour); `refresh` changing reloads them, at most every REFRESH_MS. */
-export function useEventCounts(params: { from?: number; to?: number; env: string; name?: string }, refresh = 0) {
+/**
+ * The counts of a range (from/to absent: the last hour); `refresh` changing reloads them, at most
+ * every REFRESH_MS. Nothing is asked while `wait` is true (the page's own list loads first).
+ */
+export function useEventCounts(
+  params: { from?: number; to?: number; env: string; name?: string },
+  refresh = 0,
+  wait = false,
+) {
   const [state, setState] = useState<{ data?: EventCounts; error?: Error }>({})
   const key = JSON.stringify(params)
   const last = useRef(0)
   useEffect(() => {
+    if (wait) return
     let current = true
-    const wait = refresh === 0 ? 0 : Math.max(0, last.current + REFRESH_MS - Date.now())
+    const delay = refresh === 0 ? 0 : Math.max(0, last.current + REFRESH_MS - Date.now())
     const timer = setTimeout(() => {
       last.current = Date.now()
       api<{ data: EventCounts }>('GET', `/v1/insights/events${query(params)}`).then(
         (r) => current && setState({ data: r.data }),
         (error: Error) => current && setState({ error }),
       )
-    }, wait)
+    }, delay)
     return () => {
       current = false
       clearTimeout(timer)
     }
-  }, [key, refresh, signingKey.value])
+  }, [key, refresh, signingKey.value, wait])
   return state
 }
 
