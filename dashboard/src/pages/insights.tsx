@@ -65,7 +65,9 @@ interface Range {
 
 function Partial({ truncated }: { truncated?: boolean }) {
   return truncated ? (
-    <p class="muted small-text">Partly counted: the range holds more than one count reads; pick a shorter one.</p>
+    <p class="muted small-text">
+      Partly counted: the range holds more than one count reads; pick a shorter one or one environment.
+    </p>
   ) : null
 }
 

@@ -89,7 +89,7 @@ export function EventsChart({ counts, error }: { counts?: EventCounts; error?: E
     <figure class="chart" id="events-chart" data-total={total}>
       <figcaption>
         {caption}: {total.toLocaleString()} event{total === 1 ? '' : 's'}
-        {counts.truncated && ' (partly counted: the range holds more than one count reads; narrow it)'}
+        {counts.truncated && ' (partly counted: the range holds more events than one count reads; narrow it)'}
       </figcaption>
       {total === 0 ? (
         <p class="muted chart-empty">No events in this range.</p>
