@@ -28,7 +28,6 @@ import { dashboardRoutes } from '../api/dashboard.ts'
 import { eventsStreamRoutes } from '../api/events-stream.ts'
 import { eventReplayRoutes } from '../api/events-replay.ts'
 import { insightsRoutes } from '../api/insights.ts'
-import { createWebhooks } from '../control/webhooks.ts'
 import { createHttpServer, type RoutePlugin } from '../api/http.ts'
 import { createFunctionParts } from './parts-functions.ts'
 import { createWebhookParts } from './parts-webhooks.ts'
@@ -164,7 +163,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     const eventRoutes = [
       eventsStreamRoutes({ events: adapters.events }),
       eventReplayRoutes({ events: adapters.events, incoming }),
-      insightsRoutes({ insights: adapters.insights, envs, webhooks: createWebhooks(adapters.control, envs) }),
+      insightsRoutes({ insights: adapters.insights, envs, webhooks: { list: () => adapters.control.list('webhook') } }),
     ]
     const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes]
     http.push(

@@ -192,7 +192,7 @@ export function SqlConsole({ info }: { info: SqlInfo }) {
                 id="sql-rows"
                 caption="Query result"
                 rows={result.rows}
-                rowKey={(row) => String(result.rows.indexOf(row))}
+                rowKey={(_row, index) => String(index)}
                 columns={result.columns.map((c, i) => ({
                   header: c.name,
                   class: NUMERIC.test(c.type) ? 'num' : 'name',

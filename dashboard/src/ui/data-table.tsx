@@ -18,7 +18,7 @@ export interface DataTableProps<Row> {
   caption: string
   columns: Array<Column<Row>>
   rows: Row[]
-  rowKey(row: Row): string
+  rowKey(row: Row, index: number): string
   /** `data-id` of each row, for tests and links. */
   rowId?(row: Row): string
   /** Clicking anywhere on a row but its links and buttons goes here. */
@@ -48,11 +48,11 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
           </tr>
         </thead>
         <tbody>
-          {props.rows.map((row) => {
+          {props.rows.map((row, index) => {
             const href = rowHref?.(row)
             return (
               <tr
-                key={props.rowKey(row)}
+                key={props.rowKey(row, index)}
                 data-id={props.rowId?.(row)}
                 class={href ? 'clickable' : undefined}
                 onClick={
