@@ -50,7 +50,7 @@ function CountTable({
       rows={rows}
       rowKey={([group]) => group}
       columns={[
-        { header: first, class: 'name', cell: ([group]) => group },
+        { header: first, class: 'name group', cell: ([group]) => group },
         ...columns.map((c) => ({ header: c, class: 'num', cell: ([, counts]: Pivot[number]) => counts[c] ?? 0 })),
       ]}
     />

@@ -58,7 +58,7 @@ export function Chart(props: ChartProps) {
     const range: uPlot.Range.MinMax = props.time
       ? [Math.min(first, last - (props.minSpan ?? 0)) - step / 2, last + step / 2]
       : [-0.5, n - 0.5]
-    const bars = uPlot.paths.bars!({ size: [0.8, 40], align: 0 })
+    const bars = uPlot.paths.bars!({ size: [0.8, 40, 2], align: 0 })
     const plot = new uPlot(
       {
         width: el.clientWidth,
