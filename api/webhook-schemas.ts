@@ -102,7 +102,13 @@ export const PreviewBody = Type.Object(
 export const PreviewResult = Type.Object({
   ok: Type.Boolean(),
   events: Type.Array(EventOut),
-  error: Nullable(RequestError),
+  error: Nullable(
+    Type.Object({
+      ...RequestError.properties,
+      line: Type.Optional(Type.Integer({ description: "Where in the transform's source: its line (1-based)" })),
+      column: Type.Optional(Type.Integer({ description: 'and column (1-based)' })),
+    }),
+  ),
 })
 export const Replayed = Type.Object({ request_id: Type.String(), attempt: Type.Integer() })
 export const ReplayAllBody = Type.Object(

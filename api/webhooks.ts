@@ -166,7 +166,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
         const data =
           result.kind === 'ok'
             ? { ok: true, events: result.events, error: null }
-            : { ok: false, events: [], error: result.error }
+            : { ok: false, events: [], error: { ...result.error, ...result.position } }
         return { data }
       },
     )

@@ -16,6 +16,7 @@ import { createKeys } from '../control/keys.ts'
 import type { EventStore } from '../store/types.ts'
 import type { RunStore, RunDoc } from '../store/runs-types.ts'
 import type { WebhookRequestStore } from '../store/requests-types.ts'
+import type { InsightsStore } from '../store/insights-types.ts'
 import { createStoreSink } from '../store/index.ts'
 import type { DedupStore } from '../dedup/types.ts'
 import { createDedup } from '../dedup/index.ts'
@@ -27,6 +28,7 @@ import { createApi } from '../api/index.ts'
 import { dashboardRoutes } from '../api/dashboard.ts'
 import { eventsStreamRoutes } from '../api/events-stream.ts'
 import { eventReplayRoutes } from '../api/events-replay.ts'
+import { insightsRoutes } from '../api/insights.ts'
 import { createHttpServer, type RoutePlugin } from '../api/http.ts'
 import { createFunctionParts } from './parts-functions.ts'
 import { createWebhookParts } from './parts-webhooks.ts'
@@ -50,6 +52,8 @@ export interface Adapters {
   events: EventStore
   runs: RunStore
   requests: WebhookRequestStore
+  /** Aggregates for the dashboard, and SQL in distributed mode (read by the api role). */
+  insights: InsightsStore
   codecs: { event: Codec<EventRecord>; stored: Codec<StoredEvent>; raw: Codec<RawWebhookRequest>; run: Codec<RunDoc> }
   /** State of one partition of `incoming` (restored from its changelog in distributed mode). */
   openDedupStore(partition: number): Promise<DedupStore>
@@ -171,6 +175,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     const eventRoutes = [
       eventsStreamRoutes({ events: adapters.events }),
       eventReplayRoutes({ events: adapters.events, incoming }),
+      insightsRoutes({ insights: adapters.insights, envs, webhooks: { list: () => adapters.control.list('webhook') } }),
     ]
     const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes]
     http.push(

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { SluiceError } from '../core/errors.ts'
 import type { KafkaBusConfig } from '../bus/kafka.ts'
 import type { ClickHouseConfig } from '../store/clickhouse.ts'
+import type { SqlLimits } from '../store/insights-types.ts'
 import { SOURCES, flagName, type Config } from './config.ts'
 
 export function kafkaSecurity(config: Config): Pick<KafkaBusConfig, 'tls' | 'sasl'> {
@@ -30,6 +31,16 @@ export function clickhouseConnection(config: Config): ClickHouseConfig {
       queryTimeoutSeconds: config.clickhouseQueryTimeoutSeconds,
       maxRowsToRead: config.clickhouseMaxRowsToRead,
     },
+  }
+}
+
+/** The Insights SQL console's caps (store/insights-types.ts SqlLimits). */
+export function insightsLimits(config: Config): SqlLimits {
+  return {
+    maxRows: config.insightsMaxRows,
+    maxResultBytes: config.insightsMaxResultBytes,
+    timeoutSeconds: config.insightsQueryTimeoutSeconds,
+    maxRowsToRead: config.clickhouseMaxRowsToRead,
   }
 }
 

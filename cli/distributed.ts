@@ -13,12 +13,13 @@ import { jsonCodec } from '../bus/codec.ts'
 import { createAvroCodecs } from '../bus/avro.ts'
 import { createTopicControlStore } from '../control/topic.ts'
 import { createClickHouseStores } from '../store/clickhouse.ts'
+import { createClickHouseInsights } from '../store/clickhouse-insights.ts'
 import { openChangelogDedupStore } from '../dedup/changelog.ts'
 import { openChangelogRunnerState } from '../runner/changelog.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Role, type Running } from './compose.ts'
 import type { Config } from './config.ts'
-import { clickhouseConnection, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
+import { clickhouseConnection, insightsLimits, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
 import type { Probe } from './health.ts'
 
 const NEEDS_STORE: Role[] = ['sink', 'api', 'transformer']
@@ -67,6 +68,15 @@ export async function startDistributed(
   const clickhouse = config.clickhouseUrl
     ? await createClickHouseStores(clickhouseConnection(config), log.child({ component: 'clickhouse' }))
     : undefined
+  // The Insights SQL console's own client (readonly, the database as default): only where the api role serves it.
+  const insights =
+    clickhouse && roles.has('api')
+      ? await createClickHouseInsights(
+          clickhouseConnection(config),
+          insightsLimits(config),
+          log.child({ component: 'insights' }),
+        )
+      : undefined
   // Avro on the topics other Kafka consumers read (docs/avro.md); runs stay JSON.
   const avroConfig = { schemaRegistryUrl: config.schemaRegistryUrl, schemaRegistryAuth: registryAuth(config), topics }
   const avro = await createAvroCodecs(avroConfig, log.child({ component: 'avro' }))
@@ -77,6 +87,7 @@ export async function startDistributed(
     events: clickhouse?.events ?? withoutClickHouse(),
     runs: clickhouse?.runs ?? withoutClickHouse(),
     requests: clickhouse?.requests ?? withoutClickHouse(),
+    insights: insights ?? withoutClickHouse(),
     codecs: { ...avro, run: jsonCodec() },
     openDedupStore: (partition) =>
       openChangelogDedupStore({
@@ -115,6 +126,7 @@ export async function startDistributed(
     async closeAdapters() {
       await control.close()
       await bus.close()
+      await insights?.close()
       await clickhouse?.close()
       await rocks.close()
     },

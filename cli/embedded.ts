@@ -10,6 +10,7 @@ import { createRocksControlStore } from '../control/rocksdb.ts'
 import { openRocksEventStore } from '../store/rocksdb.ts'
 import { createRocksRunStore } from '../store/runs-rocksdb.ts'
 import { createRocksRequestStore } from '../store/requests-rocksdb.ts'
+import { createRocksInsights } from '../store/insights-rocksdb.ts'
 import { createRocksDedupStore } from '../dedup/rocksdb.ts'
 import { createRocksRunnerState } from '../runner/rocksdb.ts'
 import type { SluiceFunction } from '../client/function.ts'
@@ -58,6 +59,7 @@ export async function startEmbedded(
     events: await openRocksEventStore(rocks, { log: log.child({ component: 'store' }) }),
     runs: createRocksRunStore(rocks),
     requests: createRocksRequestStore(rocks),
+    insights: createRocksInsights(rocks),
     // The RocksDB event store keeps JSON: stored events keep their text from the bus (core/json-text.ts).
     codecs: { event: jsonCodec(), stored: jsonCodec({ keepText: true }), raw: jsonCodec(), run: jsonCodec() },
     // One RocksDB holds every partition's state, so one store (and one state per function) serves them all.
@@ -79,7 +81,8 @@ export async function startEmbedded(
     {
       async closeAdapters() {
         await bus.close()
-        for (const store of [adapters.events, adapters.runs, adapters.requests, adapters.control]) await store.close()
+        const stores = [adapters.events, adapters.runs, adapters.requests, adapters.insights, adapters.control]
+        for (const store of stores) await store.close()
         await rocks.close()
       },
     },

@@ -31,6 +31,13 @@ export const errorCatalogue = {
     retriable: false,
     message: 'The query would read more rows or run longer than the store allows',
   },
+  // Insights (api/insights.ts): the SQL console of distributed mode.
+  SQL_INVALID: { statusCode: 400, retriable: false, message: 'ClickHouse refused the Insights query' },
+  SQL_UNAVAILABLE: {
+    statusCode: 404,
+    retriable: false,
+    message: 'Insights SQL needs ClickHouse (distributed mode) and the api role',
+  },
   RUN_NOT_RETRIABLE: { statusCode: 409, retriable: false, message: 'Only a failed run can be retried' },
   RUN_NOT_CANCELLABLE: {
     statusCode: 409,

@@ -62,6 +62,25 @@ const CASES: Record<string, [string, string, unknown, string]> = {
     { status: 'delivered' },
     'body.status: must be one of failed, unrouted',
   ],
+  'GET /v1/insights/events': ['GET', '/v1/insights/events?top=50', undefined, 'query.top: must be <= 20'],
+  'GET /v1/insights/run-outcomes': [
+    'GET',
+    '/v1/insights/run-outcomes?from=5000&to=1000',
+    undefined,
+    'query.from: must be before query.to',
+  ],
+  'GET /v1/insights/webhook-failures': [
+    'GET',
+    '/v1/insights/webhook-failures?to=soon',
+    undefined,
+    'query.to: must be an integer (milliseconds) or an ISO 8601 time',
+  ],
+  'POST /v1/insights/query': [
+    'POST',
+    '/v1/insights/query',
+    { sql: '' },
+    'body.sql: must NOT have fewer than 1 characters',
+  ],
 }
 
 t.test('every REST route that takes a query or a body has a case', async (t) => {

@@ -56,7 +56,7 @@ function Page({ route }: { route: Route }) {
     case '/send':
       return <SendPage />
     case '/insights':
-      return <InsightsPage />
+      return <InsightsPage params={route.params} />
     default:
       return <EventsPage params={route.params} />
   }

@@ -100,13 +100,25 @@ t.test(
   },
 )
 
-t.test('a preview of a transform that throws shows its error code', async (t) => {
+t.test('a preview of a transform that throws shows its error inline, on the line that threw', async (t) => {
   const { body } = await getJson(`${server.url}/v1/webhooks`)
   const page = await open(t, `/webhooks/${body.data[0].id}`)
   await page.waitForSelector('#edit-webhook')
-  await setEditor(page, '#transform', 'function transform(evt) { throw new Error("nope") }')
+  await setEditor(
+    page,
+    '#transform',
+    'function transform(evt) {\n  const kind = evt.type\n  throw new Error("nope: " + kind)\n}',
+  )
   await page.waitForSelector('#preview-result .error')
-  t.match(await page.textContent('#preview-result'), /^TRANSFORM_THREW: .*nope/)
+  t.match(await page.textContent('#preview-result'), /^TRANSFORM_THREW: Error: nope: invoice\.paid \(line 3\)/)
+  await page.waitForSelector('#transform .cm-lintRange-error')
+  const lines = await page
+    .locator('#transform .cm-line')
+    .evaluateAll((all) => all.map((line, i) => (line.querySelector('.cm-lintRange-error') ? i + 1 : 0)).filter(Boolean))
+  t.same(lines, [3], 'the error is marked on line 3, where the transform threw')
+  await page.hover('#transform .cm-lint-marker-error')
+  await page.waitForSelector('.cm-tooltip-lint >> text=TRANSFORM_THREW')
+  t.pass('its message is shown on the marker')
   t.same(errorsOf(page), [], 'no script errors on the page')
 })
 

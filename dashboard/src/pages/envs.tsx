@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { ErrorMessage, Loading } from '../ui/common.tsx'
 import { useApi } from '../ui/use-api.ts'
+import { type Column, DataTable } from '../ui/data-table.tsx'
 
 const limits = (e: any) =>
   [
@@ -52,40 +53,31 @@ export function EnvsPage() {
         <Loading />
       ) : (
         envs.data && (
-          <div class="table-wrap">
-            <table id="envs" class="list">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Limits</th>
-                  <th scope="col">
-                    <span class="sr-only">State</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {envs.data.data.map((e: any) => (
-                  <tr key={e.name}>
-                    <td class="name">{e.name}</td>
-                    <td>{e.kind}</td>
-                    <td>{limits(e)}</td>
-                    <td>
-                      {e.archived_at ? (
-                        'archived'
-                      ) : e.kind === 'branch' ? (
-                        <button type="button" class="small" onClick={() => archive(e.name)}>
-                          Archive
-                        </button>
-                      ) : (
-                        ''
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable<any>
+            id="envs"
+            caption="Environments"
+            rows={envs.data.data}
+            rowKey={(e) => e.name}
+            columns={[
+              { header: 'Name', class: 'name', cell: (e) => e.name },
+              { header: 'Kind', cell: (e) => e.kind },
+              { header: 'Limits', cell: limits },
+              {
+                header: 'State',
+                hideHeader: true,
+                cell: (e) =>
+                  e.archived_at ? (
+                    'archived'
+                  ) : e.kind === 'branch' ? (
+                    <button type="button" class="small" onClick={() => archive(e.name)}>
+                      Archive
+                    </button>
+                  ) : (
+                    ''
+                  ),
+              },
+            ]}
+          />
         )
       )}
     </>

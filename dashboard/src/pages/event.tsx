@@ -5,6 +5,7 @@ import { Badge, Empty, ErrorMessage, Loading, Ok } from '../ui/common.tsx'
 import { JsonView } from '../ui/json-view.tsx'
 import { duration, ms, time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
+import { type Column, DataTable } from '../ui/data-table.tsx'
 
 function SourceLink({ source }: { source: any }) {
   if (source.kind === 'webhook') return <a href={`#/webhooks/${source.webhook_id}`}>webhook</a>
@@ -69,6 +70,16 @@ function SendToDevServer({ event }: { event: any }) {
     </form>
   )
 }
+
+const EVENT_RUN_COLUMNS: Array<Column<any>> = [
+  { header: 'Function', cell: (r) => <a href={`#/runs/${r.run_id}`}>{r.function_id}</a> },
+  { header: 'Status', cell: (r) => <Badge status={r.status} /> },
+  { header: 'Attempts', cell: (r) => r.attempts },
+  {
+    header: 'Duration',
+    cell: (r) => duration((ms(r.ended_at) ?? Date.now()) - (ms(r.started_at) ?? ms(r.queued_at)!)),
+  },
+]
 
 export function EventPage({ id }: { id: string }) {
   const event = useApi(() => api('GET', `/v1/events/${id}`), [id])
@@ -156,32 +167,13 @@ export function EventPage({ id }: { id: string }) {
           </p>
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table id="event-runs" class="list">
-            <thead>
-              <tr>
-                <th scope="col">Function</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Duration</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.data.data.map((r: any) => (
-                <tr key={r.run_id}>
-                  <td>
-                    <a href={`#/runs/${r.run_id}`}>{r.function_id}</a>
-                  </td>
-                  <td>
-                    <Badge status={r.status} />
-                  </td>
-                  <td>{r.attempts}</td>
-                  <td>{duration((ms(r.ended_at) ?? Date.now()) - (ms(r.started_at) ?? ms(r.queued_at)!))}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          id="event-runs"
+          caption="Runs this event triggered"
+          rows={runs.data.data}
+          rowKey={(r) => r.run_id}
+          columns={EVENT_RUN_COLUMNS}
+        />
       )}
     </div>
   )

@@ -4,7 +4,8 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, currentEnv, query, signingKey, streamEvents } from '../api.ts'
 import { Empty, ErrorMessage, Loading } from '../ui/common.tsx'
 import { time } from '../ui/format.ts'
-import { EventsChart } from '../ui/events-chart.tsx'
+import { EventsChart, useEventCounts } from '../ui/events-chart.tsx'
+import { type Column, DataTable } from '../ui/data-table.tsx'
 
 const PAGE = 100
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i
@@ -49,6 +50,23 @@ async function loadEvents(f: Filters, env: string, cursor?: string): Promise<{ e
   )
   return { events: page.data, cursor: page.metadata.cursor }
 }
+
+const EVENT_COLUMNS: Array<Column<any>> = [
+  {
+    header: 'Name',
+    class: 'name',
+    cell: (e) => (
+      <>
+        <a href={`#/events/${e.internal_id}`}>{e.name}</a>
+        {e.deduplicated && <span class="badge muted">duplicate</span>}
+      </>
+    ),
+  },
+  { header: 'Dedup id', class: 'mono clip', cell: (e) => e.id },
+  { header: 'Env', cell: (e) => e.env },
+  { header: 'Source', cell: (e) => e.source.kind },
+  { header: 'Received', class: 'nowrap', cell: (e) => time(e.received_at) },
+]
 
 function FilterForm({ filters, names }: { filters: Filters; names: string[] }) {
   const submit = (e: Event) => {
@@ -110,6 +128,9 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
   const [paused, setPaused] = useState(false)
   const [stream, setStream] = useState<'live' | 'reconnecting' | 'off'>('off')
   const [names, setNames] = useState<string[]>([])
+  /** Events received live: each reloads the chart's counts (at most every few seconds). */
+  const [arrived, setArrived] = useState(0)
+
   // Filters, environment and signing key: a change of any loads the list again.
   const key = `${params}\0${signingKey.value}`
 
@@ -145,12 +166,17 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
     // Events stored since the newest one shown (while loading or paused) come first.
     const since = events.reduce((newest, e) => Math.max(newest, e.received_at), 0) || undefined
     return streamEvents(`/v1/events/stream${query({ env, name: filters.name, since })}`, {
-      onEvent: (event) =>
-        setEvents((list) => (list.some((e) => e.internal_id === event.internal_id) ? list : [event, ...list])),
+      onEvent: (event) => {
+        setEvents((list) => (list.some((e) => e.internal_id === event.internal_id) ? list : [event, ...list]))
+        setArrived((n) => n + 1)
+      },
       onState: setStream,
     })
   }, [key, env, paused, canBeLive, state.loading, state.error])
 
+  // Counted by the server once the list is on screen: the rows come first.
+  const range = { from: toMs(filters.from), to: toMs(filters.to), env, name: filters.name }
+  const counts = useEventCounts(range, arrived, state.loading)
   const more = async () => {
     const page = await loadEvents(filters, env, cursor ?? undefined).catch((error: Error) => {
       setState({ loading: false, error })
@@ -188,7 +214,7 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
         )}
       </div>
       <FilterForm filters={filters} names={knownNames} />
-      {!filters.q && <EventsChart events={shown} />}
+      {!filters.q && <EventsChart counts={counts.data} error={counts.error} />}
       <ErrorMessage error={state.error} />
       {state.loading ? (
         <Loading />
@@ -208,41 +234,16 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
           )}
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table id="events" class="list">
-            <caption class="sr-only">Events, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Dedup id</th>
-                <th scope="col">Env</th>
-                <th scope="col">Source</th>
-                <th scope="col">Received</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((e) => (
-                <tr
-                  key={e.internal_id}
-                  data-id={e.internal_id}
-                  class="clickable"
-                  onClick={() => {
-                    location.hash = `#/events/${e.internal_id}`
-                  }}
-                >
-                  <td class="name">
-                    <a href={`#/events/${e.internal_id}`}>{e.name}</a>
-                    {e.deduplicated && <span class="badge muted">duplicate</span>}
-                  </td>
-                  <td class="mono clip">{e.id}</td>
-                  <td>{e.env}</td>
-                  <td>{e.source.kind}</td>
-                  <td class="nowrap">{time(e.received_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          id="events"
+          caption="Events, newest first"
+          cards
+          rows={shown}
+          rowKey={(e) => e.internal_id}
+          rowId={(e) => e.internal_id}
+          rowHref={(e) => `#/events/${e.internal_id}`}
+          columns={EVENT_COLUMNS}
+        />
       )}
       {cursor && !state.loading && (
         <button type="button" id="load-more" class="secondary" onClick={more}>

@@ -3,6 +3,7 @@ import { api, currentEnv, query } from '../api.ts'
 import { Empty, ErrorMessage, Loading } from '../ui/common.tsx'
 import { duration, time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
+import { type Column, DataTable } from '../ui/data-table.tsx'
 
 const RECENT = 100
 
@@ -25,6 +26,41 @@ async function load(env: string) {
   return functions.map((f: any, i: number) => ({ ...f, rate: rates[i] }))
 }
 
+const successRate = (rate: { done: number; completed: number }) =>
+  rate.done === 0 ? (
+    <span class="muted">no finished runs</span>
+  ) : (
+    `${Math.round((100 * rate.completed) / rate.done)}% of ${rate.done} run${rate.done === 1 ? '' : 's'}`
+  )
+
+const FUNCTION_COLUMNS: Array<Column<any>> = [
+  {
+    header: 'Function',
+    class: 'name',
+    cell: (f) => (
+      <>
+        <a href={`#/runs${query({ function: `${f.app_id}-${f.function_id}` })}`}>{f.name ?? f.function_id}</a>
+        <div class="muted mono">
+          {f.app_id}-{f.function_id}
+        </div>
+      </>
+    ),
+  },
+  { header: 'Env', cell: (f) => f.env },
+  {
+    header: 'Trigger',
+    cell: (f) => (
+      <a href={`#/events${query({ name: f.trigger.event })}`}>
+        <code>{f.trigger.event}</code>
+      </a>
+    ),
+  },
+  { header: 'Retries', cell: (f) => f.retries },
+  { header: 'Timeout', cell: (f) => (f.timeout_ms === null ? '5 min (default)' : duration(f.timeout_ms)) },
+  { header: 'Success (recent)', cell: (f) => successRate(f.rate) },
+  { header: 'Registered', class: 'nowrap', cell: (f) => time(f.registered_at) },
+]
+
 export function FunctionsPage() {
   const env = currentEnv.value
   const functions = useApi(() => load(env), [env])
@@ -43,51 +79,13 @@ export function FunctionsPage() {
         </Empty>
       ) : (
         functions.data && (
-          <div class="table-wrap">
-            <table id="functions" class="list">
-              <thead>
-                <tr>
-                  <th scope="col">Function</th>
-                  <th scope="col">Env</th>
-                  <th scope="col">Trigger</th>
-                  <th scope="col">Retries</th>
-                  <th scope="col">Timeout</th>
-                  <th scope="col">Success (recent)</th>
-                  <th scope="col">Registered</th>
-                </tr>
-              </thead>
-              <tbody>
-                {functions.data.map((f: any) => (
-                  <tr key={`${f.env}/${f.id}`}>
-                    <td class="name">
-                      <a href={`#/runs${query({ function: `${f.app_id}-${f.function_id}` })}`}>
-                        {f.name ?? f.function_id}
-                      </a>
-                      <div class="muted mono">
-                        {f.app_id}-{f.function_id}
-                      </div>
-                    </td>
-                    <td>{f.env}</td>
-                    <td>
-                      <a href={`#/events${query({ name: f.trigger.event })}`}>
-                        <code>{f.trigger.event}</code>
-                      </a>
-                    </td>
-                    <td>{f.retries}</td>
-                    <td>{f.timeout_ms === null ? '5 min (default)' : duration(f.timeout_ms)}</td>
-                    <td>
-                      {f.rate.done === 0 ? (
-                        <span class="muted">no finished runs</span>
-                      ) : (
-                        `${Math.round((100 * f.rate.completed) / f.rate.done)}% of ${f.rate.done} run${f.rate.done === 1 ? '' : 's'}`
-                      )}
-                    </td>
-                    <td class="nowrap">{time(f.registered_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            id="functions"
+            caption="Registered functions"
+            rows={functions.data}
+            rowKey={(f) => `${f.env}/${f.id}`}
+            columns={FUNCTION_COLUMNS}
+          />
         )
       )}
     </>

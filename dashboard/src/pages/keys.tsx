@@ -4,6 +4,7 @@ import { api } from '../api.ts'
 import { CopyButton, Empty, ErrorMessage, Loading, Ok } from '../ui/common.tsx'
 import { time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
+import { type Column, DataTable } from '../ui/data-table.tsx'
 
 export function KeysPage() {
   const keys = useApi(() => api('GET', '/v1/keys'), [])
@@ -53,38 +54,29 @@ export function KeysPage() {
         </Empty>
       ) : (
         keys.data && (
-          <div class="table-wrap">
-            <table id="keys" class="list">
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Env</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span class="sr-only">State</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.data.map((k: any) => (
-                  <tr key={k.id}>
-                    <td class="mono">{k.prefix}…</td>
-                    <td>{k.env}</td>
-                    <td class="nowrap">{time(k.created_at)}</td>
-                    <td>
-                      {k.revoked_at ? (
-                        `revoked ${time(k.revoked_at)}`
-                      ) : (
-                        <button type="button" class="small" onClick={() => revoke(k.id)}>
-                          Revoke
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable<any>
+            id="keys"
+            caption="Event keys"
+            rows={keys.data.data}
+            rowKey={(k) => k.id}
+            columns={[
+              { header: 'Key', class: 'mono', cell: (k) => `${k.prefix}…` },
+              { header: 'Env', cell: (k) => k.env },
+              { header: 'Created', class: 'nowrap', cell: (k) => time(k.created_at) },
+              {
+                header: 'State',
+                hideHeader: true,
+                cell: (k) =>
+                  k.revoked_at ? (
+                    `revoked ${time(k.revoked_at)}`
+                  ) : (
+                    <button type="button" class="small" onClick={() => revoke(k.id)}>
+                      Revoke
+                    </button>
+                  ),
+              },
+            ]}
+          />
         )
       )}
     </>

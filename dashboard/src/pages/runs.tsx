@@ -4,6 +4,7 @@ import { api, currentEnv, query } from '../api.ts'
 import { Badge, Empty, ErrorMessage, Loading } from '../ui/common.tsx'
 import { duration, ms, time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
+import { type Column, DataTable } from '../ui/data-table.tsx'
 
 const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled']
 const PAGE = 50
@@ -12,6 +13,15 @@ export const runDuration = (r: any) => {
   const start = ms(r.started_at) ?? ms(r.queued_at)
   return start === undefined ? undefined : (ms(r.ended_at) ?? Date.now()) - start
 }
+
+const RUN_COLUMNS: Array<Column<any>> = [
+  { header: 'Status', cell: (r) => <Badge status={r.status} /> },
+  { header: 'Function', class: 'name', cell: (r) => <a href={`#/runs/${r.run_id}`}>{r.function_id}</a> },
+  { header: 'Event', class: 'name', cell: (r) => <a href={`#/events/${r.event_id}`}>{r.event_name}</a> },
+  { header: 'Duration', class: 'nowrap', cell: (r) => duration(runDuration(r)) },
+  { header: 'Attempts', cell: (r) => r.attempts },
+  { header: 'Queued', class: 'nowrap', cell: (r) => time(r.queued_at) },
+]
 
 export function RunsPage({ params }: { params: URLSearchParams }) {
   const env = currentEnv.value
@@ -79,47 +89,16 @@ export function RunsPage({ params }: { params: URLSearchParams }) {
           </p>
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table id="runs" class="list">
-            <thead>
-              <tr>
-                <th scope="col">Status</th>
-                <th scope="col">Function</th>
-                <th scope="col">Event</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Queued</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.map((r) => (
-                <tr
-                  key={r.run_id}
-                  data-id={r.run_id}
-                  class="clickable"
-                  onClick={() => {
-                    location.hash = `#/runs/${r.run_id}`
-                  }}
-                >
-                  <td>
-                    <Badge status={r.status} />
-                  </td>
-                  <td class="name">
-                    <a href={`#/runs/${r.run_id}`}>{r.function_id}</a>
-                  </td>
-                  <td class="name">
-                    <a href={`#/events/${r.event_id}`} onClick={(e) => e.stopPropagation()}>
-                      {r.event_name}
-                    </a>
-                  </td>
-                  <td class="nowrap">{duration(runDuration(r))}</td>
-                  <td>{r.attempts}</td>
-                  <td class="nowrap">{time(r.queued_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          id="runs"
+          caption="Runs, newest first"
+          cards
+          rows={runs}
+          rowKey={(r) => r.run_id}
+          rowId={(r) => r.run_id}
+          rowHref={(r) => `#/runs/${r.run_id}`}
+          columns={RUN_COLUMNS}
+        />
       )}
       {older.cursor && (
         <button type="button" class="secondary" onClick={more}>

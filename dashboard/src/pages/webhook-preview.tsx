@@ -9,11 +9,16 @@ import { JsonView } from '../ui/json-view.tsx'
 const DEBOUNCE_MS = 400
 const SAMPLE = '{\n  "type": "invoice.paid",\n  "id": "evt_1"\n}'
 
-/** A compile error names its place as `[transform:<key>:<line>:<column>]`. */
-export function problemOf(error: { code: string; message: string }): Problem {
+/**
+ * The server says where in the transform an error happened (`line`, `column`: a compile error, or
+ * an error thrown at run time); a compile error's message also ends in `[transform:<key>:<line>:<column>]`.
+ */
+export function problemOf(error: { code: string; message: string; line?: number; column?: number }): Problem {
   const at = /\s*\[transform:[^\]]*:(\d+):(\d+)\]$/.exec(error.message)
   const message = `${error.code}: ${at ? error.message.slice(0, at.index) : error.message}`
-  return at ? { message, line: Number(at[1]), column: Number(at[2]) } : { message }
+  const line = error.line ?? (at ? Number(at[1]) : undefined)
+  const column = error.column ?? (at ? Number(at[2]) : undefined)
+  return line === undefined ? { message } : { message: `${message} (line ${line})`, line, column }
 }
 
 function parse(text: string, field: string): { value?: unknown; error?: string } {

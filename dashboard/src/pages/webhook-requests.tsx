@@ -6,11 +6,31 @@ import { api } from '../api.ts'
 import { Badge, Empty, ErrorMessage, Loading, Ok } from '../ui/common.tsx'
 import { time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
+import { DataTable } from '../ui/data-table.tsx'
 
 /** accepted (events published), filtered (none: all denied by name lists), failed, unrouted. */
 function outcome(r: any): string {
   if (r.status === 'delivered') return r.event_ids.length === 0 ? 'filtered' : 'accepted'
   return r.status
+}
+
+function deliveryDetail(r: any) {
+  return (
+    <>
+      {r.error ? (
+        <span class="error">
+          {r.error.code}: {r.error.message}
+        </span>
+      ) : (
+        r.event_ids.map((eventId: string) => (
+          <a key={eventId} class="event-link" href={`#/events/${eventId}`}>
+            {eventId}
+          </a>
+        ))
+      )}
+      {r.status === 'unrouted' && (r.events ?? []).map((e: any) => e.name).join(', ')}
+    </>
+  )
 }
 
 export function Deliveries({ webhookId }: { webhookId: string }) {
@@ -57,53 +77,31 @@ export function Deliveries({ webhookId }: { webhookId: string }) {
           </p>
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table id="deliveries" class="list">
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Events or error</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((r: any) => (
-                <tr key={`${r.request_id}/${r.attempt}`} data-id={r.request_id}>
-                  <td class="nowrap">{time(r.received_at)}</td>
-                  <td>
-                    <Badge status={outcome(r)} />
-                  </td>
-                  <td class="break">
-                    {r.error ? (
-                      <span class="error">
-                        {r.error.code}: {r.error.message}
-                      </span>
-                    ) : (
-                      r.event_ids.map((eventId: string) => (
-                        <a key={eventId} class="event-link" href={`#/events/${eventId}`}>
-                          {eventId}
-                        </a>
-                      ))
-                    )}
-                    {r.status === 'unrouted' && (r.events ?? []).map((e: any) => e.name).join(', ')}
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      class="small"
-                      onClick={() => replay(`/v1/webhooks/${webhookId}/requests/${r.request_id}/replay`)}
-                    >
-                      Replay
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable<any>
+          id="deliveries"
+          caption="Recent deliveries, newest first"
+          rows={list}
+          rowKey={(r) => `${r.request_id}/${r.attempt}`}
+          rowId={(r) => r.request_id}
+          columns={[
+            { header: 'Received', class: 'nowrap', cell: (r) => time(r.received_at) },
+            { header: 'Outcome', cell: (r) => <Badge status={outcome(r)} /> },
+            { header: 'Events or error', class: 'break', cell: deliveryDetail },
+            {
+              header: 'Actions',
+              hideHeader: true,
+              cell: (r) => (
+                <button
+                  type="button"
+                  class="small"
+                  onClick={() => replay(`/v1/webhooks/${webhookId}/requests/${r.request_id}/replay`)}
+                >
+                  Replay
+                </button>
+              ),
+            },
+          ]}
+        />
       )}
     </section>
   )
@@ -139,19 +137,19 @@ export function Unrouted({ webhookId }: { webhookId: string }) {
       ) : (
         <p class="muted">None.</p>
       )}
-      <div class="table-wrap">
-        <table id="unrouted" class="list">
-          <tbody>
-            {list.map((r: any) => (
-              <tr key={r.request_id}>
-                <td class="nowrap">{time(r.received_at)}</td>
-                <td>{envNamed(r)}</td>
-                <td class="break">{(r.events ?? []).map((e: any) => e.name).join(', ')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      {list.length > 0 && (
+        <DataTable<any>
+          id="unrouted"
+          caption="Unrouted requests"
+          rows={list}
+          rowKey={(r) => r.request_id}
+          columns={[
+            { header: 'Received', class: 'nowrap', cell: (r) => time(r.received_at) },
+            { header: 'Environment named', cell: envNamed },
+            { header: 'Events', class: 'break', cell: (r) => (r.events ?? []).map((e: any) => e.name).join(', ') },
+          ]}
+        />
+      )}
     </section>
   )
 }

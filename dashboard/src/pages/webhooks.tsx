@@ -3,6 +3,22 @@ import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { CopyButton, Empty, ErrorMessage, Loading } from '../ui/common.tsx'
 import { useApi } from '../ui/use-api.ts'
+import { type Column, DataTable } from '../ui/data-table.tsx'
+
+const WEBHOOK_COLUMNS: Array<Column<any>> = [
+  { header: 'Name', class: 'name', cell: (w) => <a href={`#/webhooks/${w.id}`}>{w.name}</a> },
+  { header: 'Env', cell: (w) => w.env },
+  {
+    header: 'URL',
+    class: 'url',
+    cell: (w) => (
+      <>
+        <code class="clip">{w.url}</code> <CopyButton text={w.url} label="Copy URL" />
+      </>
+    ),
+  },
+  { header: 'State', hideHeader: true, cell: (w) => (w.disabled ? 'disabled' : '') },
+]
 
 export function WebhooksPage() {
   const webhooks = useApi(() => api('GET', '/v1/webhooks'), [])
@@ -43,34 +59,13 @@ export function WebhooksPage() {
         </Empty>
       ) : (
         webhooks.data && (
-          <div class="table-wrap">
-            <table id="webhooks" class="list">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Env</th>
-                  <th scope="col">URL</th>
-                  <th scope="col">
-                    <span class="sr-only">State</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {webhooks.data.data.map((w: any) => (
-                  <tr key={w.id}>
-                    <td class="name">
-                      <a href={`#/webhooks/${w.id}`}>{w.name}</a>
-                    </td>
-                    <td>{w.env}</td>
-                    <td class="url">
-                      <code class="clip">{w.url}</code> <CopyButton text={w.url} label="Copy URL" />
-                    </td>
-                    <td>{w.disabled ? 'disabled' : ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            id="webhooks"
+            caption="Webhooks"
+            rows={webhooks.data.data}
+            rowKey={(w) => w.id}
+            columns={WEBHOOK_COLUMNS}
+          />
         )
       )}
     </>

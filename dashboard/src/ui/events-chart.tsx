@@ -1,103 +1,111 @@
-// Events per minute by name (the five most frequent), over the events the list has loaded.
-import { useEffect, useRef } from 'preact/hooks'
-import uPlot from 'uplot'
-import 'uplot/dist/uPlot.min.css'
+// Events per minute (or wider bucket) by name, counted by the server (GET /v1/insights/events):
+// the most frequent names stacked, the rest as "other". Shared by the Events page (its filters'
+// range, refreshed while events arrive live) and the Insights page.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { api, query, signingKey } from '../api.ts'
+import { Chart, COLORS, type ChartSeries } from './chart.tsx'
+import { ErrorMessage } from './common.tsx'
 
-const COLORS = ['#3b82f6', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6']
-const MINUTE = 60_000
-
-export function perMinute(events: Array<{ name: string; received_at: number }>) {
-  const counts = new Map<string, number>()
-  for (const e of events) counts.set(e.name, (counts.get(e.name) ?? 0) + 1)
-  const names = [...counts.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, COLORS.length)
-    .map(([n]) => n)
-  const times = events.map((e) => e.received_at)
-  const first = Math.floor(Math.min(...times) / MINUTE)
-  const last = Math.floor(Math.max(...times) / MINUTE)
-  const minutes = Array.from({ length: Math.min(last - first + 1, 24 * 60) }, (_, i) => (last - i) * 60).reverse()
-  const series = names.map((name) => {
-    const buckets = new Map<number, number>()
-    for (const e of events)
-      if (e.name === name)
-        buckets.set(
-          Math.floor(e.received_at / MINUTE) * 60,
-          (buckets.get(Math.floor(e.received_at / MINUTE) * 60) ?? 0) + 1,
-        )
-    return minutes.map((m) => buckets.get(m) ?? 0)
-  })
-  return { names, data: [minutes, ...series] as uPlot.AlignedData }
+export interface EventCounts {
+  from: number
+  to: number
+  bucket_ms: number
+  buckets: number[]
+  series: Array<{ name: string; total: number; counts: number[] }>
+  other: { total: number; counts: number[] } | null
+  truncated: boolean
 }
 
-export function EventsChart({ events }: { events: Array<{ name: string; received_at: number }> }) {
-  const box = useRef<HTMLDivElement>(null)
-  const { names, data } = events.length ? perMinute(events) : { names: [], data: [[]] as unknown as uPlot.AlignedData }
+const OTHER_COLOR = '#94a3b8'
+/** At most one reload of the counts in this long while events arrive live. */
+const REFRESH_MS = 3_000
+
+export function bucketName(ms: number): string {
+  if (ms === 60_000) return 'minute'
+  if (ms < 3_600_000) return `${ms / 60_000} minutes`
+  if (ms === 3_600_000) return 'hour'
+  if (ms < 86_400_000) return `${ms / 3_600_000} hours`
+  return 'day'
+}
+
+export function rangeName(from: number, to: number): string {
+  const hours = (to - from) / 3_600_000
+  if (Math.abs(to - Date.now()) < 60_000) {
+    if (hours <= 1) return 'the last hour'
+    if (hours < 48) return `the last ${Math.round(hours)} hours`
+    return `the last ${Math.round(hours / 24)} days`
+  }
+  return `${new Date(from).toLocaleString()} – ${new Date(to).toLocaleString()}`
+}
+
+/**
+ * The counts of a range (from/to absent: the last hour); `refresh` changing reloads them, at most
+ * every REFRESH_MS. Nothing is asked while `wait` is true (the page's own list loads first).
+ */
+export function useEventCounts(
+  params: { from?: number; to?: number; env: string; name?: string },
+  refresh = 0,
+  wait = false,
+) {
+  const [state, setState] = useState<{ data?: EventCounts; error?: Error }>({})
+  const key = JSON.stringify(params)
+  const last = useRef(0)
   useEffect(() => {
-    if (!box.current || events.length === 0) return
-    const minutes = data[0] as number[]
-    // At least ten minutes wide, so one busy minute is a bar in context rather than the whole axis.
-    const range: uPlot.Range.MinMax = [
-      Math.min(minutes[0], minutes[minutes.length - 1] - 540) - 30,
-      minutes[minutes.length - 1] + 30,
-    ]
-    // Stacked bars: series k holds the counts of names 0..k, drawn tallest first so each name shows its own slice.
-    const counts = data.slice(1) as number[][]
-    const stacked = counts.map((_, k) =>
-      minutes.map((_m, i) => counts.slice(0, k + 1).reduce((sum, c) => sum + c[i], 0)),
-    )
-    const order = names.map((_, i) => names.length - 1 - i)
-    const plot = new uPlot(
-      {
-        width: box.current.clientWidth,
-        height: 140,
-        series: [
-          {},
-          ...order.map((k) => ({
-            label: names[k],
-            stroke: COLORS[k],
-            fill: COLORS[k],
-            width: 0,
-            points: { show: false },
-            paths: uPlot.paths.bars!({ size: [0.8, 24] }),
-          })),
-        ],
-        scales: { x: { time: true, auto: false, range }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-        axes: [
-          {
-            stroke: 'currentColor',
-            space: 70,
-            incrs: [60, 300, 600, 1800, 3600, 21600, 86400],
-            values: (_u, splits) =>
-              splits.map((s) => new Date(s * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })),
-          },
-          { stroke: 'currentColor', size: 40 },
-        ],
-        legend: { show: false },
-      },
-      [minutes, ...order.map((k) => stacked[k])] as uPlot.AlignedData,
-      box.current,
-    )
-    const resize = () => box.current && plot.setSize({ width: box.current.clientWidth, height: 140 })
-    window.addEventListener('resize', resize)
+    if (wait) return
+    let current = true
+    const delay = refresh === 0 ? 0 : Math.max(0, last.current + REFRESH_MS - Date.now())
+    const timer = setTimeout(() => {
+      last.current = Date.now()
+      api<{ data: EventCounts }>('GET', `/v1/insights/events${query(params)}`).then(
+        (r) => current && setState({ data: r.data }),
+        (error: Error) => current && setState({ error }),
+      )
+    }, delay)
     return () => {
-      window.removeEventListener('resize', resize)
-      plot.destroy()
+      current = false
+      clearTimeout(timer)
     }
-  }, [events])
-  if (events.length === 0) return null
+  }, [key, refresh, signingKey.value, wait])
+  return state
+}
+
+export function EventsChart({ counts, error }: { counts?: EventCounts; error?: Error }) {
+  const chart = useMemo(() => {
+    if (!counts) return undefined
+    const series: ChartSeries[] = counts.series.map((s, i) => ({
+      label: s.name,
+      values: s.counts,
+      color: COLORS[i % COLORS.length],
+    }))
+    if (counts.other) series.push({ label: 'other names', values: counts.other.counts, color: OTHER_COLOR })
+    return { x: counts.buckets.map((b) => b / 1000), series }
+  }, [counts])
+  if (error) return <ErrorMessage error={error} />
+  if (!counts || !chart) return null
+  const total = counts.series.reduce((n, s) => n + s.total, counts.other?.total ?? 0)
+  const per = bucketName(counts.bucket_ms)
+  const caption = `Events per ${per} by name, ${rangeName(counts.from, counts.to)}`
   return (
-    <figure class="chart">
-      <figcaption>Events per minute by name, of the {events.length} loaded</figcaption>
-      <div ref={box} role="img" aria-label={`Events per minute by name: ${names.join(', ')}`} />
-      <ul class="chart-legend">
-        {names.map((name, i) => (
-          <li key={name}>
-            <span class="swatch" style={{ background: COLORS[i] }} aria-hidden="true" />
-            {name}
-          </li>
-        ))}
-      </ul>
+    <figure class="chart" id="events-chart" data-total={total}>
+      <figcaption>
+        {caption}: {total.toLocaleString()} event{total === 1 ? '' : 's'}
+        {counts.truncated && ' (partly counted: the range holds more events than one count reads; narrow it)'}
+      </figcaption>
+      {total === 0 ? (
+        <p class="muted chart-empty">No events in this range.</p>
+      ) : (
+        <Chart
+          kind="bar"
+          time
+          stacked
+          integer
+          x={chart.x}
+          series={chart.series}
+          minSpan={10 * 60}
+          height={140}
+          label={`${caption}: ${[...counts.series.map((s) => `${s.name} ${s.total}`), ...(counts.other ? [`other names ${counts.other.total}`] : [])].join(', ')}`}
+        />
+      )}
     </figure>
   )
 }
