@@ -71,6 +71,12 @@ t.test('every role serves /metrics, and each family moves on the role that does 
     t.equal(change(before, after, 'sluice_http_requests_total', { ...eventApi, status: '401' }), 1)
     t.ok(change(before, after, 'sluice_log_publish_duration_seconds_count', { bus: 'kafka' }) >= 1)
     t.ok(change(before, after, 'sluice_log_published_records_total', { bus: 'kafka' }) >= 3)
+    const view = `${env.SLUICE_TOPIC_PREFIX}.control.view`
+    t.same(
+      after.find('sluice_consumer_lag_records').map((s) => s.labels.group),
+      [view],
+      'its control-plane view, named the same on every start (no per-process id)',
+    )
     t.notOk(after.text.includes(key), 'no event key in any label')
     t.notOk(after.text.includes(accepted.body.ids[0]), 'no event ID in any label')
   })
