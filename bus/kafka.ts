@@ -93,7 +93,7 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
     maxBatchRecords: config.maxBatchRecords ?? 500,
   }
   const ensured = new Set<string>()
-  /** Live subscriptions, by their group as the stage named it and as Kafka knows it (prefixed). */
+  /** Live subscriptions, by their group as metrics name it and as Kafka knows it (prefixed). */
   const subscriptions = new Map<Subscription, { group: string; groupId: string; subscription: KafkaSubscription }>()
 
   async function ensureTopics(specs: Record<string, TopicSpec>): Promise<void> {
@@ -131,7 +131,7 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
           subscriptions.delete(tracked)
         },
       }
-      subscriptions.set(tracked, { group: options.group, groupId, subscription })
+      subscriptions.set(tracked, { group: options.metricsGroup ?? options.group, groupId, subscription })
       return tracked
     },
     async reachable() {

@@ -96,7 +96,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   let flushScheduled = false
   let closed = false
   /** Live subscriptions and what they consume (consumer lag). */
-  const subscriptions = new Map<Subscription, { group: string; assigned: TopicPartitions[] }>()
+  const subscriptions = new Map<Subscription, { group: string; label: string; assigned: TopicPartitions[] }>()
   const retentionTimer = setInterval(
     () => void truncate().catch((err) => log.warn({ err }, 'log retention failed')),
     config.retentionCheckMs,
@@ -330,7 +330,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
         subscriptions.delete(subscription)
       },
     }
-    subscriptions.set(subscription, { group: options.group, assigned })
+    subscriptions.set(subscription, { group: options.group, label: options.metricsGroup ?? options.group, assigned })
     return subscription
   }
 
@@ -385,12 +385,12 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
 
   async function consumerLag(): Promise<ConsumerLag[]> {
     const lags: ConsumerLag[] = []
-    for (const { group, assigned } of subscriptions.values()) {
+    for (const { group, label, assigned } of subscriptions.values()) {
       for (const { topic, partitions } of assigned) {
         for (const partition of partitions) {
           const next = committed.get(offsetKey(group, topic, partition))
           if (next === undefined) continue // its loop has not read its committed offset yet
-          lags.push({ group, topic, partition, records: topicState(topic).durable[partition] - next })
+          lags.push({ group: label, topic, partition, records: topicState(topic).durable[partition] - next })
         }
       }
     }

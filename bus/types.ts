@@ -49,6 +49,8 @@ export interface SubscribeOptions {
   /** Where a group with no committed offset starts; default: the beginning. */
   fromBeginning?: boolean
   maxBatchRecords?: number
+  /** The group's name in metrics (consumer lag), when `group` is made unique per process; default `group`. */
+  metricsGroup?: string
 }
 
 export interface Subscription {
@@ -57,6 +59,7 @@ export interface Subscription {
 
 /** How far one consumer group is behind on one partition this process consumes (a metric, not a position). */
 export interface ConsumerLag {
+  /** The group as metrics name it: its `metricsGroup`, else the group. */
   group: string
   topic: string
   partition: number

@@ -70,6 +70,7 @@ export async function createTopicControlStore(
   await bus.readPartition(topic, 0, async (records) => apply(records))
   const subscription = await bus.subscribe({
     group: `${topic}.view.${storeId}`,
+    metricsGroup: `${topic}.view`, // one series per process, not one per process start
     topics: [topic],
     fromBeginning: true,
     handler: async (batch) => apply(batch.records),

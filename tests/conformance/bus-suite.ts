@@ -309,4 +309,23 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     await sub.stop()
     t.equal(await lag(), undefined, 'a stopped subscription reports nothing')
   })
+
+  t.test(`${name}: consumer lag names a group made unique per process by its metricsGroup`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const topic = unique()
+    const metricsGroup = unique()
+    await f.bus.ensureTopics({ [topic]: { partitions: 1 } })
+    await f.bus.publish(topic, [rec('k', 'v')])
+    const sub = await f.bus.subscribe({
+      group: `${metricsGroup}.${unique()}`,
+      metricsGroup,
+      topics: [topic],
+      handler: async () => {},
+    })
+    t.teardown(() => sub.stop())
+    const groups = async () => (await f.bus.consumerLag()).filter((l) => l.topic === topic).map((l) => l.group)
+    await eventually(async () => ((await groups()).length > 0 ? true : undefined), 30_000)
+    t.same(await groups(), [metricsGroup])
+  })
 }

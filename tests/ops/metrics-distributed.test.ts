@@ -8,15 +8,13 @@ import { join } from 'node:path'
 import { eventually, getJson, postJson, removeDir, tempDir } from '../helpers/server.ts'
 import { startKafka } from '../infra/kafka.ts'
 import { auth, distributedEnv, startNode, type Node } from '../distributed/cluster.ts'
-import { scrape, scrapeUntil, type Scrape } from './metrics-scrape.ts'
+import { change, scrape, scrapeUntil, type Scrape } from './metrics-scrape.ts'
 
 t.setTimeout(240_000)
 
 const FUNCTIONS = join(import.meta.dirname, 'fixtures/metrics-functions.ts')
 /** Four processes start at once on a 2-core machine, maybe beside other test files. */
 const slowStart = { startTimeoutMs: 90_000 }
-const change = (before: Scrape, after: Scrape, name: string, labels: Record<string, string> = {}) =>
-  after.total(name, labels) - before.total(name, labels)
 
 t.test('every role serves /metrics, and each family moves on the role that does the work', async (t) => {
   const env = distributedEnv('metrics')
@@ -73,6 +71,12 @@ t.test('every role serves /metrics, and each family moves on the role that does 
     t.equal(change(before, after, 'sluice_http_requests_total', { ...eventApi, status: '401' }), 1)
     t.ok(change(before, after, 'sluice_log_publish_duration_seconds_count', { bus: 'kafka' }) >= 1)
     t.ok(change(before, after, 'sluice_log_published_records_total', { bus: 'kafka' }) >= 3)
+    const view = `${env.SLUICE_TOPIC_PREFIX}.control.view`
+    t.same(
+      after.find('sluice_consumer_lag_records').map((s) => s.labels.group),
+      [view],
+      'its control-plane view, named the same on every start (no per-process id)',
+    )
     t.notOk(after.text.includes(key), 'no event key in any label')
     t.notOk(after.text.includes(accepted.body.ids[0]), 'no event ID in any label')
   })

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { getJson, postJson, removeDir, startServer, tempDir } from '../helpers/server.ts'
 import { createWebhook, deliver, outcome } from '../webhooks/helpers.ts'
-import { scrape, scrapeUntil, type Scrape } from './metrics-scrape.ts'
+import { change, scrape, scrapeUntil, type Scrape } from './metrics-scrape.ts'
 
 const FUNCTIONS = join(import.meta.dirname, 'fixtures/metrics-functions.ts')
 // One partition: a run that waits holds back the runs behind it, so lag builds up behind it.
@@ -17,9 +17,6 @@ t.teardown(async () => {
   await removeDir(server.dataDir)
 })
 const url = server.url
-
-const change = (before: Scrape, after: Scrape, name: string, labels: Record<string, string> = {}) =>
-  after.total(name, labels) - before.total(name, labels)
 
 /** Every consumer group has caught up (no event of an earlier test is still on its way). */
 const caughtUp = () => scrapeUntil(url, (s) => s.total('sluice_consumer_lag_records') === 0, 20_000, 'consumer lag 0')

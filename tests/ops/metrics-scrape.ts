@@ -49,6 +49,11 @@ export function parseMetrics(contentType: string, text: string): Scrape {
   }
 }
 
+/** How much the samples of `name` with `labels` grew from one scrape to a later one. */
+export function change(before: Scrape, after: Scrape, name: string, labels: Record<string, string> = {}): number {
+  return after.total(name, labels) - before.total(name, labels)
+}
+
 export async function scrape(baseUrl: string): Promise<Scrape> {
   const response = await fetch(`${baseUrl}/metrics`)
   if (response.status !== 200) throw new Error(`GET /metrics: ${response.status}`)
