@@ -31,6 +31,10 @@ export function createPlatformaticPublisher(client: ClientOptions, config: Platf
     acks: ProduceAcks.ALL,
     partitioner: compatibilityPartitioner,
     autocreateTopics: false,
+    // The client waits 1 s between retries by default: a first send to a topic just created (its
+    // leader not yet known to every broker) then missed the publish deadline. Short retries fit in it.
+    retries: 20,
+    retryDelay: 100,
   })
   let collecting: Pending | undefined
   let sending: Promise<void> | undefined

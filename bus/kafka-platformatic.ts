@@ -69,7 +69,8 @@ export async function createPlatformaticKafkaBus(config: KafkaBusConfig, log: Lo
     maxBatchRecords: config.maxBatchRecords ?? 500,
   }
   const ensured = new Set<string>()
-  const subscriptions = new Map<PlatformaticSubscription, string>()
+  /** Each subscription's group (without the prefix) and the group its lag is reported as. */
+  const subscriptions = new Map<PlatformaticSubscription, { group: string; label: string }>()
 
   async function ensureTopics(specs: Record<string, TopicSpec>): Promise<void> {
     const wanted = Object.entries(specs).filter(([topic]) => !ensured.has(topic))
@@ -175,18 +176,18 @@ export async function createPlatformaticKafkaBus(config: KafkaBusConfig, log: Lo
         },
         offsets: () => subscription.offsets(),
       }
-      subscriptions.set(tracked, options.group)
+      subscriptions.set(tracked, { group: options.group, label: options.metricsGroup ?? options.group })
       return tracked as Subscription
     },
     async groupOffsets(group) {
-      const all = [...subscriptions].filter(([, g]) => g === group).map(([s]) => s.offsets())
+      const all = [...subscriptions].filter(([, held]) => held.group === group).map(([s]) => s.offsets())
       return (await Promise.all(all)).flat()
     },
     // Lag from a group that committed nothing yet counts from offset 0, not the first retained one.
     async consumerLag() {
-      const held = [...subscriptions].map(async ([s, group]) =>
+      const held = [...subscriptions].map(async ([s, { label }]) =>
         (await s.offsets()).map(({ topic, partition, committed, end }) => ({
-          group,
+          group: label,
           topic,
           partition,
           records: Math.max(0, Number(end - (committed < 0n ? 0n : committed))),
