@@ -3,7 +3,7 @@
 // hot path and with friendlier messages); tests/core/event-schema.test.ts proves with
 // generated bodies that the two accept and reject the same events.
 import { Type, type TObject } from '@sinclair/typebox'
-import { RESERVED_PREFIX, type EventLimits } from './event.ts'
+import { MAX_DATE_MS, RESERVED_PREFIX, type EventLimits } from './event.ts'
 
 export function eventSchema(limits: Pick<EventLimits, 'maxNameLength' | 'maxIdLength'>): TObject {
   return Type.Object(
@@ -26,8 +26,8 @@ export function eventSchema(limits: Pick<EventLimits, 'maxNameLength' | 'maxIdLe
       ts: Type.Optional(
         Type.Integer({
           minimum: 0,
-          maximum: Number.MAX_SAFE_INTEGER,
-          description: 'Milliseconds since the epoch; default: receive time',
+          maximum: MAX_DATE_MS,
+          description: 'Milliseconds since the epoch, at most what a Date holds; default: receive time',
         }),
       ),
     },
