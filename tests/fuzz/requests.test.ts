@@ -3,6 +3,7 @@
 // allows or a documented 4xx in the documented shape; never a 5xx or a hang; nothing invalid
 // is stored; the server is alive and back near its starting memory afterwards.
 import t from 'tap'
+import { isPublicRoute } from '../helpers/public-routes.ts'
 import fc from 'fast-check'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
@@ -56,19 +57,6 @@ const hook = await rest('POST', '/v1/webhooks', { name: 'Fuzz', transform })
 const branchHook = await rest('POST', '/v1/webhooks', { name: 'Fuzz branch', env: 'branch', transform })
 const sacrificial = await rest('POST', '/v1/webhooks', { name: 'Fuzzed by REST', env: 'staging' })
 const LIMIT = 512 * 1024
-// Open without the signing key: probes, metrics, the API description and the dashboard's static files
-// (its data is REST).
-const PUBLIC = new Set([
-  'GET /healthz',
-  'GET /readyz',
-  'GET /metrics',
-  'GET /v1/openapi.json',
-  'GET /',
-  'GET /dashboard',
-  'GET /dashboard/:file',
-])
-/** The rendered API reference (@fastify/swagger-ui) is public, like the document it renders. */
-const isPublic = (route: string) => PUBLIC.has(route) || route.startsWith('GET /docs')
 
 const counts: Record<string, Record<string, number>> = {}
 const spentMs: Record<string, number> = {}
@@ -152,7 +140,7 @@ const restRequests = fc
     if (authorization === 'ok') headers.authorization = `Bearer ${TEST_SIGNING_KEY}`
     if (authorization === 'lower') headers.authorization = `bearer ${TEST_SIGNING_KEY}`
     if (authorization === 'wrong') headers.authorization = `Bearer ${TEST_SIGNING_KEY}x`
-    const expect = (authorization === 'none' || authorization === 'wrong') && !isPublic(route) ? 'reject' : 'any'
+    const expect = (authorization === 'none' || authorization === 'wrong') && !isPublicRoute(route) ? 'reject' : 'any'
     return { kind: `REST ${route}`, method, url, headers, payload: body.payload, expect } as Case
   })
 

@@ -4,18 +4,7 @@
 // limits answer 429 with Retry-After.
 import t from 'tap'
 import { startServer, TEST_SIGNING_KEY, postJson, getJson, eventually } from '../helpers/server.ts'
-
-// Open without the signing key: probes, metrics, the API description, and the dashboard's static files
-// (the data they show comes from the REST API).
-const PUBLIC = new Set([
-  'GET /healthz',
-  'GET /readyz',
-  'GET /metrics',
-  'GET /v1/openapi.json',
-  'GET /',
-  'GET /dashboard',
-  'GET /dashboard/:file',
-])
+import { PUBLIC_ROUTES, isPublicRoute } from '../helpers/public-routes.ts'
 
 t.test('sluice start', async (t) => {
   const server = await startServer({ mode: 'start' })
@@ -78,7 +67,7 @@ t.test('sluice start', async (t) => {
 
   t.test('every REST route but the public ones is closed without the signing key', async (t) => {
     // The API reference (/docs, @fastify/swagger-ui) is public, like the document it renders.
-    const closed = server.routes.filter((r) => !PUBLIC.has(r) && !r.includes(' /e') && !r.startsWith('GET /docs'))
+    const closed = server.routes.filter((r) => !isPublicRoute(r) && !r.includes(' /e'))
     t.ok(closed.length >= 20, `${closed.length} closed routes`)
     const wrong = [
       undefined,
@@ -105,7 +94,7 @@ t.test('sluice start', async (t) => {
           t.fail(`${route} with ${JSON.stringify(authorization)}: ${response.statusCode} ${response.body}`)
       }
     }
-    for (const route of PUBLIC) {
+    for (const route of PUBLIC_ROUTES) {
       const [method, pattern] = route.split(' ')
       t.ok(
         (await server.inject({ method: method as 'GET', url: pattern.replace(':file', 'index.html') })).statusCode <

@@ -1,0 +1,15 @@
+// The routes open without the signing key: probes, metrics, the API description and the
+// dashboard's static files (the data they show comes from the REST API, which is closed).
+// Written out here, not read from the server, so the tests say what should be open.
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
+  'GET /healthz',
+  'GET /readyz',
+  'GET /metrics',
+  'GET /v1/openapi.json',
+  'GET /',
+  'GET /dashboard',
+  'GET /dashboard/:file',
+])
+
+/** The rendered API reference (@fastify/swagger-ui) is public, like the document it renders. */
+export const isPublicRoute = (route: string) => PUBLIC_ROUTES.has(route) || route.startsWith('GET /docs')
