@@ -1,7 +1,7 @@
 // The shape most stages share: one consumer group over some topics, each batch decoded and
 // handed to the stage; resolving commits, throwing redelivers (bus semantics).
 import type { Bus, ConsumedRecord, Subscription } from './types.ts'
-import type { Codec } from './codec.ts'
+import { decodeRecord, type Codec } from './codec.ts'
 
 export interface ConsumerStageConfig {
   group: string
@@ -28,7 +28,7 @@ export function createConsumerStage<T>(
         handler: async (batch) => {
           if (!config.idle?.())
             await handle(
-              batch.records.map((r) => codec.decode(r.value)),
+              batch.records.map((r) => decodeRecord(codec, r)),
               batch.records,
             )
         },

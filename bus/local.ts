@@ -39,10 +39,14 @@ export interface LocalBusConfig {
    * once per batch. A crash redelivers what was handled since: delivery is at-least-once anyway.
    */
   commitIntervalMs?: number
+  /**
+   * Per partition, the newest record batches stay in memory too (with the producers' own values,
+   * BusRecord.decoded), up to this many bytes of records: consumers that keep up never read RocksDB.
+   */
+  tailBytes?: number
 }
 
-/** Per partition, the newest record batches stay in memory too, so consumers that keep up never read RocksDB. */
-const TAIL_BYTES = 4 * 1024 * 1024
+const DEFAULT_TAIL_BYTES = 4 * 1024 * 1024
 const MAX_FLUSHES_IN_FLIGHT = 4
 /** 2: record batches. A data dir without the key is format 1 (one record per value) or new. */
 const LOG_FORMAT = 2
@@ -52,6 +56,8 @@ interface Written {
   first: number
   count: number
   buffer: Buffer
+  /** The producers' own values (BusRecord.decoded), handed to consumers that read the tail. */
+  decoded?: unknown[]
 }
 interface TopicState {
   name: string
@@ -83,7 +89,8 @@ const published = {
   failures: publishFailures.labels('local'),
 }
 
-export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig): Bus {
+export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig): Bus & Required<Pick<Bus, 'settle'>> {
+  const tailBytes = config.tailBytes ?? DEFAULT_TAIL_BYTES
   const topics = new Map<string, TopicState>()
   const committed = new Map<string, number>() // offsetKey → next offset, for retention
   const unwritten = new Map<string, number>() // committed offsets not yet in RocksDB
@@ -213,7 +220,8 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       for (const [p, batch] of partitions) {
         const buffer = encodeBatch(batch.records)
         ops.push({ type: 'put', key: logKey(state.name, p, batch.first), value: buffer })
-        written.push([state, p, { first: batch.first, count: batch.records.length, buffer }])
+        const decoded = batch.records[0].decoded === undefined ? undefined : batch.records.map((r) => r.decoded)
+        written.push([state, p, { first: batch.first, count: batch.records.length, buffer, decoded }])
       }
     }
     const offsets = offsetWrites() // free riders on a write that happens anyway
@@ -229,7 +237,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
           const tail = state.tails[p]
           tail.push(entry)
           state.tailBytes[p] += entry.buffer.length
-          while (state.tailBytes[p] > TAIL_BYTES && tail.length > 1) state.tailBytes[p] -= tail.shift()!.buffer.length
+          while (state.tailBytes[p] > tailBytes && tail.length > 1) state.tailBytes[p] -= tail.shift()!.buffer.length
           for (const wake of state.waiters[p].splice(0)) wake()
         }
         published.duration.observe(secondsSince(pendingBatch.startedNs))
@@ -260,7 +268,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     const tail = topicState(topic).tails[partition]
     if (tail.length > 0 && from >= tail[0].first) {
       for (let i = tail.findIndex((e) => e.first >= from); i !== -1 && i < tail.length && tail[i].first < to; i++) {
-        decodeBatch(tail[i].buffer, tail[i].first, records)
+        decodeBatch(tail[i].buffer, tail[i].first, records, tail[i].decoded)
         if (records.length >= limit) return { records, next: tail[i].first + tail[i].count }
       }
       return { records, next: to }
@@ -334,8 +342,50 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     return subscription
   }
 
+  /** The most records a live group has yet to handle on one partition of `topics`. */
+  function backlog(topics: string[]): number {
+    let most = 0
+    for (const { group, assigned } of subscriptions.values()) {
+      for (const { topic, partitions } of assigned) {
+        if (!topics.includes(topic)) continue
+        const { durable } = topicState(topic)
+        for (const p of partitions) most = Math.max(most, durable[p] - (committed.get(offsetKey(group, topic, p)) ?? 0))
+      }
+    }
+    return most
+  }
+  /** Publishers waiting for the pipeline: woken on commits, which is when a backlog shrinks. */
+  const settling = new Set<{ topics: string[]; limit: number; done: (settled: boolean) => void }>()
+
+  function settle(topics: string[], limit: number, timeoutMs: number): Promise<boolean> {
+    if (backlog(topics) <= limit) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const waiter = {
+        topics,
+        limit,
+        done: (settled: boolean) => {
+          settling.delete(waiter)
+          clearTimeout(timer)
+          resolve(settled)
+        },
+      }
+      const timer = setTimeout(() => waiter.done(false), timeoutMs)
+      settling.add(waiter)
+    })
+  }
+
+  function wakeSettled(): void {
+    const backlogs = new Map<string[], number>() // waiters mostly share their topics: computed once per commit
+    for (const waiter of settling) {
+      const behind =
+        backlogs.get(waiter.topics) ?? backlogs.set(waiter.topics, backlog(waiter.topics)).get(waiter.topics)!
+      if (behind <= waiter.limit || closed) waiter.done(!closed)
+    }
+  }
+
   function commit(key: string, next: number): void {
     committed.set(key, next)
+    if (settling.size > 0) wakeSettled()
     unwritten.set(key, next)
     if (offsetTimer) return
     offsetTimer = setTimeout(
@@ -438,12 +488,14 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     subscribe,
     readPartition,
     consumerLag,
+    settle,
     async close() {
       clearInterval(retentionTimer)
       await Promise.all([...subscriptions.keys()].map((s) => s.stop()))
       await writeOffsets()
       while (pending || inFlight.length > 0) await sleep(1)
       closed = true
+      wakeSettled()
     },
   }
 }
@@ -465,7 +517,7 @@ function encodeBatch(records: BusRecord[]): Buffer {
   return out
 }
 
-function decodeBatch(buffer: Buffer, first: number, into: ConsumedRecord[]): void {
+function decodeBatch(buffer: Buffer, first: number, into: ConsumedRecord[], decoded?: unknown[]): void {
   const count = buffer.readUInt32BE(0)
   let at = 4
   for (let i = 0; i < count; i++) {
@@ -475,7 +527,8 @@ function decodeBatch(buffer: Buffer, first: number, into: ConsumedRecord[]): voi
     const timestampMs = buffer.readDoubleBE(at)
     const valueBytes = buffer.readUInt32BE(at + 8)
     at += 12
-    into.push({ key, timestampMs, value: buffer.subarray(at, at + valueBytes), offset: String(first + i) })
+    const value = buffer.subarray(at, at + valueBytes)
+    into.push({ key, timestampMs, value, offset: String(first + i), decoded: decoded?.[i] })
     at += valueBytes
   }
 }

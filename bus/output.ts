@@ -16,20 +16,24 @@ export function createOutput<T>(
   topic: string,
   codec: Codec<T>,
   keyOf: (value: T) => string,
+  /** `handOn`: the producer never changes a value once published, so consumers may share it (BusRecord.decoded). */
+  options: { handOn?: boolean } = {},
 ): ForwardingOutput<T> {
+  // An in-process log may hand the values themselves to consumers whose codec can adopt them.
+  const handOn = options.handOn && codec.adopt ? (value: T) => value : () => undefined
   return {
     publish(values) {
       if (values.length === 0) return Promise.resolve()
       return bus.publish(
         topic,
-        values.map((value) => ({ key: keyOf(value), value: codec.encode(value) })),
+        values.map((value) => ({ key: keyOf(value), value: codec.encode(value), decoded: handOn(value) })),
       )
     },
     forward(values, encoded) {
       if (values.length === 0) return Promise.resolve()
       return bus.publish(
         topic,
-        values.map((value, i) => ({ key: keyOf(value), value: encoded[i] })),
+        values.map((value, i) => ({ key: keyOf(value), value: encoded[i], decoded: handOn(value) })),
       )
     },
   }

@@ -89,7 +89,8 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   const { bus, topics, codecs, roles } = { ...adapters, roles: options.roles }
   const envs = createEnvs(adapters.control)
   const keys = createKeys(adapters.control, envs)
-  const incoming = createOutput(bus, topics.incoming, codecs.event, (e) => `${e.env}\0${e.id}`)
+  const incomingKey = (e: EventRecord) => `${e.env}\0${e.id}`
+  const incoming = createOutput(bus, topics.incoming, codecs.event, incomingKey)
   const functions = createFunctionParts(
     {
       bus,
@@ -150,7 +151,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
           bus,
           codec: codecs.event,
           outputs: {
-            events: createOutput(bus, topics.events, codecs.event, (e) => e.internalId),
+            events: createOutput(bus, topics.events, codecs.event, (e) => e.internalId, { handOn: true }),
             duplicates: createOutput(bus, topics.duplicates, codecs.stored, (e) => e.internalId),
           },
           openStore: adapters.openDedupStore,
@@ -164,9 +165,20 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   if (roles.has('runner')) stages.push(functions.runners)
   if (roles.has('router')) stages.push(functions.router)
   if (roles.has('ingest')) {
+    const pipeline = [topics.incoming, topics.events, topics.duplicates]
+    const { localLogMaxBacklogRecords: limit, localLogBacklogWaitMs: waitMs } = config
+    const settle = bus.settle && limit > 0 ? () => bus.settle!(pipeline, limit, waitMs) : undefined
     http.push(
       createIngest(
-        { keys, envs, outputs: { incoming }, webhooks: webhooks.ingest, log: log.child({ stage: 'ingest' }) },
+        {
+          keys,
+          envs,
+          // The Event API's records are parsed JSON and fields, never changed once published: consumers in this process may share them.
+          outputs: { incoming: createOutput(bus, topics.incoming, codecs.event, incomingKey, { handOn: true }) },
+          webhooks: webhooks.ingest,
+          settle,
+          log: log.child({ stage: 'ingest' }),
+        },
         { ...config, devMode: config.mode === 'dev' },
       ).routes,
     )

@@ -31,11 +31,17 @@ export async function startEmbedded(
   options: { functions?: SluiceFunction[]; httpPlugins?: RoutePlugin[]; rocks?: Rocks } = {},
 ): Promise<Running> {
   await mkdir(config.dataDir, { recursive: true })
-  const rocks = options.rocks ?? (await openRocks(join(config.dataDir, 'db')))
+  const rocks =
+    options.rocks ??
+    (await openRocks(join(config.dataDir, 'db'), {
+      writeBufferMb: config.rocksdbWriteBufferMb,
+      writeBuffers: config.rocksdbWriteBuffers,
+    }))
   const bus = createLocalBus(rocks, log.child({ component: 'bus' }), {
     maxBatchRecords: config.localLogBatchRecords,
     retentionCheckMs: config.localLogRetentionCheckMs,
     lingerMs: config.localLogLingerMs,
+    tailBytes: config.localLogTailBytes,
   })
   const topics = topicNames(config.topicPrefix)
   // One process: partitions of the event pipeline's topics would buy no parallelism, and each

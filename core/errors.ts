@@ -51,6 +51,11 @@ export const errorCatalogue = {
     message: "The environment's event rate limit is reached; retry after Retry-After seconds",
   },
   LOG_UNAVAILABLE: { statusCode: 503, retriable: true, message: 'The event log cannot take records right now' },
+  PIPELINE_BEHIND: {
+    statusCode: 503,
+    retriable: true,
+    message: 'The stages after ingest are behind; retry after Retry-After seconds',
+  },
   // The HTTP edge: requests refused before they reach a route (api/edge.ts, api/fastify-errors.ts).
   REQUEST_TIMEOUT: { statusCode: 408, retriable: true, message: 'The request did not arrive within the time limit' },
   URL_TOO_LONG: { statusCode: 414, retriable: false, message: 'A path segment of the URL is over the limit' },

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino'
 import type { Bus, Subscription } from '../bus/types.ts'
 import type { ForwardingOutput, Output } from '../bus/output.ts'
-import type { Codec } from '../bus/codec.ts'
+import { decodeRecord, type Codec } from '../bus/codec.ts'
 import type { EventRecord, StoredEvent } from '../core/event.ts'
 import type { DedupStore } from './types.ts'
 import { dedupEvents } from './metrics.ts'
@@ -51,13 +51,14 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
       accepted.push(event)
       acceptedBytes.push(encoded[i])
     })
-    // An accepted event goes on as it came (`incoming` and `events` share the event codec).
+    // An accepted event goes on as it came (`incoming` and `events` share the event codec). Marking
+    // it seen at the same time is safe: a crash before it is durable downstream redelivers the
+    // batch, and a redelivered event finds its own mark (its internal ID), so it passes again.
     await Promise.all([
       deps.outputs.events.forward(accepted, acceptedBytes),
       deps.outputs.duplicates.publish(duplicates),
+      store.markSeen(accepted),
     ])
-    // Only once the events are durable downstream is the id marked seen: a crash in between redelivers.
-    await store.markSeen(accepted)
     counted.accepted.inc(accepted.length)
     counted.duplicate.inc(duplicates.length)
   }
@@ -70,7 +71,7 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
         handler: (batch) =>
           handle(
             batch.partition,
-            batch.records.map((r) => deps.codec.decode(r.value)),
+            batch.records.map((r) => decodeRecord(deps.codec, r)),
             batch.records.map((r) => r.value),
           ),
         onAssign: async (assigned) => {

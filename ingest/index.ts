@@ -44,6 +44,8 @@ export interface IngestDeps {
   envs: Envs
   outputs: { incoming: Output<EventRecord> }
   webhooks?: WebhookIngest
+  /** Embedded mode: resolves true once the stages after ingest are within their backlog limit, false if they stay behind. */
+  settle?: () => Promise<boolean>
   log: Logger
 }
 
@@ -92,6 +94,12 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
         'RATE_LIMITED',
         `events: environment "${env.name}" takes ${perSecond} events per second; retry in ${seconds} s`,
       )
+    }
+    // Backpressure: the request waits while the pipeline catches up, so memory and the backlog stay
+    // bounded and senders go at the pace the machine stores events.
+    if (deps.settle && !(await deps.settle())) {
+      reply.header('retry-after', '1')
+      throw new SluiceError('PIPELINE_BEHIND', 'events: the pipeline is behind; retry in 1 s')
     }
     const seed = headerValue(request.headers['x-service-event-id-seed'])
     const receivedAt = Date.now()

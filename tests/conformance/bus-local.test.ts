@@ -3,7 +3,9 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { openRocks, type Rocks } from '../../core/rocks.ts'
 import { createLocalBus } from '../../bus/local.ts'
-import type { Bus } from '../../bus/types.ts'
+import type { Bus, ConsumedRecord } from '../../bus/types.ts'
+import { decodeRecord, jsonCodec } from '../../bus/codec.ts'
+import { jsonTextOf } from '../../core/json-text.ts'
 import { tempDir, removeDir, eventually } from '../helpers/server.ts'
 import { busSuite } from './bus-suite.ts'
 import { keyRange } from '../../core/keyspaces.ts'
@@ -245,5 +247,88 @@ t.test(
       ['k-b=b@1001#1', 'k-c=c@1002#2', 'k-d=d@2000#3'],
       'old records after the committed offset, then new ones',
     )
+  },
+)
+
+t.test(
+  "local bus: consumers reading the tail get the producer's own values; read from RocksDB, they decode the bytes",
+  async (t) => {
+    const f = await openLocal()
+    t.teardown(() => f.close())
+    await f.bus.ensureTopics({ handed: { partitions: 1 } })
+    const codec = jsonCodec<{ n: number; nested: { s: string } }>({ keepText: true })
+    const values = [0, 1, 2].map((n) => ({ n, nested: { s: `v${n}` } }))
+    await f.bus.publish(
+      'handed',
+      values.map((v) => ({ key: 'k', value: codec.encode(v), decoded: v })),
+    )
+    const consume = async (bus: Bus, group: string) => {
+      const got: Array<{ record: ConsumedRecord; value: (typeof values)[number] }> = []
+      const sub = await bus.subscribe({
+        group,
+        topics: ['handed'],
+        handler: async (b) =>
+          void got.push(...b.records.map((record) => ({ record, value: decodeRecord(codec, record) }))),
+      })
+      await eventually(async () => (got.length === 3 ? true : undefined))
+      await sub.stop()
+      return got
+    }
+    const fromTail = await consume(f.bus, 'live')
+    t.ok(
+      fromTail.every(({ value }, i) => value === values[i]),
+      'the very objects the producer published: nothing decoded',
+    )
+    t.same(
+      fromTail.map(({ value }) => jsonTextOf(value)?.toString()),
+      values.map((v) => JSON.stringify(v)),
+      'with their JSON text kept for a store that writes it as is',
+    )
+    const bus = await f.reopen() // an empty tail: the records come from RocksDB
+    await bus.ensureTopics({ handed: { partitions: 1 } })
+    const fromDisk = await consume(bus, 'after-restart')
+    t.ok(
+      fromDisk.every(({ record }) => record.decoded === undefined),
+      'no producer value after a restart',
+    )
+    t.same(
+      fromDisk.map(({ value }) => value),
+      values,
+      'decoded from the bytes, equal',
+    )
+  },
+)
+
+t.test(
+  'local bus: settle waits while a group is further behind than the limit, and says so when it stays behind',
+  async (t) => {
+    const f = await openLocal({ maxBatchRecords: 5 })
+    t.teardown(() => f.close())
+    await f.bus.ensureTopics({ slow: { partitions: 1 }, other: { partitions: 1 } })
+    t.equal(await f.bus.settle(['slow'], 0, 10), true, 'nothing behind: at once')
+    let release!: () => void
+    let gate = new Promise<void>((r) => (release = r))
+    const handled: string[] = []
+    const sub = await f.bus.subscribe({
+      group: 'slow-stage',
+      topics: ['slow'],
+      handler: async (b) => {
+        await gate
+        handled.push(...b.records.map((r) => r.value.toString()))
+      },
+    })
+    t.teardown(() => sub.stop())
+    await f.bus.publish(
+      'slow',
+      Array.from({ length: 30 }, (_, i) => ({ key: 'k', value: String(i) })),
+    )
+    t.equal(await f.bus.settle(['slow'], 10, 100), false, '30 records behind, limit 10: still behind after 100 ms')
+    t.equal(await f.bus.settle(['slow'], 30, 10), true, 'within a limit of 30')
+    t.equal(await f.bus.settle(['other'], 0, 10), true, 'another topic is not held back by it')
+    const waiting = f.bus.settle(['slow'], 10, 30_000)
+    release()
+    gate = Promise.resolve()
+    t.equal(await waiting, true, 'released once the group caught up to within the limit')
+    await eventually(async () => (handled.length === 30 ? true : undefined))
   },
 )

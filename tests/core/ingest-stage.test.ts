@@ -1,5 +1,5 @@
 // The ingest stage on its own (fastify inject, an in-process Output): 503 when the log
-// cannot take records, and nothing acknowledged that was not published.
+// cannot take records or the pipeline stays behind, and nothing acknowledged that was not published.
 import t from 'tap'
 import { join } from 'node:path'
 import pino from 'pino'
@@ -32,8 +32,14 @@ const envs = createEnvs(await createRocksControlStore(rocks))
 const keys = createKeys(await createRocksControlStore(rocks), envs)
 const output = new SwitchableOutput()
 const log = pino({ level: 'silent' })
+let pipelineSettles = true // what the log's settle answers (bus/local.ts: the stages after ingest within their backlog)
+let settleCalls = 0
+const settle = async () => {
+  settleCalls++
+  return pipelineSettles
+}
 const ingest = createIngest(
-  { keys, envs, outputs: { incoming: output }, log },
+  { keys, envs, outputs: { incoming: output }, settle, log },
   {
     devMode: true,
     maxBodyBytes: 512 * 1024,
@@ -91,3 +97,32 @@ t.test('records are keyed for dedup: the dedup id is the caller id, else the int
   t.equal(second.id, r.json().ids[1])
   t.equal(first.env, 'production')
 })
+
+t.test(
+  '503 PIPELINE_BEHIND with Retry-After when the stages after ingest stay behind; nothing is published',
+  async (t) => {
+    output.published = []
+    pipelineSettles = false
+    t.teardown(() => {
+      pipelineSettles = true
+    })
+    const calls = settleCalls
+    const behind = await app.inject({ method: 'POST', url: '/e/k', payload: [{ name: 'a/b', data: {} }] })
+    t.equal(behind.statusCode, 503)
+    t.equal(behind.headers['retry-after'], '1')
+    t.same(behind.json(), {
+      status: 503,
+      code: 'PIPELINE_BEHIND',
+      error: 'events: the pipeline is behind; retry in 1 s',
+    })
+    t.equal(settleCalls, calls + 1, 'the request waited on the pipeline')
+    t.equal(output.published.length, 0)
+    const invalid = await app.inject({ method: 'POST', url: '/e/k', payload: [{ name: '', data: {} }] })
+    t.equal(invalid.statusCode, 400, 'a request that is not valid is refused as such, without waiting')
+    t.equal(settleCalls, calls + 1)
+    pipelineSettles = true
+    const caughtUp = await app.inject({ method: 'POST', url: '/e/k', payload: [{ name: 'a/b', data: {} }] })
+    t.equal(caughtUp.statusCode, 200)
+    t.equal(output.published.length, 1)
+  },
+)

@@ -39,6 +39,9 @@ t.test('GET /metrics: Prometheus text, the process defaults, the roles and readi
     s.find('sluice_consumer_lag_records', { group: 'dedup', topic: 'sluice.incoming', partition: '0' }).length === 1,
     'lag is reported for each group and partition this process consumes',
   )
+  const memtables = s.total('sluice_rocksdb_memory_bytes', { kind: 'memtables' })
+  t.ok(memtables > 0 && memtables <= 2 * 16 * 1024 * 1024, `RocksDB memtables: ${memtables} bytes, within 2 × 16 MiB`)
+  t.ok(s.find('sluice_rocksdb_memory_bytes', { kind: 'block_cache' }).length === 1, 'RocksDB block cache')
 })
 
 t.test(
