@@ -44,9 +44,9 @@ COPY control/ control/
 COPY api/ api/
 COPY client/ client/
 COPY --from=dashboard /build/dist/dashboard/ dist/dashboard/
-# isolated-vm needs --no-node-snapshot; sluice-source lets a functions file import `sluice/client` from these
+# isolated-vm needs --no-node-snapshot; 8 MiB semi-spaces keep V8 lean (see scripts/start.sh); sluice-source lets a functions file import `sluice/client` from these
 # sources. RocksDB's threads each get a glibc malloc arena; two keep the RSS down (see scripts/start.sh).
-ENV NODE_OPTIONS="--no-node-snapshot --conditions=sluice-source" \
+ENV NODE_OPTIONS="--no-node-snapshot --max-semi-space-size=8 --conditions=sluice-source" \
   MALLOC_ARENA_MAX=2 \
   SLUICE_HOST=0.0.0.0 \
   SLUICE_DATA_DIR=/data

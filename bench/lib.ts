@@ -40,6 +40,15 @@ export async function startChild(args: string[], env: NodeJS.ProcessEnv = {}): P
   }
 }
 
+/** `sluice dev` on `dataDir`, as `npm start` and the image run it (scripts/start.sh, Dockerfile). */
+export function startSluice(dataDir: string): Promise<Child> {
+  return startChild(['bin/sluice.js', 'dev', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
+    SLUICE_LOG_LEVEL: 'warn',
+    MALLOC_ARENA_MAX: '2',
+    NODE_OPTIONS: '--max-semi-space-size=8',
+  })
+}
+
 /** Peak resident memory of a process, in MiB. */
 export function peakRssMb(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startChild, peakRssMb, report, type Child } from '../lib.ts'
+import { startChild, startSluice, peakRssMb, report, type Child } from '../lib.ts'
 import { cpuMicros, ensureWrk, round, rssMb, wrk } from '../wrk.ts'
 
 const seconds = Number(process.argv[2] ?? 10)
@@ -45,13 +45,7 @@ const results: Record<
 for (const c of CASES) {
   // A fresh server per case, so each peak RSS is that case's own.
   const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'))
-  const sluice = await startChild(
-    ['bin/sluice.js', 'dev', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'],
-    {
-      SLUICE_LOG_LEVEL: 'warn',
-      MALLOC_ARENA_MAX: '2', // as `npm start` and the image run it (scripts/start.sh)
-    },
-  )
+  const sluice = await startSluice(dataDir)
   const pid = sluice.child.pid!
   await sleep(500)
   const idle = rssMb(pid)

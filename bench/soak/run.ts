@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
-import { peakRssMb, report, ROOT, startChild, type Child } from '../lib.ts'
+import { peakRssMb, report, ROOT, startSluice } from '../lib.ts'
 import { cpuMicros, ensureWrk, round, rssMb, wrk } from '../wrk.ts'
 import { renderChart } from './chart.ts'
 
@@ -177,13 +177,6 @@ async function measurePeak() {
     await server.stop()
     await rm(dir, { recursive: true, force: true })
   }
-}
-
-function startSluice(dir: string): Promise<Child> {
-  return startChild(['bin/sluice.js', 'dev', '--port', '0', '--data-dir', dir, '--log-level', 'warn'], {
-    SLUICE_LOG_LEVEL: 'warn',
-    MALLOC_ARENA_MAX: '2', // as `npm start` and the image run it (scripts/start.sh)
-  })
 }
 
 interface MinuteCounts {
