@@ -58,7 +58,10 @@ t.test('multi-stage: production dependencies and the built dashboard come from b
   const dashboard = fromStage.find((args) => /\sdist\/dashboard\/?$/.test(args))
   const dashboardStage = stageNamed(/--from=(\S+)/.exec(dashboard ?? '')?.[1] ?? '')
   t.match(of(dashboardStage!, 'RUN').join('\n'), /node scripts\/build-dashboard\.ts/, 'the dashboard is built')
-  t.match(of(runtime, 'ENV').join(' '), /NODE_OPTIONS="--no-node-snapshot --max-semi-space-size=8 --conditions=sluice-source"/)
+  t.match(
+    of(runtime, 'ENV').join(' '),
+    /NODE_OPTIONS="--no-node-snapshot --max-semi-space-size=8 --conditions=sluice-source"/,
+  )
   t.same(of(runtime, 'ENTRYPOINT'), ['["node", "bin/sluice.js"]'])
 })
 
