@@ -349,7 +349,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       for (const { topic, partitions } of assigned) {
         if (!topics.includes(topic)) continue
         const { durable } = topicState(topic)
-        for (const p of partitions) most = Math.max(most, durable[p] - (committed.get(offsetKey(group, topic, p)) ?? 0))
+        for (const p of partitions) {
+          const next = committed.get(offsetKey(group, topic, p))
+          if (next !== undefined) most = Math.max(most, durable[p] - next) // else its loop is only starting
+        }
       }
     }
     return most
