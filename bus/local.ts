@@ -67,6 +67,8 @@ interface TopicState {
   waiters: Array<Array<() => void>>
   tails: Written[][]
   tailBytes: number[]
+  /** Per partition, how many of the tail's first entries no longer hold their producers' values. */
+  released: number[]
 }
 /** What one flush writes: per topic and partition, the first offset and the records from it on. */
 type Pending = {
@@ -142,6 +144,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
         waiters: heads.map(() => []),
         tails: heads.map(() => []),
         tailBytes: heads.map(() => 0),
+        released: heads.map(() => 0),
       })
     }
   }
@@ -237,7 +240,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
           const tail = state.tails[p]
           tail.push(entry)
           state.tailBytes[p] += entry.buffer.length
-          while (state.tailBytes[p] > tailBytes && tail.length > 1) state.tailBytes[p] -= tail.shift()!.buffer.length
+          while (state.tailBytes[p] > tailBytes && tail.length > 1) {
+            state.tailBytes[p] -= tail.shift()!.buffer.length
+            state.released[p] = Math.max(0, state.released[p] - 1)
+          }
           for (const wake of state.waiters[p].splice(0)) wake()
         }
         published.duration.observe(secondsSince(pendingBatch.startedNs))
@@ -323,6 +329,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
         }
         next = end
         commit(key, next)
+        releaseDecoded(state, partition)
       }
     }
 
@@ -340,6 +347,22 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     }
     subscriptions.set(subscription, { group: options.group, label: options.metricsGroup ?? options.group, assigned })
     return subscription
+  }
+
+  /**
+   * The producers' values stay in the tail only until every live group of the partition has
+   * handled them: held longer, a tail of small records kept ~100 MiB of objects alive.
+   */
+  function releaseDecoded(state: TopicState, p: number): void {
+    let handled = Number.POSITIVE_INFINITY
+    for (const { group, assigned } of subscriptions.values())
+      if (assigned.some((a) => a.topic === state.name && a.partitions.includes(p)))
+        handled = Math.min(handled, committed.get(offsetKey(group, state.name, p)) ?? 0)
+    const tail = state.tails[p]
+    for (let i = state.released[p]; i < tail.length && tail[i].first + tail[i].count <= handled; i++) {
+      tail[i].decoded = undefined
+      state.released[p] = i + 1
+    }
   }
 
   /** The most records a live group has yet to handle on one partition of `topics`. */

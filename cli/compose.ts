@@ -151,7 +151,9 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
           bus,
           codec: codecs.event,
           outputs: {
-            events: createOutput(bus, topics.events, codecs.event, (e) => e.internalId, { handOn: true }),
+            events: createOutput(bus, topics.events, codecs.event, (e) => e.internalId, {
+              handOn: config.localLogShareValues,
+            }),
             duplicates: createOutput(bus, topics.duplicates, codecs.stored, (e) => e.internalId),
           },
           openStore: adapters.openDedupStore,
@@ -174,7 +176,11 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
           keys,
           envs,
           // The Event API's records are parsed JSON and fields, never changed once published: consumers in this process may share them.
-          outputs: { incoming: createOutput(bus, topics.incoming, codecs.event, incomingKey, { handOn: true }) },
+          outputs: {
+            incoming: createOutput(bus, topics.incoming, codecs.event, incomingKey, {
+              handOn: config.localLogShareValues,
+            }),
+          },
           webhooks: webhooks.ingest,
           settle,
           log: log.child({ stage: 'ingest' }),

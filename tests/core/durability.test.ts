@@ -104,7 +104,12 @@ t.test('kill -9 under 500-event batches held back by the pipeline: every acknowl
     batchSize: () => 500,
     workers: 8,
     acknowledgedAtLeast: 20_000,
-    // A backlog limit of four requests and a short wait: requests wait, some are refused.
-    env: { SLUICE_LOCAL_LOG_MAX_BACKLOG_RECORDS: '2000', SLUICE_LOCAL_LOG_BACKLOG_WAIT_MS: '100' },
+    // A backlog limit of four requests and a short wait: requests wait, some are refused. The
+    // stages share the Event API's parsed events (SLUICE_LOCAL_LOG_SHARE_VALUES) in this run.
+    env: {
+      SLUICE_LOCAL_LOG_MAX_BACKLOG_RECORDS: '2000',
+      SLUICE_LOCAL_LOG_BACKLOG_WAIT_MS: '100',
+      SLUICE_LOCAL_LOG_SHARE_VALUES: 'true',
+    },
   }),
 )
