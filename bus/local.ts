@@ -22,6 +22,7 @@ import type {
   TopicSpec,
 } from './types.ts'
 import { partitionOf } from './partition.ts'
+import { decodeBatch, encodeBatch } from './record-batch.ts'
 import { keyPrefix, keyRange } from '../core/keyspaces.ts'
 import { publishDuration, publishedRecords, publishFailures } from './metrics.ts'
 
@@ -52,6 +53,11 @@ const MAX_FLUSHES_IN_FLIGHT = 4
 const LOG_FORMAT = 2
 const FORMAT_KEY = keyPrefix('logFormat')
 
+interface Position {
+  topic: string
+  partition: number
+  key: string
+}
 interface Written {
   first: number
   count: number
@@ -104,8 +110,11 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   const inFlight: Array<{ written: boolean; apply?: () => void }> = []
   let flushScheduled = false
   let closed = false
-  /** Live subscriptions and what they consume (consumer lag). */
-  const subscriptions = new Map<Subscription, { group: string; label: string; assigned: TopicPartitions[] }>()
+  /**
+   * Live subscriptions: the group's metrics name, and per partition it consumes, the key its
+   * position is committed under (consumer lag, backpressure, releasing shared values).
+   */
+  const subscriptions = new Map<Subscription, { label: string; positions: Position[] }>()
   const retentionTimer = setInterval(
     () => void truncate().catch((err) => log.warn({ err }, 'log retention failed')),
     config.retentionCheckMs,
@@ -345,7 +354,12 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
         subscriptions.delete(subscription)
       },
     }
-    subscriptions.set(subscription, { group: options.group, label: options.metricsGroup ?? options.group, assigned })
+    subscriptions.set(subscription, {
+      label: options.metricsGroup ?? options.group,
+      positions: assigned.flatMap(({ topic, partitions }) =>
+        partitions.map((partition) => ({ topic, partition, key: offsetKey(options.group, topic, partition) })),
+      ),
+    })
     return subscription
   }
 
@@ -355,9 +369,9 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
    */
   function releaseDecoded(state: TopicState, p: number): void {
     let handled = Number.POSITIVE_INFINITY
-    for (const { group, assigned } of subscriptions.values())
-      if (assigned.some((a) => a.topic === state.name && a.partitions.includes(p)))
-        handled = Math.min(handled, committed.get(offsetKey(group, state.name, p)) ?? 0)
+    for (const { positions } of subscriptions.values())
+      for (const { topic, partition, key } of positions)
+        if (topic === state.name && partition === p) handled = Math.min(handled, committed.get(key) ?? 0)
     const tail = state.tails[p]
     for (let i = state.released[p]; i < tail.length && tail[i].first + tail[i].count <= handled; i++) {
       tail[i].decoded = undefined
@@ -368,18 +382,17 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   /** The most records a live group has yet to handle on one partition of `topics`. */
   function backlog(topics: string[]): number {
     let most = 0
-    for (const { group, assigned } of subscriptions.values()) {
-      for (const { topic, partitions } of assigned) {
-        if (!topics.includes(topic)) continue
-        const { durable } = topicState(topic)
-        for (const p of partitions) {
-          const next = committed.get(offsetKey(group, topic, p))
-          if (next !== undefined) most = Math.max(most, durable[p] - next) // else its loop is only starting
-        }
+    for (const { positions } of subscriptions.values()) {
+      for (const { topic, partition, key } of positions) {
+        const next = committed.get(key)
+        // A group whose loop has not read its committed offset yet is only starting.
+        if (next !== undefined && topics.includes(topic))
+          most = Math.max(most, topicState(topic).durable[partition] - next)
       }
     }
     return most
   }
+
   /** Publishers waiting for the pipeline: woken on commits, which is when a backlog shrinks. */
   const settling = new Set<{ topics: string[]; limit: number; done: (settled: boolean) => void }>()
 
@@ -461,13 +474,11 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
 
   async function consumerLag(): Promise<ConsumerLag[]> {
     const lags: ConsumerLag[] = []
-    for (const { group, label, assigned } of subscriptions.values()) {
-      for (const { topic, partitions } of assigned) {
-        for (const partition of partitions) {
-          const next = committed.get(offsetKey(group, topic, partition))
-          if (next === undefined) continue // its loop has not read its committed offset yet
-          lags.push({ group: label, topic, partition, records: topicState(topic).durable[partition] - next })
-        }
+    for (const { label, positions } of subscriptions.values()) {
+      for (const { topic, partition, key } of positions) {
+        const next = committed.get(key)
+        if (next === undefined) continue // its loop has not read its committed offset yet
+        lags.push({ group: label, topic, partition, records: topicState(topic).durable[partition] - next })
       }
     }
     return lags
@@ -523,38 +534,5 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       closed = true
       wakeSettled()
     },
-  }
-}
-
-// A record batch: [u32 count], then per record [u16 key length][key][f64 timestamp][u32 value length][value].
-function encodeBatch(records: BusRecord[]): Buffer {
-  let size = 4
-  for (const r of records)
-    size += 14 + Buffer.byteLength(r.key) + (typeof r.value === 'string' ? Buffer.byteLength(r.value) : r.value.length)
-  const out = Buffer.allocUnsafe(size)
-  let at = out.writeUInt32BE(records.length, 0)
-  for (const r of records) {
-    const keyBytes = out.write(r.key, at + 2)
-    out.writeUInt16BE(keyBytes, at)
-    at = out.writeDoubleBE(r.timestampMs!, at + 2 + keyBytes)
-    const valueBytes = typeof r.value === 'string' ? out.write(r.value, at + 4) : r.value.copy(out, at + 4)
-    at = out.writeUInt32BE(valueBytes, at) + valueBytes
-  }
-  return out
-}
-
-function decodeBatch(buffer: Buffer, first: number, into: ConsumedRecord[], decoded?: unknown[]): void {
-  const count = buffer.readUInt32BE(0)
-  let at = 4
-  for (let i = 0; i < count; i++) {
-    const keyBytes = buffer.readUInt16BE(at)
-    const key = buffer.toString('utf8', at + 2, at + 2 + keyBytes)
-    at += 2 + keyBytes
-    const timestampMs = buffer.readDoubleBE(at)
-    const valueBytes = buffer.readUInt32BE(at + 8)
-    at += 12
-    const value = buffer.subarray(at, at + valueBytes)
-    into.push({ key, timestampMs, value, offset: String(first + i), decoded: decoded?.[i] })
-    at += valueBytes
   }
 }
