@@ -23,7 +23,6 @@ import { UNTRUSTED_CERTIFICATE_CODES } from './tls-errors.ts'
 const KEEP_TOMBSTONES_MS = String(100 * 365 * 24 * 3600 * 1000)
 const OFFSETS_RETRY = retryPolicies.kafkaOffsets
 const READ_WAIT_MS = 200
-const TOPIC_ALREADY_EXISTS = 36
 
 export interface PlatformaticKafkaBus extends KafkaBus {
   /** Committed vs end offsets of every partition a subscription of `group` (without the prefix) reads. */
@@ -81,11 +80,9 @@ export async function createPlatformaticKafkaBus(config: KafkaBusConfig, log: Lo
         await admin
           .createTopics({ topics: [topic], partitions: spec.partitions, configs: topicConfigs(spec) })
           .catch((err) => {
-            // Another node created it at the same time: done.
-            if (
-              !JSON.stringify(errorChain(err).map((e) => e.errorCode ?? e.code)).includes(String(TOPIC_ALREADY_EXISTS))
-            )
-              throw err
+            // Another node created it at the same time (every role does this at start): done.
+            const refusals = errorChain(err).filter((e) => e.apiId !== undefined)
+            if (refusals.length === 0 || refusals.some((e) => e.apiId !== 'TOPIC_ALREADY_EXISTS')) throw err
           })
       await withRetry(() => checkLeaders(wanted), { policy: retryPolicies.kafkaLeaders })
     } catch (err) {
