@@ -11,11 +11,20 @@
 // the caller was told they did not, and retries with the same ids are dropped by dedup.
 import { ProduceAcks, Producer, compatibilityPartitioner, type MessageToProduce } from '@platformatic/kafka'
 import { SluiceError } from '../core/errors.ts'
+import { secondsSince } from '../core/metrics.ts'
 import type { BusRecord } from './types.ts'
+import { publishDuration, publishedRecords, publishFailures } from './metrics.ts'
 import type { ClientOptions } from './kafka-platformatic-fetch.ts'
 
 export interface PlatformaticPublisherConfig {
   timeoutMs: number
+}
+
+// The same series as kafka-publisher.ts: which client runs under the Bus does not change the metrics.
+const published = {
+  duration: publishDuration.labels('kafka'),
+  records: publishedRecords.labels('kafka'),
+  failures: publishFailures.labels('kafka'),
 }
 
 interface Pending {
@@ -42,6 +51,7 @@ export function createPlatformaticPublisher(client: ClientOptions, config: Platf
 
   function newBatch(): Pending {
     let settled = false
+    const startedNs = process.hrtime.bigint()
     let resolve!: () => void, reject!: (err: unknown) => void
     const promise = new Promise<void>((res, rej) => {
       resolve = res
@@ -55,10 +65,17 @@ export function createPlatformaticPublisher(client: ClientOptions, config: Platf
       if (settled) return
       settled = true
       clearTimeout(timer)
-      if (err === undefined) resolve()
-      else reject(new SluiceError('LOG_UNAVAILABLE', 'Kafka did not acknowledge the records', { cause: err }))
+      if (err === undefined) {
+        published.duration.observe(secondsSince(startedNs))
+        published.records.inc(batch.messages.length)
+        resolve()
+      } else {
+        published.failures.inc()
+        reject(new SluiceError('LOG_UNAVAILABLE', 'Kafka did not acknowledge the records', { cause: err }))
+      }
     }
-    return { messages: [], promise, settle }
+    const batch: Pending = { messages: [], promise, settle }
+    return batch
   }
 
   function pump(): void {

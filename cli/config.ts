@@ -17,7 +17,7 @@ const OPS_SETTINGS = {
   shutdownGraceMs: Int(1000, 600_000),
   /** SIGTERM: /readyz answers 503 this long before the listener closes, so load balancers stop sending first. */
   shutdownDelayMs: Int(0, 60_000),
-  /** The Kafka client under the Bus: kafkajs (bus/kafka.ts) or @platformatic/kafka (bus/kafka-platformatic.ts). */
+  /** The Kafka client under the Bus: @platformatic/kafka (bus/kafka-platformatic.ts, the default) or kafkajs (bus/kafka.ts). */
   kafkaClient: Type.Union([Type.Literal('kafkajs'), Type.Literal('platformatic')]),
   kafkaSessionTimeoutMs: Int(1000, 300_000),
   kafkaHeartbeatIntervalMs: Int(100, 60_000),
@@ -261,7 +261,7 @@ export const DEFAULTS = {
   shutdownGraceMs: 25_000,
   shutdownDelayMs: 0,
   kafkaSessionTimeoutMs: 6000,
-  kafkaClient: 'kafkajs',
+  kafkaClient: 'platformatic',
   kafkaHeartbeatIntervalMs: 1000,
   kafkaTls: false,
   transformWebhookConcurrency: 32,

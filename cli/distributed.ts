@@ -120,7 +120,12 @@ export async function startDistributed(
     kafka: async () => ((await bus.reachable()) ? undefined : 'not reachable'),
     ...(clickhouse && { clickhouse: async () => ((await clickhouse.reachable()) ? undefined : 'not reachable') }),
   }
-  const upFields = { roles: [...roles], kafka: config.kafkaBrokers, clickhouse: redactUrl(config.clickhouseUrl) }
+  const upFields = {
+    roles: [...roles],
+    kafka: config.kafkaBrokers,
+    kafkaClient: config.kafkaClient,
+    clickhouse: redactUrl(config.clickhouseUrl),
+  }
   return run(config, log, parts, upFields, {
     probes,
     async closeAdapters() {

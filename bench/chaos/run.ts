@@ -2,7 +2,8 @@
 // Kafka and the test ClickHouse, under Event API and webhook load, while roles and brokers are
 // killed with SIGKILL one at a time and restarted; then the checks of tests/chaos/verify.ts.
 // Prints JSON and a table of counts; exits 1 when anything was lost, duplicated or stuck.
-// Needs the test services (`node tests/infra/up.ts`) for ClickHouse.
+// Needs the test services (`node tests/infra/up.ts`) for ClickHouse. The nodes run on the default
+// Kafka client, @platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs runs them on kafkajs.
 // Usage: node --no-node-snapshot --conditions=sluice-source bench/chaos/run.ts
 //          [--duration-s 600] [--kills 24] [--seed N] [--senders 3] [--pause-ms 60]
 // (CHAOS_SEED=N works too; a run prints its seed, and the same seed replays its kill order and gaps.)

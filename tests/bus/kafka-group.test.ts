@@ -1,13 +1,14 @@
 // Kafka-only: a consumer group of several bus instances splits the partitions, and when one
 // member leaves (closed) or dies (SIGKILL, found by the session timeout), another takes its
 // partitions over, with onAssign before any batch and onRevoke after the last one.
+// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in kafka-group-kafkajs.test.ts.
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
-import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
+import { createTestKafkaBus, kafkaClient } from '../helpers/kafka-bus.ts'
 import type { Bus, SubscribeOptions } from '../../bus/types.ts'
 import { testServices } from '../infra/services.ts'
 import { eventually } from '../helpers/server.ts'
@@ -130,6 +131,7 @@ t.test(
     const fixture = fileURLToPath(new URL('./fixtures/kafka-member.ts', import.meta.url))
     const child = spawn(process.execPath, [fixture, brokers.join(','), topic, group], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, SLUICE_KAFKA_CLIENT: kafkaClient },
     })
     t.teardown(() => {
       child.kill('SIGKILL')

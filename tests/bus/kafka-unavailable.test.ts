@@ -2,6 +2,7 @@
 // 1-broker cluster is stopped (or frozen) under the bus: publish rejects with LOG_UNAVAILABLE
 // within ~1 s (what ingest turns into a 503), and the same bus publishes again once the broker
 // is back, without being recreated.
+// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in kafka-unavailable-kafkajs.test.ts.
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -71,7 +72,7 @@ t.test(
       5_000,
       10,
     )
-    // Requests to a frozen broker hang until kafkajs' request timeout (10 s): the publish deadline must win.
+    // Requests to a frozen broker hang until the client's request timeout (10 s on kafkajs): the deadline must win.
     const single = await rejectionTimeMs(t, bus.publish(topic, [rec('frozen-1')]))
     const concurrent = await Promise.all(
       Array.from({ length: 20 }, (_, i) => rejectionTimeMs(t, bus.publish(topic, [rec(`frozen-many-${i}`)]))),

@@ -46,7 +46,7 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
     CHAOS_SIDE_EFFECTS_FILE: sideEffectsFile,
     // A restarted member joins once the killed one's session expired: 6 s, not 30, per restart.
     SLUICE_KAFKA_SESSION_TIMEOUT_MS: '6000',
-    // kafkajs's own info lines (joins, rebalances) log at debug: the logs of a failed run need them.
+    // Debug lines (on kafkajs its own joins and rebalances): the logs of a failed run need them.
     SLUICE_LOG_LEVEL: 'debug',
   }
   const nodes = new Map<ChaosRole, Node>()

@@ -1,6 +1,6 @@
 // The Bus conformance suite on one Kafka adapter, against the shared real broker
-// (tests/infra/up.ts): bus-kafka.test.ts runs it on kafkajs, bus-kafka-platformatic.test.ts on
-// @platformatic/kafka.
+// (tests/infra/up.ts): bus-kafka.test.ts runs it on @platformatic/kafka (the default),
+// bus-kafka-kafkajs.test.ts on kafkajs.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import pino from 'pino'

@@ -1,5 +1,6 @@
-// The Bus conformance suite on the kafkajs adapter, against the shared real Kafka broker.
-import { createKafkaBus } from '../../bus/kafka.ts'
+// The Bus conformance suite on the @platformatic/kafka adapter, the default (SLUICE_KAFKA_CLIENT),
+// against the shared real Kafka broker; bus-kafka-kafkajs.test.ts runs it on kafkajs.
+import { createPlatformaticKafkaBus } from '../../bus/kafka-platformatic.ts'
 import { kafkaConformance } from './bus-kafka-client.ts'
 
-kafkaConformance('Kafka bus', createKafkaBus)
+kafkaConformance('Kafka bus (@platformatic/kafka)', createPlatformaticKafkaBus)

@@ -1,10 +1,12 @@
-// The ControlStore on a compacted topic, over both Bus adapters: the shared real Kafka broker and
-// the local RocksDB log. `reopen()` is a second store on the same topic: another node.
+// The ControlStore on a compacted topic, over every Bus adapter: the shared real Kafka broker with
+// either client (@platformatic/kafka, the default, and kafkajs) and the local RocksDB log.
+// `reopen()` is a second store on the same topic: another node.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import pino from 'pino'
 import { createKafkaBus } from '../../bus/kafka.ts'
+import { createPlatformaticKafkaBus } from '../../bus/kafka-platformatic.ts'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus } from '../../bus/types.ts'
 import { openRocks } from '../../core/rocks.ts'
@@ -23,7 +25,15 @@ interface BusFixture {
 }
 const adapters: Array<[string, () => Promise<BusFixture>]> = [
   [
-    'Kafka',
+    'Kafka (@platformatic/kafka)',
+    async () => {
+      const config = { brokers: testServices().kafkaBrokers, clientId: 'sluice-control-test' }
+      const bus = await createPlatformaticKafkaBus(config, log)
+      return { bus, close: () => bus.close() }
+    },
+  ],
+  [
+    'Kafka (kafkajs)',
     async () => {
       const bus = await createKafkaBus({ brokers: testServices().kafkaBrokers, clientId: 'sluice-control-test' }, log)
       return { bus, close: () => bus.close() }

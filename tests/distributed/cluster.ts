@@ -1,17 +1,20 @@
 // Sluice processes in distributed mode against the test Kafka and ClickHouse.
 import { tempDir, spawnServer, removeDir, type ChildServer, TEST_SIGNING_KEY } from '../helpers/server.ts'
 import { testServices } from '../infra/services.ts'
+import { kafkaClient } from '../helpers/kafka-bus.ts'
 
 export interface Node extends ChildServer {
   roles: string[]
   kill(signal?: NodeJS.Signals): Promise<void>
 }
 
+/** Settings of a distributed node; on the Kafka client of the test (tests/helpers/kafka-bus.ts), passed explicitly. */
 export function distributedEnv(name: string, brokers?: string[]): NodeJS.ProcessEnv {
   const services = testServices()
   const unique = `${name}_${process.pid}_${Date.now().toString(36)}`
   return {
     SLUICE_KAFKA_BROKERS: (brokers ?? services.kafkaBrokers).join(','),
+    SLUICE_KAFKA_CLIENT: kafkaClient,
     SLUICE_CLICKHOUSE_URL: services.clickhouseUrl,
     SLUICE_CLICKHOUSE_DATABASE: unique,
     SLUICE_TOPIC_PREFIX: unique,
@@ -45,6 +48,11 @@ export async function startNode(
     options.startTimeoutMs,
   )
   if (options.dataDir === undefined) node.stopped.then(() => removeDir(dir))
+  // The client the test means (distributedEnv sets it), not one inherited or defaulted by the child.
+  if (env.SLUICE_KAFKA_CLIENT !== undefined && node.up.kafkaClient !== env.SLUICE_KAFKA_CLIENT) {
+    node.child.kill('SIGKILL')
+    throw new Error(`the node runs on Kafka client ${node.up.kafkaClient}, the test on ${env.SLUICE_KAFKA_CLIENT}`)
+  }
   return {
     ...node,
     roles,

@@ -50,6 +50,8 @@ export interface ChildServer {
   url: string
   child: ChildProcess
   stopped: Promise<number | null>
+  /** The fields of the line that printed the URL ("sluice is up"): roles, kafkaClient, … */
+  up: Record<string, unknown>
 }
 
 const children = new Set<ChildProcess>()
@@ -98,11 +100,14 @@ export async function spawnServer(
   killChildrenOnExit(child)
   const stopped = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   let output = ''
+  let up: Record<string, unknown> = {}
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const match = /"url":"(http:\/\/[^"]+)"/.exec(output)
-      if (!match) return
+      const lineEnd = match ? output.indexOf('\n', match.index) : -1
+      if (!match || lineEnd === -1) return
+      up = parseLogLine(output.slice(output.lastIndexOf('\n', match.index) + 1, lineEnd))
       clearTimeout(deadline)
       // Up: stop collecting (the stream stays flowing, so a chatty child never blocks on its pipe).
       child.stdout!.off('data', onData)
@@ -122,7 +127,15 @@ export async function spawnServer(
     }, startTimeoutMs)
     deadline.unref()
   })
-  return { url, child, stopped }
+  return { url, child, stopped, up }
+}
+
+function parseLogLine(line: string): Record<string, unknown> {
+  try {
+    return JSON.parse(line)
+  } catch {
+    return {}
+  }
 }
 
 export async function removeDir(dir: string): Promise<void> {

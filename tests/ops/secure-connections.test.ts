@@ -2,6 +2,8 @@
 // users, certificates made here with openssl) and a ClickHouse over HTTPS (same CA) whose user has
 // a password: events in, rows in ClickHouse, functions run, and no secret in any output. A wrong
 // password or an unknown CA stops the process at once with an error naming the setting.
+// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in
+// secure-connections-kafkajs.test.ts.
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
@@ -10,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { startKafka, type KafkaCluster } from '../infra/kafka.ts'
 import { startClickHouse, type ClickHouseServer } from '../infra/clickhouse.ts'
 import { tempDir, removeDir, TEST_SIGNING_KEY, eventually, postJson, getJson } from '../helpers/server.ts'
+import { kafkaClient } from '../helpers/kafka-bus.ts'
 import { spawnSluice, type SluiceProcess } from './sluice-process.ts'
 
 t.setTimeout(300_000)
@@ -97,6 +100,7 @@ t.teardown(async () => {
 const unique = `secure_${process.pid}`
 const env: NodeJS.ProcessEnv = {
   SLUICE_KAFKA_BROKERS: kafka.brokers.join(','),
+  SLUICE_KAFKA_CLIENT: kafkaClient,
   SLUICE_KAFKA_CA_FILE: join(dir, 'ca.pem'),
   SLUICE_KAFKA_SASL_MECHANISM: 'scram-sha-512',
   SLUICE_KAFKA_USERNAME: 'sluice',

@@ -1,4 +1,0 @@
-// Publish with the broker stopped or frozen on the @platformatic/kafka Bus adapter (SLUICE_KAFKA_CLIENT=platformatic; kafkajs in
-// kafka-unavailable.test.ts). Set before the import: tests/helpers/kafka-bus.ts and every spawned node read it.
-process.env.SLUICE_KAFKA_CLIENT = 'platformatic'
-await import('./kafka-unavailable.test.ts')

@@ -1,0 +1,6 @@
+// The Bus conformance suite on the kafkajs adapter (SLUICE_KAFKA_CLIENT=kafkajs), against the
+// shared real Kafka broker, as bus-kafka.test.ts does for @platformatic/kafka, the default.
+import { createKafkaBus } from '../../bus/kafka.ts'
+import { kafkaConformance } from './bus-kafka-client.ts'
+
+kafkaConformance('Kafka bus (kafkajs)', createKafkaBus)

@@ -1,4 +1,0 @@
-// e2e-current.test.ts on the @platformatic/kafka Bus adapter (SLUICE_KAFKA_CLIENT=platformatic).
-// Set before the import: every spawned node reads it.
-process.env.SLUICE_KAFKA_CLIENT = 'platformatic'
-await import('./e2e-current.test.ts')
