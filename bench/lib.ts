@@ -1,8 +1,7 @@
-// Shared bench helpers: child servers, autocannon runs, RSS, and JSON + table output.
+// Shared bench helpers: child servers, RSS, and JSON + table output (load comes from bench/wrk.ts).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
@@ -53,33 +52,6 @@ export function startSluice(dataDir: string): Promise<Child> {
 export function peakRssMb(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return match ? Math.round(Number(match[1]) / 1024) : NaN
-}
-
-export interface LoadResult {
-  requestsPerSec: number
-  p50Ms: number
-  p99Ms: number
-  non2xx: number
-  errors: number
-}
-
-export async function load(url: string, body: string, connections: number, durationS: number): Promise<LoadResult> {
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json' },
-    connections,
-    duration: durationS,
-    pipelining: 1,
-  })
-  return {
-    requestsPerSec: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  }
 }
 
 export function report(
