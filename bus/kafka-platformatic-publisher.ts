@@ -9,7 +9,13 @@
 // LOG_UNAVAILABLE, whatever the client still retries: a settled batch is never settled again, so
 // a late success cannot turn a 503 into a 200. Records of a timed-out send may still land later;
 // the caller was told they did not, and retries with the same ids are dropped by dedup.
-import { ProduceAcks, Producer, compatibilityPartitioner, type MessageToProduce } from '@platformatic/kafka'
+import {
+  ProduceAcks,
+  Producer,
+  compatibilityPartitioner,
+  type CompressionAlgorithmValue,
+  type MessageToProduce,
+} from '@platformatic/kafka'
 import { SluiceError } from '../core/errors.ts'
 import { secondsSince } from '../core/metrics.ts'
 import type { BusRecord } from './types.ts'
@@ -18,6 +24,7 @@ import type { ClientOptions } from './kafka-platformatic-fetch.ts'
 
 export interface PlatformaticPublisherConfig {
   timeoutMs: number
+  compression: CompressionAlgorithmValue
 }
 
 // The same series as kafka-publisher.ts: which client runs under the Bus does not change the metrics.
@@ -40,6 +47,7 @@ export function createPlatformaticPublisher(client: ClientOptions, config: Platf
     acks: ProduceAcks.ALL,
     partitioner: compatibilityPartitioner,
     autocreateTopics: false,
+    compression: config.compression,
     // The client waits 1 s between retries by default: a first send to a topic just created (its
     // leader not yet known to every broker) then missed the publish deadline. Short retries fit in it.
     retries: 20,

@@ -57,7 +57,10 @@ export async function createPlatformaticKafkaBus(config: KafkaBusConfig, log: Lo
     await Promise.all([admin.close(), reader.close()]).catch(() => {})
     throw connectError(err, config)
   }
-  const publisher = createPlatformaticPublisher(client, { timeoutMs: config.publishTimeoutMs ?? 1000 })
+  const publisher = createPlatformaticPublisher(client, {
+    timeoutMs: config.publishTimeoutMs ?? 1000,
+    compression: config.compression ?? 'none',
+  })
   await publisher.connect().catch(async (err) => {
     await Promise.all([admin.close(), reader.close()]).catch(() => {})
     throw err

@@ -17,6 +17,7 @@
 // never sent. Trusting that success lost webhook events whose requests were recorded delivered.
 import type { Logger } from 'pino'
 import {
+  CompressionTypes,
   Partitioners,
   type Message,
   type PartitionerArgs,
@@ -31,6 +32,8 @@ import { publishDuration, publishedRecords, publishFailures } from './metrics.ts
 
 export interface KafkaPublisherConfig {
   timeoutMs: number
+  /** Record batches compressed with gzip, the one codec kafkajs has built in. */
+  gzip?: boolean
 }
 
 /** What the publisher uses of a kafkajs client: a `Kafka` is one. */
@@ -164,7 +167,11 @@ export function createKafkaPublisher(
       if (batch.settled) return // expired while connecting: send nothing
       const topicMessages = [...batch.messages].map(([topic, messages]) => ({ topic, messages }))
       connected.targets.clear() // one send at a time per producer: what it notes now is this batch's
-      const answered = await connected.producer.sendBatch({ topicMessages, acks: -1 })
+      const answered = await connected.producer.sendBatch({
+        topicMessages,
+        acks: -1,
+        compression: config.gzip ? CompressionTypes.GZIP : CompressionTypes.None,
+      })
       const unanswered = unansweredPartitions(connected.targets, answered)
       if (unanswered.length > 0)
         throw new Error(`the send reported success, but no broker took its records for ${unanswered.join(', ')}`)

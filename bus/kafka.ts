@@ -34,6 +34,8 @@ export interface KafkaBusConfig {
   sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string }
   partitionsConsumedConcurrently?: number
   maxBatchRecords?: number
+  /** How the producer compresses record batches (kafkajs: none or gzip). Consumers decompress whatever they get. */
+  compression?: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd'
   /**
    * Put before every consumer group id, so deployments sharing a Kafka (each with its topic prefix)
    * do not share groups: members of one group rebalance together, and a crashed member of one
@@ -81,7 +83,11 @@ export async function createKafkaBus(config: KafkaBusConfig, log: Logger): Promi
   } catch (err) {
     throw connectError(err, config)
   }
-  const publisher = createKafkaPublisher(kafka, { timeoutMs: config.publishTimeoutMs ?? 1000 }, log)
+  const publisher = createKafkaPublisher(
+    kafka,
+    { timeoutMs: config.publishTimeoutMs ?? 1000, gzip: config.compression === 'gzip' },
+    log,
+  )
   await publisher.connect().catch(async (err) => {
     await admin.disconnect().catch(() => {})
     throw err

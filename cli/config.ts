@@ -19,6 +19,14 @@ const OPS_SETTINGS = {
   shutdownDelayMs: Int(0, 60_000),
   /** The Kafka client under the Bus: @platformatic/kafka (bus/kafka-platformatic.ts, the default) or kafkajs (bus/kafka.ts). */
   kafkaClient: Type.Union([Type.Literal('kafkajs'), Type.Literal('platformatic')]),
+  /** How producers compress record batches: lz4 and zstd on @platformatic/kafka only (kafkajs has gzip). */
+  kafkaCompression: Type.Union([
+    Type.Literal('none'),
+    Type.Literal('gzip'),
+    Type.Literal('snappy'),
+    Type.Literal('lz4'),
+    Type.Literal('zstd'),
+  ]),
   kafkaSessionTimeoutMs: Int(1000, 300_000),
   kafkaHeartbeatIntervalMs: Int(100, 60_000),
   kafkaTls: Type.Boolean(),
@@ -145,6 +153,7 @@ export const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   kafkaBrokers: ['SLUICE_KAFKA_BROKERS', list],
   kafkaSessionTimeoutMs: ['SLUICE_KAFKA_SESSION_TIMEOUT_MS', Number],
   kafkaClient: ['SLUICE_KAFKA_CLIENT', (v) => v.toLowerCase()],
+  kafkaCompression: ['SLUICE_KAFKA_COMPRESSION', (v) => v.toLowerCase()],
   clickhouseUrl: ['SLUICE_CLICKHOUSE_URL', String],
   clickhouseDatabase: ['SLUICE_CLICKHOUSE_DATABASE', String],
   clickhouseQueryTimeoutSeconds: ['SLUICE_CLICKHOUSE_QUERY_TIMEOUT_SECONDS', Number],
@@ -262,6 +271,7 @@ export const DEFAULTS = {
   shutdownDelayMs: 0,
   kafkaSessionTimeoutMs: 6000,
   kafkaClient: 'platformatic',
+  kafkaCompression: 'none',
   kafkaHeartbeatIntervalMs: 1000,
   kafkaTls: false,
   transformWebhookConcurrency: 32,
@@ -318,6 +328,11 @@ function checkPairs(config: Config): void {
   need('kafkaCertFile', 'kafkaKeyFile', 'a client certificate needs its private key')
   need('kafkaKeyFile', 'kafkaCertFile', 'a private key needs its client certificate')
   need('clickhousePassword', 'clickhouseUser', 'the password belongs to a user')
+  if (config.kafkaClient === 'kafkajs' && !['none', 'gzip'].includes(config.kafkaCompression))
+    throw new SluiceError(
+      'CONFIG_INVALID',
+      `kafkaCompression (--kafka-compression / SLUICE_KAFKA_COMPRESSION): ${config.kafkaCompression} needs kafkaClient platformatic; kafkajs compresses with gzip only`,
+    )
   need('schemaRegistryPassword', 'schemaRegistryUser', 'the password belongs to a user')
 }
 

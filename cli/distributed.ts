@@ -45,6 +45,7 @@ export async function startDistributed(
       clientId: `sluice-${hostname()}-${process.pid}`,
       sessionTimeoutMs: config.kafkaSessionTimeoutMs,
       heartbeatIntervalMs: config.kafkaHeartbeatIntervalMs,
+      compression: config.kafkaCompression,
       // The default prefix keeps the group ids of deployments made before groups were prefixed (their offsets).
       groupPrefix: config.topicPrefix === 'sluice' ? '' : `${config.topicPrefix}.`,
       ...kafkaSecurity(config),

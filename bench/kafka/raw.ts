@@ -1,10 +1,18 @@
 // The two Kafka clients' raw producers on the same records — what Sluice's ingest writes (Avro
 // events keyed by env and id), acks=all, idempotent — 1 record per awaited send (64 senders) and
 // 500 records per send (16 senders): the ceiling each Bus adapter (bus/kafka.ts on kafkajs,
-// bus/kafka-platformatic.ts) can reach. bench/kafka/run.ts runs it beside Sluice's ingest; alone:
+// bus/kafka-platformatic.ts) can reach. @platformatic/kafka's 500-record sends are also measured
+// with lz4 and zstd compression (SLUICE_KAFKA_COMPRESSION), with the size a batch's values shrink to. bench/kafka/run.ts runs it beside Sluice's ingest; alone:
 // node --conditions=sluice-source bench/kafka/raw.ts [seconds]  (after node tests/infra/up.ts)
 import { Kafka, logLevel } from 'kafkajs'
-import { Admin, ProduceAcks, Producer, compatibilityPartitioner } from '@platformatic/kafka'
+import {
+  Admin,
+  ProduceAcks,
+  Producer,
+  compatibilityPartitioner,
+  compressionsAlgorithms,
+  type CompressionAlgorithmValue,
+} from '@platformatic/kafka'
 import pino from 'pino'
 import { createAvroCodecs } from '../../bus/avro.ts'
 import { topicNames } from '../../bus/topics.ts'
@@ -17,7 +25,10 @@ export type KafkaClientName = 'kafkajs' | 'platformatic'
 export interface RawResult {
   client: KafkaClientName
   perSend: 1 | 500
+  compression: CompressionAlgorithmValue
   recordsPerSec: number
+  /** Compressed size of 500 records' values over their size. */
+  sizeRatio?: number
 }
 
 /** Records per second of each client's producer, 1 and 500 records per send, on fresh 4-partition topics. */
@@ -59,31 +70,47 @@ export async function rawProducers(brokers: string[], seconds: number): Promise<
   const kafka = new Kafka({ clientId: 'bench-raw', brokers, logLevel: logLevel.NOTHING })
   const kjs = kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
   await kjs.connect()
-  const pk = new Producer({
-    clientId: 'bench-raw',
-    bootstrapBrokers: brokers,
-    idempotent: true,
-    acks: ProduceAcks.ALL,
-    partitioner: compatibilityPartitioner,
-  })
-  const senders: Record<KafkaClientName, (n: number) => Promise<void>> = {
-    kafkajs: async (n) => {
-      await kjs.send({ topic: topics.kafkajs, acks: -1, messages: Array.from({ length: n }, (_, i) => record(i)) })
-    },
-    platformatic: async (n) => {
-      await pk.send({
+  const platformatic = (compression: CompressionAlgorithmValue) =>
+    new Producer({
+      clientId: 'bench-raw',
+      bootstrapBrokers: brokers,
+      idempotent: true,
+      acks: ProduceAcks.ALL,
+      partitioner: compatibilityPartitioner,
+      compression,
+    })
+  const sendWith =
+    (producer: Producer<Buffer, Buffer, Buffer, Buffer>) =>
+    async (n: number): Promise<void> => {
+      await producer.send({
         messages: Array.from({ length: n }, (_, i) => {
           const r = record(i)
           return { topic: topics.platformatic, key: Buffer.from(r.key), value: r.value }
         }),
       })
+    }
+  const pk = platformatic('none')
+  const senders: Record<KafkaClientName, (n: number) => Promise<void>> = {
+    kafkajs: async (n) => {
+      await kjs.send({ topic: topics.kafkajs, acks: -1, messages: Array.from({ length: n }, (_, i) => record(i)) })
     },
+    platformatic: sendWith(pk),
   }
   const results: RawResult[] = []
   for (const client of ['kafkajs', 'platformatic'] as const) {
     await senders[client](1) // connect, producer id, metadata
-    results.push({ client, perSend: 1, recordsPerSec: await measure(1, 64, senders[client]) })
-    results.push({ client, perSend: 500, recordsPerSec: await measure(500, 16, senders[client]) })
+    results.push({ client, perSend: 1, compression: 'none', recordsPerSec: await measure(1, 64, senders[client]) })
+    results.push({ client, perSend: 500, compression: 'none', recordsPerSec: await measure(500, 16, senders[client]) })
+  }
+  const values = Buffer.concat(Array.from({ length: 500 }, (_, i) => record(i).value))
+  for (const compression of ['lz4', 'zstd'] as const) {
+    const producer = platformatic(compression)
+    const send = sendWith(producer)
+    await send(1)
+    const recordsPerSec = await measure(500, 16, send)
+    const sizeRatio = compressionsAlgorithms[compression].compressSync(values).length / values.length
+    results.push({ client: 'platformatic', perSend: 500, compression, recordsPerSec, sizeRatio })
+    await producer.close()
   }
   await kjs.disconnect()
   await pk.close()
@@ -102,7 +129,9 @@ if (import.meta.main) {
     results.map((r) => ({
       producer: r.client,
       case: r.perSend === 1 ? '1 record/send, 64 in flight' : '500 records/send, 16 in flight',
+      compression: r.compression,
       'records/s': r.recordsPerSec,
+      'size ratio': r.sizeRatio === undefined ? '-' : Math.round(r.sizeRatio * 100) / 100,
     })),
     { seconds, brokers: services.kafkaBrokers.length },
   )

@@ -82,14 +82,12 @@ await echo.stop()
 // 1. Raw producers: the records ingest writes, the same producer settings.
 const raw = await rawProducers(services.kafkaBrokers, seconds)
 const rawRate = (client: KafkaClientName, perSend: number) =>
-  raw.find((r) => r.client === client && r.perSend === perSend)!.recordsPerSec
+  raw.find((r) => r.client === client && r.perSend === perSend && r.compression === 'none')!.recordsPerSec
 for (const r of raw)
   row(
-    r.perSend === 1 ? 'raw producer, 1 record/send, 64 in flight' : 'raw producer, 500 records/send, 16 in flight',
+    `raw producer, ${r.perSend === 1 ? '1 record/send, 64' : '500 records/send, 16'} in flight${r.compression === 'none' ? '' : `, ${r.compression} (values to ${Math.round((r.sizeRatio ?? 1) * 100)} %)`}`,
     r.client,
-    {
-      'events/s': r.recordsPerSec,
-    },
+    { 'events/s': r.recordsPerSec },
   )
 
 const nodeEnv = (client: KafkaClientName, phase: string): NodeJS.ProcessEnv => ({
@@ -118,6 +116,21 @@ for (const client of CLIENTS) {
   const b = await measured(server, batch, 500, 16)
   row('sluice ingest, 500-event batches, 16 connections', client, loadRow(b))
   ingest[client] = { single: s.eventsPerSec, batched: b.eventsPerSec }
+  await server.stop()
+}
+
+// With lz4 (SLUICE_KAFKA_COMPRESSION), on the default client.
+{
+  const server = await node(['dev', '--role', 'ingest'], {
+    ...nodeEnv(CLIENTS[0], 'z'),
+    SLUICE_KAFKA_COMPRESSION: 'lz4',
+  })
+  await wrk(`${server.url}/e/k`, batch, 16, WARM_UP_S)
+  row(
+    'sluice ingest, 500-event batches, 16 connections, lz4',
+    CLIENTS[0],
+    loadRow(await measured(server, batch, 500, 16)),
+  )
   await server.stop()
 }
 
@@ -188,11 +201,11 @@ async function pipelineLatency(api: Child, ingestNode: Child, handlerLog: string
   let polling = true
   const poller = (async () => {
     while (polling) {
+      const asked = now()
       const page = await fetch(`${api.url}/v1/events?name=bench/latency&limit=1000`)
         .then((r) => r.json() as Promise<{ data: Array<{ internal_id: string }> }>)
         .catch(() => ({ data: [] }))
-      const t = now()
-      for (const e of page.data) if (!storedAt.has(e.internal_id)) storedAt.set(e.internal_id, t)
+      for (const e of page.data) if (!storedAt.has(e.internal_id)) storedAt.set(e.internal_id, asked)
       await sleep(20)
     }
   })()
