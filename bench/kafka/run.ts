@@ -4,7 +4,7 @@
 // - a Sluice ingest node per client: single events (64 connections) and 500-event batches (16),
 //   loaded by wrk (one C thread), with the node's own CPU time per event and its peak RSS;
 // - the whole pipeline per client: accepted → ClickHouse row (polled through the REST API every
-//   20 ms, the newest 100: the list is newest first) and accepted → handler start, p50/p99, at 100 events/s.
+//   20 ms, the newest 300: the list is newest first) and accepted → handler start, p50/p99, at 100 events/s.
 // Targets for the default client (@platformatic/kafka): single ≥ 30,000 events/s and 500-event
 // batches ≥ 150,000 events/s per ingest node, each within 0.8× of the raw producer; handler start
 // p50 < 50 ms, ClickHouse row p50 < 150 ms.
@@ -202,7 +202,7 @@ async function pipelineLatency(api: Child, ingestNode: Child, handlerLog: string
   const poller = (async () => {
     while (polling) {
       const asked = now()
-      const page = await fetch(`${api.url}/v1/events?name=bench/latency&limit=100`)
+      const page = await fetch(`${api.url}/v1/events?name=bench/latency&limit=300`)
         .then((r) => r.json() as Promise<{ data: Array<{ internal_id: string }> }>)
         .catch(() => ({ data: [] }))
       for (const e of page.data) if (!storedAt.has(e.internal_id)) storedAt.set(e.internal_id, asked)
