@@ -19,7 +19,7 @@ import {
 import { SluiceError } from '../core/errors.ts'
 import { secondsSince } from '../core/metrics.ts'
 import type { BusRecord } from './types.ts'
-import { publishDuration, publishedRecords, publishFailures } from './metrics.ts'
+import { publishMetrics } from './metrics.ts'
 import type { ClientOptions } from './kafka-platformatic-fetch.ts'
 
 export interface PlatformaticPublisherConfig {
@@ -28,11 +28,7 @@ export interface PlatformaticPublisherConfig {
 }
 
 // The same series as kafka-publisher.ts: which client runs under the Bus does not change the metrics.
-const published = {
-  duration: publishDuration.labels('kafka'),
-  records: publishedRecords.labels('kafka'),
-  failures: publishFailures.labels('kafka'),
-}
+const published = publishMetrics('kafka')
 
 interface Pending {
   messages: MessageToProduce[]

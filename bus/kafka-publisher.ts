@@ -28,7 +28,7 @@ import {
 import { SluiceError } from '../core/errors.ts'
 import { secondsSince } from '../core/metrics.ts'
 import type { BusRecord } from './types.ts'
-import { publishDuration, publishedRecords, publishFailures } from './metrics.ts'
+import { publishMetrics } from './metrics.ts'
 
 export interface KafkaPublisherConfig {
   timeoutMs: number
@@ -50,11 +50,7 @@ interface Connected {
 }
 
 const partitionKey = (topic: string, partition: number) => `${topic}\0${partition}`
-const published = {
-  duration: publishDuration.labels('kafka'),
-  records: publishedRecords.labels('kafka'),
-  failures: publishFailures.labels('kafka'),
-}
+const published = publishMetrics('kafka')
 
 export interface KafkaPublisher {
   publish(topic: string, records: BusRecord[]): Promise<void>

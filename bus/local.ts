@@ -24,7 +24,7 @@ import type {
 import { partitionOf } from './partition.ts'
 import { decodeBatch, encodeBatch } from './record-batch.ts'
 import { keyPrefix, keyRange } from '../core/keyspaces.ts'
-import { publishDuration, publishedRecords, publishFailures } from './metrics.ts'
+import { publishMetrics } from './metrics.ts'
 
 export interface LocalBusConfig {
   /** A soft limit, as Kafka's: a read stops after the record batch that reaches it. */
@@ -91,11 +91,7 @@ const logKey = (topic: string, partition: number, offset: number) =>
 const offsetOf = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
 const offsetKey = (group: string, topic: string, partition: number) =>
   keyPrefix('logOffsets', `${group}\0${topic}\0${partition}`)
-const published = {
-  duration: publishDuration.labels('local'),
-  records: publishedRecords.labels('local'),
-  failures: publishFailures.labels('local'),
-}
+const published = publishMetrics('local')
 
 export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig): Bus & Required<Pick<Bus, 'settle'>> {
   const tailBytes = config.tailBytes ?? DEFAULT_TAIL_BYTES

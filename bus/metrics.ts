@@ -24,6 +24,15 @@ export const publishFailures = counter<'bus'>({
   labelNames: ['bus'],
 })
 
+/** One bus's publish series: every adapter on the same log kind writes the same ones. */
+export function publishMetrics(bus: BusKind) {
+  return {
+    duration: publishDuration.labels(bus),
+    records: publishedRecords.labels(bus),
+    failures: publishFailures.labels(bus),
+  }
+}
+
 /** A scrape does not wait longer than this for a broker's offsets: a frozen broker shows as missing lag. */
 const LAG_TIMEOUT_MS = 2000
 /** Runner groups and function topics are one per function: past these, `other`. */

@@ -314,11 +314,11 @@ export function loadConfig(mode: 'dev' | 'start', flags: Flags = {}, env: NodeJS
   return Object.freeze(config)
 }
 
-/** Settings that mean nothing alone: refused at startup rather than silently ignored. */
+/** Settings that mean nothing alone, or nothing with another: refused at startup rather than silently ignored. */
 function checkPairs(config: Config): void {
+  const setting = (f: string) => `${f} (--${flagName(f)} / ${SOURCES[f][0]})`
   const need = (field: keyof Config, other: keyof Config, why: string) => {
     if (config[field] !== undefined && config[other] === undefined) {
-      const setting = (f: string) => `${f} (--${flagName(f)} / ${SOURCES[f][0]})`
       throw new SluiceError('CONFIG_INVALID', `${setting(other)}: required with ${setting(field)}: ${why}`)
     }
   }
@@ -328,12 +328,13 @@ function checkPairs(config: Config): void {
   need('kafkaCertFile', 'kafkaKeyFile', 'a client certificate needs its private key')
   need('kafkaKeyFile', 'kafkaCertFile', 'a private key needs its client certificate')
   need('clickhousePassword', 'clickhouseUser', 'the password belongs to a user')
+  need('schemaRegistryPassword', 'schemaRegistryUser', 'the password belongs to a user')
+  // kafkajs has no lz4, zstd or snappy codec: refused rather than sending uncompressed.
   if (config.kafkaClient === 'kafkajs' && !['none', 'gzip'].includes(config.kafkaCompression))
     throw new SluiceError(
       'CONFIG_INVALID',
-      `kafkaCompression (--kafka-compression / SLUICE_KAFKA_COMPRESSION): ${config.kafkaCompression} needs kafkaClient platformatic; kafkajs compresses with gzip only`,
+      `${setting('kafkaCompression')}: ${config.kafkaCompression} needs kafkaClient platformatic; kafkajs compresses with gzip only`,
     )
-  need('schemaRegistryPassword', 'schemaRegistryUser', 'the password belongs to a user')
 }
 
 /** Where the CLI's control commands find the server. */

@@ -2,7 +2,8 @@
 // events keyed by env and id), acks=all, idempotent — 1 record per awaited send (64 senders) and
 // 500 records per send (16 senders): the ceiling each Bus adapter (bus/kafka.ts on kafkajs,
 // bus/kafka-platformatic.ts) can reach. @platformatic/kafka's 500-record sends are also measured
-// with lz4 and zstd compression (SLUICE_KAFKA_COMPRESSION), with the size a batch's values shrink to. bench/kafka/run.ts runs it beside Sluice's ingest; alone:
+// with lz4 and zstd compression (SLUICE_KAFKA_COMPRESSION), with the size a batch's values shrink
+// to. bench/kafka/run.ts runs it beside Sluice's ingest; alone:
 // node --conditions=sluice-source bench/kafka/raw.ts [seconds]  (after node tests/infra/up.ts)
 import { Kafka, logLevel } from 'kafkajs'
 import {
