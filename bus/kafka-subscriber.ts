@@ -173,15 +173,32 @@ export async function subscribeKafka(
   }
 
   try {
-    await consumer.connect()
-    await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true })
-    await consumer.run({
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
-      eachBatch,
-    })
+    // On a cluster just started, a broker may not know a topic created a moment ago, or the group
+    // coordinator may still be loading: kafkajs gives up on those within its own retries. They
+    // pass within seconds, so the join is tried again, as long as topic leaders take to elect.
+    await withRetry(
+      async () => {
+        try {
+          await consumer.connect()
+          await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true })
+          await consumer.run({
+            eachBatchAutoResolve: false,
+            partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+            eachBatch,
+          })
+        } catch (err) {
+          await consumer.disconnect().catch(() => {})
+          throw err
+        }
+      },
+      {
+        policy: retryPolicies.kafkaLeaders,
+        shouldRetry: coldCluster,
+        onRetry: (err, attempt) =>
+          log.warn({ err, group: options.group, attempt }, 'joining the consumer group; retrying'),
+      },
+    )
   } catch (err) {
-    await consumer.disconnect().catch(() => {})
     throw new SluiceError('LOG_UNAVAILABLE', `could not join consumer group ${options.group}`, { cause: err })
   }
   await transition // the first assignment is in place when subscribe resolves, as with the local bus
@@ -210,4 +227,25 @@ function grouped(tps: Array<{ topic: string; partition: number }>): TopicPartiti
   const byTopic = new Map<string, number[]>()
   for (const { topic, partition } of tps) byTopic.set(topic, [...(byTopic.get(topic) ?? []), partition])
   return [...byTopic].map(([topic, partitions]) => ({ topic, partitions: partitions.sort((a, b) => a - b) }))
+}
+
+/** What a cluster answers while it settles after a start or a topic's creation (kafkajs protocol error types). */
+const SETTLING = new Set([
+  'UNKNOWN_TOPIC_OR_PARTITION',
+  'LEADER_NOT_AVAILABLE',
+  'COORDINATOR_LOAD_IN_PROGRESS',
+  'COORDINATOR_NOT_AVAILABLE',
+  'NOT_COORDINATOR',
+])
+
+function coldCluster(err: unknown): boolean {
+  for (
+    let e = err as { type?: string; originalError?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    depth++
+  ) {
+    if (e.type !== undefined && SETTLING.has(e.type)) return true
+    e = (e.originalError ?? e.cause) as typeof e
+  }
+  return false
 }
