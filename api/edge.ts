@@ -4,7 +4,7 @@
 import { isIP } from 'node:net'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, RequestPayload } from 'fastify'
 import { SluiceError, type ErrorCode } from '../core/errors.ts'
 
 export interface HttpLimits {
@@ -55,9 +55,15 @@ export function answerExpect(server: Server): void {
   })
 }
 
-export async function continueOnceAdmitted(request: FastifyRequest, reply: FastifyReply) {
+export function continueOnceAdmitted(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: RequestPayload,
+  done: (err: Error | null, payload: RequestPayload) => void,
+) {
   const expectsContinue = request.headers.expect?.toLowerCase() === '100-continue'
   if (expectsContinue && !reply.raw.headersSent) reply.raw.writeContinue()
+  done(null, payload)
 }
 
 // node's HTTP parser refuses a request before fastify sees it; its error codes, by what they mean.
@@ -117,13 +123,15 @@ const STATUS_TEXT: Record<number, string> = {
  */
 export function hostGuard(configuredHost: string, allowed: string[]) {
   const names = new Set(['localhost', configuredHost.toLowerCase(), ...allowed.map((h) => h.toLowerCase())])
-  return async (request: FastifyRequest) => {
+  return (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
     const host = hostName(request.headers.host)
-    if (host !== undefined && (names.has(host) || host.endsWith('.localhost') || isIP(host) !== 0)) return
+    if (host !== undefined && (names.has(host) || host.endsWith('.localhost') || isIP(host) !== 0)) return done()
     const given = printable(request.headers.host)
-    throw new SluiceError(
-      'HOST_NOT_ALLOWED',
-      `host: "${given}" is not a name this dev server answers to; add it with --allowed-hosts / SLUICE_ALLOWED_HOSTS`,
+    done(
+      new SluiceError(
+        'HOST_NOT_ALLOWED',
+        `host: "${given}" is not a name this dev server answers to; add it with --allowed-hosts / SLUICE_ALLOWED_HOSTS`,
+      ),
     )
   }
 }

@@ -1,5 +1,4 @@
 // Record codecs. JSON is the default; the Kafka adapter may swap in Avro (bus/avro.ts).
-import { keepJsonText } from '../core/json-text.ts'
 import type { ConsumedRecord } from './types.ts'
 
 export interface Codec<T, Encoded extends Buffer | string = Buffer | string> {
@@ -11,6 +10,8 @@ export interface Codec<T, Encoded extends Buffer | string = Buffer | string> {
    * bytes (`buffer`). Only codecs for which that is the same value have it: JSON of plain data does.
    */
   adopt?(value: T, buffer: Buffer): T
+  /** Set when a record's bytes are its value's JSON text: a store that writes JSON keeps them as they are. */
+  jsonText?: true
 }
 
 /** A consumed record's value: the producer's own when the log handed it on and the codec may adopt it, else decoded. */
@@ -20,23 +21,12 @@ export function decodeRecord<T>(codec: Codec<T>, record: ConsumedRecord): T {
     : codec.decode(record.value)
 }
 
-/** `keepText`: remember each record's JSON text for a consumer that stores it as is (core/json-text.ts). */
-export function jsonCodec<T>(options: { keepText?: boolean } = {}): Codec<T, string> {
+export function jsonCodec<T>(): Codec<T, string> {
   return {
     encode: (value) => JSON.stringify(value),
-    decode: options.keepText
-      ? (buffer) => {
-          const value = JSON.parse(buffer.toString('utf8')) as T
-          keepJsonText(value, buffer)
-          return value
-        }
-      : (buffer) => JSON.parse(buffer.toString('utf8')) as T,
+    decode: (buffer) => JSON.parse(buffer.toString('utf8')) as T,
     // Values published as JSON are plain data (parsed JSON, or built from it field by field).
-    adopt: options.keepText
-      ? (value, buffer) => {
-          keepJsonText(value, buffer)
-          return value
-        }
-      : (value) => value,
+    adopt: (value) => value,
+    jsonText: true,
   }
 }

@@ -263,7 +263,7 @@ export const DEFAULTS = {
   localLogTailBytes: 4 * 1024 * 1024,
   localLogMaxBacklogRecords: 10_000,
   localLogBacklogWaitMs: 1000,
-  localLogShareValues: false,
+  localLogShareValues: true,
   rocksdbWriteBufferMb: 16,
   rocksdbWriteBuffers: 2,
   opsPort: 8289,

@@ -66,8 +66,8 @@ export async function startEmbedded(
     runs: createRocksRunStore(rocks),
     requests: createRocksRequestStore(rocks),
     insights: createRocksInsights(rocks),
-    // The RocksDB event store keeps JSON: stored events keep their text from the bus (core/json-text.ts).
-    codecs: { event: jsonCodec(), stored: jsonCodec({ keepText: true }), raw: jsonCodec(), run: jsonCodec() },
+    // JSON on the log: the RocksDB event store writes each event as the bytes it read (Codec.jsonText).
+    codecs: { event: jsonCodec(), stored: jsonCodec(), raw: jsonCodec(), run: jsonCodec() },
     // One RocksDB holds every partition's state, so one store (and one state per function) serves them all.
     openDedupStore: async () => dedupStore,
     openRunnerState: async (scope: string) => createRocksRunnerState(rocks, scope),

@@ -59,6 +59,12 @@ export interface IngestConfig extends EventLimits {
   maxEventsPerSecond: number
 }
 
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': 'content-type, x-service-env, x-service-event-id-seed',
+  'access-control-allow-methods': 'POST, OPTIONS',
+}
+
 export function createIngest(deps: IngestDeps, config: IngestConfig) {
   const limiter = createRateLimiter()
 
@@ -132,10 +138,9 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       })
       if (config.devMode) {
         // The dashboard's "Send to Dev Server" posts from the browser.
-        app.addHook('onRequest', async (request, reply) => {
-          reply.header('access-control-allow-origin', '*')
-          reply.header('access-control-allow-headers', 'content-type, x-service-env, x-service-event-id-seed')
-          reply.header('access-control-allow-methods', 'POST, OPTIONS')
+        app.addHook('onRequest', (_request, reply, done) => {
+          reply.headers(CORS_HEADERS)
+          done()
         })
         app.options('/e/*', async (_req, reply) => reply.code(204).send())
         app.options('/e', async (_req, reply) => reply.code(204).send())
@@ -158,8 +163,13 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       })
       // Before any byte of the body is read: a wrong key costs the sender one round trip and
       // the server no memory, and the body limit that applies is known.
-      const onRequest = async (request: KeyRequest) => {
-        admitted.set(request, admit(request))
+      const onRequest = (request: KeyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+        try {
+          admitted.set(request, admit(request))
+        } catch (err) {
+          return done(err as Error)
+        }
+        done()
       }
       app.post('/e/:key', { onRequest }, handler)
       app.post('/e', { onRequest }, handler)

@@ -1,6 +1,6 @@
 // The store sink: batches of `events` and `duplicates` go into the EventStore. Inserts are
 // idempotent by internal ID, so a redelivered batch stores nothing twice.
-import type { Bus } from '../bus/types.ts'
+import type { Bus, ConsumedRecord } from '../bus/types.ts'
 import type { Codec } from '../bus/codec.ts'
 import { createConsumerStage } from '../bus/consumer-stage.ts'
 import type { StoredEvent } from '../core/event.ts'
@@ -18,5 +18,8 @@ export interface StoreSinkConfig {
 }
 
 export function createStoreSink(deps: StoreSinkDeps, config: StoreSinkConfig) {
-  return createConsumerStage(deps.bus, deps.codec, config, (events) => deps.store.insertEvents(events))
+  const texts = deps.codec.jsonText ? (records: ConsumedRecord[]) => records.map((r) => r.value) : () => undefined
+  return createConsumerStage(deps.bus, deps.codec, config, (events, records) =>
+    deps.store.insertEvents(events, texts(records)),
+  )
 }

@@ -5,7 +5,6 @@
 // with the store.
 import type { Logger } from 'pino'
 import type { StoredEvent } from '../core/event.ts'
-import { jsonTextOf } from '../core/json-text.ts'
 import { keyPrefix, keyRange, type KeySpaceName } from '../core/keyspaces.ts'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import type { EventPage, EventQuery, EventStore } from './types.ts'
@@ -195,12 +194,12 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
   }
 
   return {
-    async insertEvents(events) {
+    async insertEvents(events, texts) {
       const ops: WriteOp[] = []
-      for (const event of events) {
-        ops.push({ type: 'put', key: eventKey(event.internalId), value: jsonTextOf(event) ?? JSON.stringify(event) })
+      events.forEach((event, i) => {
+        ops.push({ type: 'put', key: eventKey(event.internalId), value: texts?.[i] ?? JSON.stringify(event) })
         pushIndexOps(event, ops)
-      }
+      })
       await rocks.write(ops)
     },
     getEvent,

@@ -151,3 +151,27 @@ t.test('the 404 message names the route but never an event key or webhook ID in 
   const webhook = await rawRequest(server.url, `GET /v1/nope/wh_secretsecret HTTP/1.1\r\n${H}\r\n\r\n`)
   t.notMatch(webhook.json.error, /secret/)
 })
+
+t.test("a request's failure is logged once, with the request's id; answered requests log nothing", async (t) => {
+  const lines: Array<Record<string, unknown>> = []
+  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
+  const http = createHttpServer(
+    { host: '127.0.0.1', port: 0, trustProxy: false, eventLimits: loadConfig('dev', {}, {}) },
+    log,
+    [
+      async (app) => {
+        app.get('/fails', async () => {
+          throw new Error('disk on fire')
+        })
+        app.get('/fine', async () => ({ ok: true }))
+      },
+    ],
+  )
+  t.teardown(() => http.stop())
+  t.equal((await http.app.inject({ method: 'GET', url: '/fine' })).statusCode, 200)
+  t.same(lines, [], 'an answered request writes no line')
+  const failed = await http.app.inject({ method: 'GET', url: '/fails' })
+  t.equal(failed.statusCode, 500)
+  t.equal(lines.length, 1, 'one line for the failure')
+  t.match(lines[0], { level: 50, msg: 'request failed', reqId: String, err: { message: 'disk on fire' } })
+})

@@ -187,6 +187,23 @@ t.test('an event and its index entries are one write', async (t) => {
   t.equal(spaces, 'EINGP' + 'ENGPH', 'events, by dedup id, name, env, env + name, receive time')
 })
 
+t.test("an event's JSON as read off the bus is written as is; without it, the event is serialized", async (t) => {
+  const rocks = await rocksIn(t)
+  const store = await openRocksEventStore(rocks)
+  const [a, b] = [event(0), event(1)]
+  // Another key order than JSON.stringify's, as a producer elsewhere may have written it.
+  const { data, ...rest } = a
+  const text = Buffer.from(JSON.stringify({ data, ...rest }))
+  rocks.writes = []
+  await store.insertEvents([a], [text])
+  await store.insertEvents([b])
+  const values = rocks.writes
+    .flat()
+    .flatMap((op) => (op.type === 'put' && op.key[0] === 'E' ? [op.value.toString()] : []))
+  t.same(values, [text.toString(), JSON.stringify(b)])
+  t.same(await store.getEvent(a.internalId), a)
+})
+
 t.test('a data dir of the old layout (events, id index) is indexed on open; nothing stored is lost', async (t) => {
   const dir = await tempDir()
   t.teardown(() => removeDir(dir))
