@@ -54,12 +54,10 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
     // An accepted event goes on as it came (`incoming` and `events` share the event codec). Marking
     // it seen at the same time is safe: a crash before it is durable downstream redelivers the
     // batch, and a redelivered event finds its own mark (its internal ID), so it passes again.
-    // Only caller ids are marked: nothing looks the others up (above), and a mark per event
-    // without an id was a fifth of the RocksDB writes per event (bench/ingest's events have none).
     await Promise.all([
       deps.outputs.events.forward(accepted, acceptedBytes),
       deps.outputs.duplicates.publish(duplicates),
-      store.markSeen(accepted.filter((e) => e.id !== e.internalId)),
+      store.markSeen(accepted),
     ])
     counted.accepted.inc(accepted.length)
     counted.duplicate.inc(duplicates.length)
