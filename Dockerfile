@@ -25,7 +25,13 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 
 FROM ${NODE_IMAGE}
 WORKDIR /app
-RUN groupadd --system --gid 10001 sluice \
+# jemalloc keeps RSS flat under sustained load where glibc's malloc steps up (docs/operations.md,
+# "Allocator"); linked at one path whatever the architecture, for LD_PRELOAD below.
+RUN apt-get update -q \
+  && apt-get install -y -q --no-install-recommends libjemalloc2 \
+  && rm -rf /var/lib/apt/lists/* \
+  && ln -s "$(find /usr/lib -name libjemalloc.so.2 | head -n 1)" /usr/local/lib/libjemalloc.so.2 \
+  && groupadd --system --gid 10001 sluice \
   && useradd --system --uid 10001 --gid sluice --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin sluice \
   && mkdir /data && chown 10001:10001 /data
 COPY --from=deps /app/node_modules/ node_modules/
@@ -45,8 +51,10 @@ COPY api/ api/
 COPY client/ client/
 COPY --from=dashboard /build/dist/dashboard/ dist/dashboard/
 # isolated-vm needs --no-node-snapshot; 8 MiB semi-spaces keep V8 lean (see scripts/start.sh); sluice-source lets a functions file import `sluice/client` from these
-# sources. RocksDB's threads each get a glibc malloc arena; two keep the RSS down (see scripts/start.sh).
+# sources. jemalloc as scripts/start.sh runs it; `-e LD_PRELOAD=` goes back to glibc's malloc.
 ENV NODE_OPTIONS="--no-node-snapshot --max-semi-space-size=8 --conditions=sluice-source" \
+  LD_PRELOAD=/usr/local/lib/libjemalloc.so.2 \
+  MALLOC_CONF=narenas:2,background_thread:true,dirty_decay_ms:5000,muzzy_decay_ms:5000 \
   MALLOC_ARENA_MAX=2 \
   SLUICE_HOST=0.0.0.0 \
   SLUICE_DATA_DIR=/data

@@ -12,8 +12,12 @@ export interface Child {
 }
 
 /** Starts a node process that prints `"url":"http://…"` (pino) or `listening http://…` once up. */
-export async function startChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Child> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', ...args], {
+export function startChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Child> {
+  return startProcess(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', ...args], env)
+}
+
+async function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -39,13 +43,13 @@ export async function startChild(args: string[], env: NodeJS.ProcessEnv = {}): P
   }
 }
 
-/** `sluice dev` on `dataDir`, as `npm start` and the image run it (scripts/start.sh, Dockerfile). */
+/**
+ * `sluice dev` on `dataDir` by `npm start`'s script (scripts/start.sh: its node flags and allocator,
+ * jemalloc when installed, as the image runs it). It execs node, so the child's pid is the server's.
+ */
 export function startSluice(dataDir: string): Promise<Child> {
-  return startChild(['bin/sluice.js', 'dev', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
-    SLUICE_LOG_LEVEL: 'warn',
-    MALLOC_ARENA_MAX: '2',
-    NODE_OPTIONS: '--max-semi-space-size=8',
-  })
+  const args = ['scripts/start.sh', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn']
+  return startProcess('bash', args, { SLUICE_LOG_LEVEL: 'warn' })
 }
 
 /** Peak resident memory of a process, in MiB. */

@@ -4,7 +4,15 @@ set -euo pipefail
 . "$(dirname "$0")/node24.sh"
 # The dashboard is built by esbuild (dist/dashboard/) when missing or older than its sources.
 node "$(dirname "$0")/build-dashboard.ts" --if-stale
-# RocksDB's threads each get a glibc malloc arena; two arenas halve the RSS under load (1.5 → 0.9 GiB in bench/ingest).
+# The allocator (docs/operations.md, "Allocator"): jemalloc when installed (Debian: libjemalloc2), as
+# the image runs it. Under glibc's malloc RSS steps up at RocksDB's first large compaction and stays
+# there (bench/soak: 29 % growth; jemalloc: 1.5 %). SLUICE_MALLOC=glibc keeps glibc's, as does an
+# LD_PRELOAD of your own. glibc gets two arenas: one per RocksDB thread doubled the RSS under load.
+jemalloc="$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true) | awk '/libjemalloc\.so\.2 /{print $NF; exit}')"
+if [ "${SLUICE_MALLOC:-jemalloc}" = jemalloc ] && [ -z "${LD_PRELOAD:-}" ] && [ -n "$jemalloc" ]; then
+  export LD_PRELOAD="$jemalloc"
+  export MALLOC_CONF="${MALLOC_CONF:-narenas:2,background_thread:true,dirty_decay_ms:5000,muzzy_decay_ms:5000}"
+fi
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 # V8's young generation: 8 MiB semi-spaces instead of Node's 32 (idle RSS 185 → 157 MiB, peak under
 # batch load ~620 → ~510 MiB in bench/ingest, at no measurable CPU cost); docs/operations.md, "Memory".

@@ -65,6 +65,22 @@ t.test('multi-stage: production dependencies and the built dashboard come from b
   t.same(of(runtime, 'ENTRYPOINT'), ['["node", "bin/sluice.js"]'])
 })
 
+t.test(
+  "jemalloc, as npm start runs it: installed, linked where LD_PRELOAD points, with start.sh's MALLOC_CONF",
+  async (t) => {
+    const run = of(runtime, 'RUN').join('\n')
+    t.match(run, /apt-get install [^&]*\blibjemalloc2\b/)
+    const env = of(runtime, 'ENV').join(' ')
+    const preload = /\bLD_PRELOAD=(\S+)/.exec(env)?.[1]
+    t.ok(preload, 'LD_PRELOAD is set')
+    t.match(run, new RegExp(`ln -s "\\$\\(find /usr/lib -name libjemalloc\\.so\\.2[^"]*\\)" ${preload}`))
+    const startScript = readFileSync(join(ROOT, 'scripts/start.sh'), 'utf8')
+    const conf = /MALLOC_CONF:-([^}]+)\}/.exec(startScript)?.[1]
+    t.ok(conf, "start.sh's default MALLOC_CONF")
+    t.match(env, new RegExp(`\\bMALLOC_CONF=${conf}(\\s|$)`), 'the same in the image')
+  },
+)
+
 t.test('the runtime runs as a numeric non-root user, the one the Helm chart names', async (t) => {
   const [user] = of(runtime, 'USER')
   t.match(user, /^\d+:\d+$/, 'numeric uid:gid, so runAsNonRoot can verify it')

@@ -84,19 +84,30 @@ function killChildrenOnExit(child: ChildProcess): void {
  * `sluice <command>` as a separate process; resolves once it prints its URL. The timeout only
  * bounds a failure: on a loaded 2-core machine several roles starting at once took over 30 s.
  */
-export async function spawnServer(
+export function spawnServer(
   args: string[],
   env: NodeJS.ProcessEnv = {},
   startTimeoutMs = 90_000,
 ): Promise<ChildServer> {
-  const child = spawn(
-    process.execPath,
-    ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args],
-    {
-      env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
+  const node = ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js')]
+  return spawnUntilUp(process.execPath, [...node, ...args], env, startTimeoutMs)
+}
+
+/** `npm start` (scripts/start.sh, which execs node: the child's pid is the server's) with `args`. */
+export function spawnStartScript(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ChildServer> {
+  return spawnUntilUp('bash', [join(ROOT, 'scripts/start.sh'), ...args], env, 90_000)
+}
+
+async function spawnUntilUp(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  startTimeoutMs: number,
+): Promise<ChildServer> {
+  const child = spawn(command, args, {
+    env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   killChildrenOnExit(child)
   const stopped = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   let output = ''

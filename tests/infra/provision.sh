@@ -19,6 +19,8 @@ command -v clickhouse-server >/dev/null 2>&1 || command -v clickhouse >/dev/null
 command -v chromium >/dev/null 2>&1 || missing_packages+=(chromium)
 # A recommends of chromium's; without any font, screenshots of pages show no text.
 dpkg -s fonts-liberation >/dev/null 2>&1 || missing_packages+=(fonts-liberation)
+# npm start and the image run Sluice on jemalloc (scripts/start.sh); tests/ops/start-script.test.ts checks it.
+dpkg -s libjemalloc2 >/dev/null 2>&1 || missing_packages+=(libjemalloc2)
 command -v java >/dev/null 2>&1 || missing_packages+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null 2>&1 || missing_packages+=(maven)
 command -v unzip >/dev/null 2>&1 || missing_packages+=(unzip) # a Go toolchain zip, should helm need one
@@ -36,7 +38,7 @@ if ((${#missing_packages[@]} > 0)); then
   # No recommends: chromium's pull in a desktop's worth of packages the tests never use.
   apt-get install -y -q --no-install-recommends "${missing_packages[@]}"
 else
-  log "clickhouse-server, chromium (+fonts), java, mvn, python3-venv: present"
+  log "clickhouse-server, chromium (+fonts), libjemalloc2, java, mvn, python3-venv: present"
 fi
 
 if [[ -f "$kafka_libs/kafka_2.13-$kafka_version.jar" && -f "$kafka_libs/.complete" ]]; then
