@@ -52,6 +52,10 @@ export function startSluice(dataDir: string): Promise<Child> {
   return startProcess('bash', args, { SLUICE_LOG_LEVEL: 'warn' })
 }
 
+/** The malloc a process runs on: jemalloc when scripts/start.sh found it and preloaded it. */
+export const allocatorOf = (pid: number) =>
+  /libjemalloc/.test(readFileSync(`/proc/${pid}/maps`, 'utf8')) ? 'jemalloc' : 'glibc'
+
 /** Peak resident memory of a process, in MiB. */
 export function peakRssMb(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))

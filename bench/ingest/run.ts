@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startChild, startSluice, peakRssMb, report, type Child } from '../lib.ts'
+import { allocatorOf, startChild, startSluice, peakRssMb, report, type Child } from '../lib.ts'
 import { cpuMicros, ensureWrk, round, rssMb, wrk } from '../wrk.ts'
 
 const seconds = Number(process.argv[2] ?? 10)
@@ -38,6 +38,7 @@ const echoCpuPerReq = (cpuMicros(echo.child.pid!) - echoCpu) / accepted(echoRun)
 rows.push(row('fastify echo, single', echoRun, 1, echoCpuPerReq, echoIdle, peakRssMb(echo.child.pid!), 0))
 await echo.stop()
 
+let allocator = ''
 const results: Record<
   string,
   { requestsPerSec: number; eventsPerSec: number; cpuPerReqUs: number; cpuPerEventUs: number; peakRssMb: number }
@@ -47,6 +48,7 @@ for (const c of CASES) {
   const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'))
   const sluice = await startSluice(dataDir)
   const pid = sluice.child.pid!
+  allocator = allocatorOf(pid)
   await sleep(500)
   const idle = rssMb(pid)
   await wrk(`${sluice.url}/e/k`, c.body, c.connections, WARM_UP_S)
@@ -71,6 +73,7 @@ for (const c of CASES) {
 report('ingest', rows, {
   seconds,
   loadGenerator: 'wrk -t1',
+  allocator,
   singleVsEcho: round(results.single.requestsPerSec / acceptedPerSec(echoRun), 2),
   singleCpuVsEcho: round(results.single.cpuPerReqUs / echoCpuPerReq, 2),
   batched500: results['500-event batches'],

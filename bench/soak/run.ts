@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
-import { peakRssMb, report, ROOT, startSluice } from '../lib.ts'
+import { allocatorOf, peakRssMb, report, ROOT, startSluice } from '../lib.ts'
 import { cpuMicros, ensureWrk, round, rssMb, wrk } from '../wrk.ts'
 import { renderChart } from './chart.ts'
 
@@ -125,6 +125,7 @@ try {
     batch,
     requestsPerSec: round(requestsPerSec, 2),
     minutes,
+    allocator: allocatorOf(pid),
     peak: peak && { ...peak, seconds: PEAK_SECONDS, fraction: Number(values['peak-fraction']) },
     idleRssMb: idleMb,
     peakRssMb: peakRssMb(pid),
@@ -155,7 +156,7 @@ try {
   await writeFile(join(outDir, 'soak.json'), `${JSON.stringify({ bench: 'soak', date, ...summary, rows }, null, 2)}\n`)
   const g = summary.growth
   const note =
-    `RSS growth, minute ${g.fromMinute} → ${g.toMinute}: ${g.percent ?? 'n/a'} % (target < 5 %); ` +
+    `${summary.allocator}: RSS growth, minute ${g.fromMinute} → ${g.toMinute}: ${g.percent ?? 'n/a'} % (target < 5 %); ` +
     `peak RSS ${summary.peakRssMb} MiB; accepted ${accepted.toLocaleString('en')}, ` +
     `${summary.allStored ? 'all stored' : 'NOT all stored'}; ` +
     (lagLeft > 0 ? `lag stuck at ${lagLeft}` : `caught up ${round(catchUpMs / 1000)} s after the load`)
