@@ -68,9 +68,28 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.id} (${v.impact}): ${v.targets.slice(0, 3).join(', ')}`)
 }
 
-/** Replaces a CodeMirror editor's whole text, as typing would. */
+/**
+ * Replaces a CodeMirror editor's whole text, as typing would, and waits until the editor shows it.
+ * CodeMirror takes the text from DOM input events; if it shows anything else after a few seconds the
+ * text is put in once more, and an editor that still holds something else fails the test here, with
+ * what it held, rather than later at a selector that never appears.
+ */
 export async function setEditor(page: Page, selector: string, text: string): Promise<void> {
   const content = page.locator(`${selector} .cm-content`)
   await content.waitFor()
-  await content.fill(text)
+  // Whitespace aside: CodeMirror re-indents a line that input ends with a closing bracket, as typing does.
+  const bare = (s: string) => s.replace(/\s+/g, '')
+  const shown = () =>
+    page
+      .locator(`${selector} .cm-line`)
+      .allTextContents()
+      .then((lines) => lines.join('\n'))
+  for (let attempt = 1; ; attempt++) {
+    await content.fill(text)
+    const deadline = Date.now() + 5_000
+    while (bare(await shown()) !== bare(text) && Date.now() < deadline) await page.waitForTimeout(50)
+    const held = await shown()
+    if (bare(held) === bare(text)) return
+    if (attempt === 2) throw new Error(`editor ${selector} holds ${JSON.stringify(held)}, not the text put in`)
+  }
 }

@@ -109,7 +109,9 @@ t.test('a preview of a transform that throws shows its error inline, on the line
     '#transform',
     'function transform(evt) {\n  const kind = evt.type\n  throw new Error("nope: " + kind)\n}',
   )
-  await page.waitForSelector('#preview-result .error')
+  await page.waitForSelector('#preview-result .error').catch(async (err: Error) => {
+    throw new Error(`${err.message}\nthe preview showed: ${await page.textContent('#preview-result')}`)
+  })
   t.match(await page.textContent('#preview-result'), /^TRANSFORM_THREW: Error: nope: invoice\.paid \(line 3\)/)
   await page.waitForSelector('#transform .cm-lintRange-error')
   const lines = await page
