@@ -8,7 +8,11 @@ node "$(dirname "$0")/build-dashboard.ts" --if-stale
 # the image runs it. Under glibc's malloc RSS steps up at RocksDB's first large compaction and stays
 # there (bench/soak: 29 % growth; jemalloc: 1.5 %). SLUICE_MALLOC=glibc keeps glibc's, as does an
 # LD_PRELOAD of your own. glibc gets two arenas: one per RocksDB thread doubled the RSS under load.
-jemalloc="$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true) | awk '/libjemalloc\.so\.2 /{print $NF; exit}')"
+# On a multilib host the cache lists each architecture's copy: take the one of this machine's
+# (ldconfig's tag: "libc6,x86-64", "libc6,AArch64"); a 32-bit one would not load into node.
+case "$(uname -m)" in x86_64) arch=x86-64 ;; aarch64) arch=AArch64 ;; *) arch='' ;; esac
+jemalloc="$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true) |
+  awk -v arch="$arch" '/libjemalloc\.so\.2 / && (arch == "" || index($0, "," arch ")")) {print $NF; exit}')"
 if [ "${SLUICE_MALLOC:-jemalloc}" = jemalloc ] && [ -z "${LD_PRELOAD:-}" ] && [ -n "$jemalloc" ]; then
   export LD_PRELOAD="$jemalloc"
   export MALLOC_CONF="${MALLOC_CONF:-narenas:2,background_thread:true,dirty_decay_ms:5000,muzzy_decay_ms:5000}"

@@ -124,6 +124,27 @@ t.test('a preview of a transform that throws shows its error inline, on the line
   t.same(errorsOf(page), [], 'no script errors on the page')
 })
 
+t.test('a transform typed key by key is previewed once typing pauses, not at every key', async (t) => {
+  const { body } = await postJson(`${server.url}/v1/webhooks`, { name: 'typed' })
+  const page = await open(t, `/webhooks/${body.data.id}`)
+  await page.waitForSelector('#preview-result :is(.ok, .error)') // the preview of the saved transform
+  let previews = 0
+  page.on('request', (request) => {
+    if (request.url().endsWith('/preview')) previews++
+  })
+  const typed = 'function transform(e) { return { name: "typed/" + e.type, data: e } }'
+  await page.click('#transform .cm-content')
+  await page.keyboard.press('Control+A')
+  await page.keyboard.press('Delete')
+  // CodeMirror closes brackets and quotes as they open; typing the closing one steps over it.
+  await page.keyboard.type(typed, { delay: 15 })
+  await page.waitForSelector('#preview-result >> text=typed/invoice.paid')
+  await page.waitForTimeout(600) // a preview still to come would have started by now
+  // One after the last key; a second if typing paused somewhere for longer than the debounce.
+  t.ok(previews >= 1 && previews <= 2, `${typed.length} keys typed, ${previews} previews run`)
+  t.same(errorsOf(page), [], 'no script errors on the page')
+})
+
 t.test('a key is created and shown once; environments are listed', async (t) => {
   const page = await open(t, '/keys')
   await page.click('#create-key button')

@@ -2,7 +2,9 @@
 // does: under glibc's malloc RSS steps up at RocksDB's first large compaction (docs/operations.md,
 // "Allocator"). provision.sh installs Debian's libjemalloc2, so the library is there to be found.
 import t, { type Test } from 'tap'
-import { readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { eventually, getJson, postJson, removeDir, spawnStartScript, tempDir } from '../helpers/server.ts'
 
 const mapped = (pid: number) => readFileSync(`/proc/${pid}/maps`, 'utf8')
@@ -53,3 +55,37 @@ t.test('an LD_PRELOAD of your own is left as it is', async (t) => {
   t.equal(environ(server.pid).get('LD_PRELOAD'), jemalloc)
   t.equal(environ(server.pid).get('MALLOC_CONF'), 'narenas:1', 'and your MALLOC_CONF')
 })
+
+// ldconfig's tag of this machine's libraries, as start.sh knows it.
+const arch = ({ x64: 'x86-64', arm64: 'AArch64' } as Record<string, string>)[process.arch]
+const skip = arch ? false : `start.sh knows no ldconfig tag for ${process.arch}`
+
+t.test(
+  "on a multilib host, the jemalloc of the machine's architecture, not the first one listed",
+  { skip },
+  async (t) => {
+    const ldconfig = (path: string) =>
+      execFileSync(path, ['-p'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    const cache = (() => {
+      try {
+        return ldconfig('ldconfig')
+      } catch {
+        return ldconfig('/sbin/ldconfig')
+      }
+    })()
+    const native = cache.split('\n').find((line) => line.includes('libjemalloc.so.2 ') && line.includes(`,${arch})`))
+    t.ok(native, 'provision.sh installed libjemalloc2')
+    // What `ldconfig -p` prints where the i386 package is installed too: its line comes first.
+    const bin = await tempDir()
+    t.teardown(() => removeDir(bin))
+    const fake = join(bin, 'ldconfig')
+    writeFileSync(
+      fake,
+      `#!/bin/sh\nprintf '%s\\n' '2 libs found in cache' '\tlibjemalloc.so.2 (libc6) => /usr/lib/i386-linux-gnu/libjemalloc.so.2' '${native}'\n`,
+    )
+    chmodSync(fake, 0o755)
+    const server = await start(t, { PATH: `${bin}:${process.env.PATH}` })
+    t.equal(environ(server.pid).get('LD_PRELOAD'), native!.split(' => ')[1])
+    t.match(mapped(server.pid), /libjemalloc\.so\.2/, 'and it is loaded')
+  },
+)

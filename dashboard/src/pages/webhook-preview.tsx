@@ -1,6 +1,6 @@
 // A webhook's preview: a sample body and headers through the server's own pipeline (same sandbox
 // and validation as deliveries), run again as the transform or the sample changes.
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { ErrorMessage } from '../ui/common.tsx'
 import { CodeEditor, type Problem } from '../ui/lazy-editor.tsx'
@@ -42,29 +42,31 @@ export function Preview({
   const [headers, setHeaders] = useState('{}')
   const [result, setResult] = useState<{ events?: unknown[]; error?: string; pending?: boolean }>({ pending: true })
   const [runs, setRuns] = useState(0)
+  // The first preview and one asked for with "Run preview" run at once; an edit waits until typing
+  // pauses, so each keystroke does not run the transform on the server.
+  const now = useRef(true)
   useEffect(() => {
     let current = true
-    const timer = setTimeout(
-      async () => {
-        const body = parse(payload, 'payload')
-        const head = parse(headers, 'headers')
-        if (body.error || head.error) return setResult({ error: body.error ?? head.error })
-        try {
-          const { data } = await api('POST', `/v1/webhooks/${webhookId}/preview`, {
-            payload: body.value,
-            headers: head.value,
-            transform: transform.trim() === '' ? null : transform,
-          })
-          if (!current) return
-          const problem = data.ok ? null : problemOf(data.error)
-          onProblem(problem)
-          setResult(data.ok ? { events: data.events } : { error: problem!.message })
-        } catch (err) {
-          if (current) setResult({ error: (err as Error).message })
-        }
-      },
-      runs === 0 ? 0 : DEBOUNCE_MS,
-    )
+    const delay = now.current ? 0 : DEBOUNCE_MS
+    now.current = false
+    const timer = setTimeout(async () => {
+      const body = parse(payload, 'payload')
+      const head = parse(headers, 'headers')
+      if (body.error || head.error) return setResult({ error: body.error ?? head.error })
+      try {
+        const { data } = await api('POST', `/v1/webhooks/${webhookId}/preview`, {
+          payload: body.value,
+          headers: head.value,
+          transform: transform.trim() === '' ? null : transform,
+        })
+        if (!current) return
+        const problem = data.ok ? null : problemOf(data.error)
+        onProblem(problem)
+        setResult(data.ok ? { events: data.events } : { error: problem!.message })
+      } catch (err) {
+        if (current) setResult({ error: (err as Error).message })
+      }
+    }, delay)
     return () => {
       current = false
       clearTimeout(timer)
@@ -93,7 +95,14 @@ export function Preview({
         onChange={setHeaders}
         minLines={2}
       />
-      <button type="button" id="run-preview" onClick={() => setRuns((n) => n + 1)}>
+      <button
+        type="button"
+        id="run-preview"
+        onClick={() => {
+          now.current = true
+          setRuns((n) => n + 1)
+        }}
+      >
         Run preview
       </button>
       <div id="preview-result" aria-live="polite">
