@@ -33,15 +33,26 @@ export const KEY_SPACES = {
   }),
   events: space('E', 'store/rocksdb.ts', '<internalId> → event JSON', { scanned: true }),
   // Event indexes (store/rocksdb-index.ts): ‹v› is a value after its length.
-  eventsById: space('I', 'store/rocksdb.ts', '‹dedup id›<internalId> → index entry', {
+  eventsById: space('I', 'store/rocksdb.ts', '‹dedup id›<internalId> → index entries', {
     scanned: true,
     rangeDeleted: true,
   }),
-  eventsByName: space('N', 'store/rocksdb.ts', '‹name›<internalId> → index entry', { scanned: true }),
-  eventsByEnv: space('G', 'store/rocksdb.ts', '‹env›<internalId> → index entry', { scanned: true }),
-  eventsByEnvName: space('P', 'store/rocksdb.ts', '‹env›‹name›<internalId> → index entry', { scanned: true }),
+  // Rebuilt (range deleted first) when a data dir of an older layout opens.
+  eventsByName: space('N', 'store/rocksdb.ts', '‹name›<internalId> → index entries', {
+    scanned: true,
+    rangeDeleted: true,
+  }),
+  eventsByEnv: space('G', 'store/rocksdb.ts', '‹env›<internalId> → index entries', {
+    scanned: true,
+    rangeDeleted: true,
+  }),
+  eventsByEnvName: space('P', 'store/rocksdb.ts', '‹env›‹name›<internalId> → index entries', {
+    scanned: true,
+    rangeDeleted: true,
+  }),
   eventsByReceivedAt: space('H', 'store/rocksdb.ts', '<receivedAt hex12><internalId> → entry (off-clock events only)', {
     scanned: true,
+    rangeDeleted: true,
   }),
   eventsFormat: space('Vevents', 'store/rocksdb.ts', 'the event store format version'),
   runs: space('Rr', 'store/runs-rocksdb.ts', '<runId> → run JSON', { scanned: true }),

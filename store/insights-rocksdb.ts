@@ -12,9 +12,9 @@ import type { WebhookRequestRecord } from './requests-types.ts'
 import type { RunDoc } from './runs-types.ts'
 import {
   OFF_CLOCK_MS,
+  indexEntries,
   internalIdOf,
   keyPart,
-  readEntry,
   readOffClockEntry,
   receivedAtHex,
   ulidFloor,
@@ -139,10 +139,9 @@ export function createRocksInsights(rocks: Rocks, options: RocksInsightsOptions 
     for await (const name of names) {
       const s = late.get(name) ?? { name, total: 0, counts: new Array<number>(buckets.length).fill(0) }
       late.delete(name)
-      const prefix = keyPrefix(space, base + keyPart(name))
-      for await (const { value } of rocks.scan({ gte: prefix + window.from, lt: prefix + window.below })) {
+      const sub = base + keyPart(name)
+      for await (const e of indexEntries(rocks, keyPrefix(space, sub), keyRange(space, sub).lt, window)) {
         if (!budgetLeft.take()) break
-        const e = readEntry(value)
         if (!counted(e)) continue
         s.total++
         s.counts[slot(e.receivedAt)]++

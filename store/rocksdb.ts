@@ -11,15 +11,16 @@ import type { EventPage, EventQuery, EventStore } from './types.ts'
 import {
   OFF_CLOCK_MS,
   eventKey,
+  indexEntries,
   internalIdOf,
   keyPart,
   pushIndexOps,
-  readEntry,
   readOffClockEntry,
   receivedAtHex,
   ulidFloor,
   upgradeEventIndexes,
   type IndexEntry,
+  type IndexMember,
   type OffClockEntry,
 } from './rocksdb-index.ts'
 
@@ -126,6 +127,23 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
     return events.sort((a, b) => (a.internalId < b.internalId ? 1 : -1))
   }
 
+  /** The events (E) or index entries of a plan with internal IDs in [from, below), newest first. */
+  async function* list(
+    plan: Plan,
+    prefix: string,
+    from: string | undefined,
+    below: string | undefined,
+  ): AsyncGenerator<IndexMember | { internalId: string; event: StoredEvent }> {
+    const end = keyRange(plan.space, plan.sub).lt
+    if (plan.space !== 'events') return yield* indexEntries(rocks, prefix, end, { from, below })
+    for await (const { key, value } of rocks.scan({
+      gte: prefix + (from ?? ''),
+      lt: below === undefined ? end : prefix + below,
+      reverse: true,
+    }))
+      yield { internalId: internalIdOf(key), event: JSON.parse(value.toString()) as StoredEvent }
+  }
+
   async function queryEvents(q: EventQuery): Promise<EventPage> {
     if (q.limit <= 0) return { events: [], nextCursor: null }
     const timed = q.receivedAfter !== undefined || q.receivedBefore !== undefined
@@ -141,8 +159,10 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
     }
     const plan = planOf(q)
     const prefix = keyPrefix(plan.space, plan.sub)
-    let lt = keyRange(plan.space, plan.sub).lt
-    for (const bound of [q.cursor, window.below]) if (bound !== undefined && prefix + bound < lt) lt = prefix + bound
+    const below = [q.cursor, window.below].reduce<string | undefined>(
+      (low, bound) => (bound !== undefined && (low === undefined || bound < low) ? bound : low),
+      undefined,
+    )
 
     const page: StoredEvent[] = []
     let lateAt = 0
@@ -170,12 +190,12 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
     const done = (): EventPage => ({ events: page, nextCursor: full ? page[page.length - 1].internalId : null })
 
     let read = 0
-    for await (const { key, value } of rocks.scan({ gte: prefix + (window.from ?? ''), lt, reverse: true })) {
-      const id = internalIdOf(key)
-      if (plan.space === 'events') {
-        chunk.push({ id, event: JSON.parse(value.toString()) as StoredEvent })
+    for await (const listed of list(plan, prefix, window.from, below)) {
+      const id = listed.internalId
+      if ('event' in listed) {
+        chunk.push({ id, event: listed.event })
         read += SCANNED_EVENT_COST - 1
-      } else if (matchesEntry(readEntry(value), q)) {
+      } else if (matchesEntry(listed, q)) {
         chunk.push({ id })
         read += FETCHED_EVENT_COST - 1
       }
@@ -198,8 +218,8 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
       const ops: WriteOp[] = []
       events.forEach((event, i) => {
         ops.push({ type: 'put', key: eventKey(event.internalId), value: texts?.[i] ?? JSON.stringify(event) })
-        pushIndexOps(event, ops)
       })
+      pushIndexOps(events, ops)
       await rocks.write(ops)
     },
     getEvent,

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import type { StoredEvent } from '../../core/event.ts'
 import { newIdSeed, seededUlids } from '../../core/ids.ts'
 import { openRocks, type Rocks, type ScanRange, type WriteOp } from '../../core/rocks.ts'
+import { createRocksInsights } from '../../store/insights-rocksdb.ts'
 import { openRocksEventStore } from '../../store/rocksdb.ts'
 import type { EventQuery, EventStore } from '../../store/types.ts'
 import { removeDir, tempDir } from '../helpers/server.ts'
@@ -183,8 +184,9 @@ t.test('an event and its index entries are one write', async (t) => {
   await store.insertEvents([event(0, { id: 'order-0' }), late])
   t.equal(rocks.writes.length, 1)
   const spaces = rocks.writes[0].map((op) => (op.type === 'put' ? op.key[0] : op.type)).join('')
-  // By dedup id only when one was given (else the internal ID is the dedup id); by receive time only when off clock.
-  t.equal(spaces, 'EINGP' + 'ENGPH', 'events, by dedup id, name, env, env + name, receive time')
+  // By dedup id only when one was given (else the internal ID is the dedup id); by receive time only when off
+  // clock. The two events' IDs are a second apart: an index value each.
+  t.equal(spaces, 'EE' + 'H' + 'INGP' + 'NGP', 'events, by receive time, by dedup id, name, env, env + name')
 })
 
 t.test("an event's JSON as read off the bus is written as is; without it, the event is serialized", async (t) => {
@@ -262,4 +264,87 @@ t.test('a data dir of the old layout (events, id index) is indexed on open; noth
     ids((e) => e.name === 'app/e4' && e.env === 'production'),
   )
   await rocks.close()
+})
+
+/** `count` events of one name and env whose IDs share millisecond `ms` (as one request's do). */
+function sameMs(ms: number, count: number, name = 'app/burst'): StoredEvent[] {
+  return seededUlids(newIdSeed(ms), count).map((internalId, i) => ({
+    internalId,
+    id: internalId,
+    name,
+    data: { i },
+    ts: ms,
+    env: 'production',
+    receivedAt: ms,
+    source: { kind: 'api' },
+  }))
+}
+
+t.test('the events of one insert share their index entries: a 500-event request is 3 index puts', async (t) => {
+  const rocks = await rocksIn(t)
+  const store = await openRocksEventStore(rocks)
+  const events = sameMs(BASE, 500)
+  rocks.writes = []
+  await store.insertEvents(events)
+  const puts = rocks.writes[0].map((op) => (op.type === 'put' ? op.key[0] : op.type)).join('')
+  t.equal(puts, 'E'.repeat(500) + 'NGP', 'each event, then one value per index (name, env, env + name)')
+  const newest = events.map((e) => e.internalId).reverse()
+  t.same((await listAll(store, { name: 'app/burst', env: 'production', limit: 30 })).ids, newest)
+})
+
+t.test('inserts cut otherwise (a batch delivered again) lose no entry and list each event once', async (t) => {
+  const rocks = await rocksIn(t)
+  const store = await openRocksEventStore(rocks, { scanBudget: 40 })
+  // 300 events of one millisecond, inserted as three interleaved batches, then again in other cuts:
+  // values overlap in ID range, several share their largest ID.
+  const events = sameMs(BASE, 300)
+  for (const rest of [0, 1, 2]) await store.insertEvents(events.filter((_, i) => i % 3 === rest))
+  await store.insertEvents(events.slice(100, 200))
+  await store.insertEvents([events[299]])
+  await store.insertEvents([events[298], events[299]])
+  const newest = events.map((e) => e.internalId).reverse()
+  for (const [q, what] of [
+    [{ name: 'app/burst', limit: 7 }, 'by name, pages of 7 cut inside the millisecond'],
+    [{ env: 'production', limit: 50 }, 'by env, pages cut by the scan budget'],
+    [{ name: 'app/burst', env: 'production', limit: 1 }, 'by env + name, one by one'],
+    [{ receivedAfter: BASE - 1, receivedBefore: BASE + 1, name: 'app/burst', limit: 64 }, 'by name and time'],
+  ] as const) {
+    const listed = await listAll(store, q)
+    t.same(listed.ids, newest, what)
+  }
+  const insights = createRocksInsights(rocks)
+  const counts = await insights.eventCounts({ from: BASE - 500, to: BASE + 500, bucketMs: 1000, top: 5 })
+  t.match(counts.series, [{ name: 'app/burst', total: 300 }], 'counted once each')
+})
+
+t.test('a data dir of one index entry per event (format 2) is regrouped on open', async (t) => {
+  const dir = await tempDir()
+  t.teardown(() => removeDir(dir))
+  const path = join(dir, 'db')
+  const events = [...sameMs(BASE, 40), ...sameMs(BASE + 5, 40, 'app/other')]
+  let rocks = await openRocks(path)
+  const part = (s: string) => s.length.toString(16).padStart(4, '0') + s
+  // As store/rocksdb-index.ts wrote them before: `<space>‹value›<internalId>` → `<receivedAt>`.
+  await rocks.write([
+    ...events.flatMap((e): WriteOp[] => [
+      { type: 'put', key: `E${e.internalId}`, value: JSON.stringify(e) },
+      { type: 'put', key: `N${part(e.name)}${e.internalId}`, value: String(e.receivedAt) },
+      { type: 'put', key: `G${part(e.env)}${e.internalId}`, value: String(e.receivedAt) },
+      { type: 'put', key: `P${part(e.env)}${part(e.name)}${e.internalId}`, value: String(e.receivedAt) },
+    ]),
+    { type: 'put', key: 'Vevents', value: '2' },
+  ])
+  await rocks.close()
+  rocks = await openRocks(path)
+  t.teardown(() => rocks.close())
+  const store = await openRocksEventStore(rocks)
+  const newest = (name: string) =>
+    events
+      .filter((e) => e.name === name)
+      .map((e) => e.internalId)
+      .reverse()
+  t.same((await listAll(store, { name: 'app/other', limit: 15 })).ids, newest('app/other'), 'by name')
+  t.same((await listAll(store, { name: 'app/burst', env: 'production', limit: 15 })).ids, newest('app/burst'))
+  const all = (await listAll(store, { env: 'production', limit: 15 })).ids
+  t.same(all, [...newest('app/other'), ...newest('app/burst')], 'by env')
 })
