@@ -32,12 +32,12 @@ export const KEY_SPACES = {
     rangeDeleted: true,
   }),
   events: space('E', 'store/rocksdb.ts', '<internalId> → event JSON', { scanned: true }),
-  // Event indexes (store/rocksdb-index.ts): ‹v› is a value after its length.
+  // Event indexes (store/rocksdb-index.ts): ‹v› is a value after its length. Rebuilt (range deleted
+  // first) when a data dir of an older layout opens.
   eventsById: space('I', 'store/rocksdb.ts', '‹dedup id›<internalId> → index entries', {
     scanned: true,
     rangeDeleted: true,
   }),
-  // Rebuilt (range deleted first) when a data dir of an older layout opens.
   eventsByName: space('N', 'store/rocksdb.ts', '‹name›<internalId> → index entries', {
     scanned: true,
     rangeDeleted: true,

@@ -18,6 +18,8 @@ export interface ScanRange {
   lte?: string
   reverse?: boolean
   limit?: number
+  /** Entries read from RocksDB at a time (default: `limit`, else 256): fewer where each is large. */
+  batch?: number
 }
 
 export interface Rocks {
@@ -129,8 +131,10 @@ export async function openRocks(
       await batch.flush()
     },
     async *scan(range) {
-      const capacity = Math.min(range.limit ?? 256, 1024)
-      for await (const { key, value } of db.iterator({ ...range, capacity })) yield { key: key.toString('utf8'), value }
+      const { batch, ...bounds } = range
+      const capacity = Math.min(batch ?? range.limit ?? 256, 1024)
+      for await (const { key, value } of db.iterator({ ...bounds, capacity }))
+        yield { key: key.toString('utf8'), value }
     },
     close: () => {
       open.delete(db)

@@ -46,6 +46,11 @@ const AFTER_MS = '~'
 /** The digest of a value, after the largest ID in its key. */
 const DIGEST_LENGTH = 8
 const ONE_EVENT = '.'.repeat(DIGEST_LENGTH)
+/**
+ * Index values a scan reads at a time: one may hold a whole request's events, and a page rarely
+ * needs many (a page of 50 by env + name, 500,000 events in 500-event requests: 5.8 ms at 256, 2.9 at 32).
+ */
+const VALUES_PER_READ = 32
 const MAX_ULID_MS = 2 ** 48 - 1
 
 export const eventKey = (internalId: string) => keyPrefix('events', internalId)
@@ -203,7 +208,12 @@ export async function* indexEntries(
       yield { internalId, ...readEntry(members[i].slice(ULID_LENGTH)) }
     }
   }
-  for await (const { key, value } of rocks.scan({ gte: prefix + (from ?? ''), lt, reverse: true })) {
+  for await (const { key, value } of rocks.scan({
+    gte: prefix + (from ?? ''),
+    lt,
+    reverse: true,
+    batch: VALUES_PER_READ,
+  })) {
     for (const member of value.toString('latin1').split(',')) {
       const id = member.slice(0, ULID_LENGTH)
       const inRange = (from === undefined || id >= from) && (below === undefined || id < below)
