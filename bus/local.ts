@@ -29,6 +29,10 @@ import { publishMetrics } from './metrics.ts'
 export interface LocalBusConfig {
   /** A soft limit, as Kafka's: a read stops after the record batch that reaches it. */
   maxBatchRecords: number
+  /**
+   * How often what every group has consumed is deleted. Often (the default is 100 ms), so most
+   * record batches are deleted while still in RocksDB's memtable and are never flushed or compacted.
+   */
   retentionCheckMs: number
   /**
    * How long a caught-up consumer lets records gather after it is woken (Kafka's fetch.max.wait):
@@ -111,10 +115,16 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
    * position is committed under (consumer lag, backpressure, releasing shared values).
    */
   const subscriptions = new Map<Subscription, { label: string; positions: Position[] }>()
-  const retentionTimer = setInterval(
-    () => void truncate().catch((err) => log.warn({ err }, 'log retention failed')),
-    config.retentionCheckMs,
-  )
+  /** Per `topic\0partition`, the offset below which retention has deleted the log: each check deletes only what is new. */
+  const truncated = new Map<string, number>()
+  let truncation: Promise<void> | undefined
+  const retentionTimer = setInterval(() => {
+    truncation ??= truncate()
+      .catch((err) => log.warn({ err }, 'log retention failed'))
+      .finally(() => {
+        truncation = undefined
+      })
+  }, config.retentionCheckMs)
   retentionTimer.unref()
 
   async function lastOffset(topic: string, partition: number): Promise<number> {
@@ -139,8 +149,16 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       const stored = await rocks.get(keyPrefix('logTopics', topic))
       const spec: TopicSpec = stored ? JSON.parse(stored.toString()) : wanted
       if (!stored) await rocks.write([{ type: 'put', key: keyPrefix('logTopics', topic), value: JSON.stringify(spec) }])
+      // Retention may have deleted every batch of a partition: its end is then the furthest any
+      // group has consumed, so offsets go on from there and are never handed out twice.
+      const consumed = new Array<number>(spec.partitions).fill(0)
+      for await (const { key, value } of rocks.scan(keyRange('logOffsets'))) {
+        const [, of, partition] = key.slice(keyPrefix('logOffsets').length).split('\0')
+        if (of === topic && Number(partition) < spec.partitions)
+          consumed[Number(partition)] = Math.max(consumed[Number(partition)], Number(value.toString()))
+      }
       const heads: number[] = []
-      for (let p = 0; p < spec.partitions; p++) heads.push((await lastOffset(topic, p)) + 1)
+      for (let p = 0; p < spec.partitions; p++) heads.push(Math.max((await lastOffset(topic, p)) + 1, consumed[p]))
       topics.set(topic, {
         name: topic,
         spec,
@@ -505,14 +523,16 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     const ops: WriteOp[] = []
     for (const [tp, upTo] of minimum) {
       const [topic, partition] = tp.split('\0')
-      if (upTo > 0)
+      const from = truncated.get(tp) ?? 0
+      if (upTo > from)
         ops.push({
           type: 'delRange',
-          start: logKey(topic, Number(partition), 0),
+          start: logKey(topic, Number(partition), from),
           end: logKey(topic, Number(partition), upTo),
         })
     }
     await rocks.write(ops)
+    for (const [tp, upTo] of minimum) if (upTo > (truncated.get(tp) ?? 0)) truncated.set(tp, upTo)
   }
 
   return {
@@ -524,6 +544,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     settle,
     async close() {
       clearInterval(retentionTimer)
+      await truncation
       await Promise.all([...subscriptions.keys()].map((s) => s.stop()))
       await writeOffsets()
       while (pending || inFlight.length > 0) await sleep(1)

@@ -31,22 +31,47 @@ export interface Rocks {
   close(): Promise<void>
 }
 
-// What RocksDB holds in memory, per kind, read from its properties at each scrape.
-const MEMORY_PROPERTIES = {
-  memtables: 'rocksdb.size-all-mem-tables',
-  block_cache: 'rocksdb.block-cache-usage',
-  table_readers: 'rocksdb.estimate-table-readers-mem',
-}
 const open = new Set<NativeDb>()
-gauge<'kind'>({
-  name: 'sluice_rocksdb_memory_bytes',
-  help: "RocksDB's memory by kind: memtables (at most SLUICE_ROCKSDB_WRITE_BUFFERS × SLUICE_ROCKSDB_WRITE_BUFFER_MB), block cache, table readers",
-  labelNames: ['kind'],
+/** Sums of RocksDB properties over the process's databases, read at each scrape. */
+const sumOf = async (property: string) => {
+  let sum = 0
+  for (const db of open) sum += Number(await db.getProperty(property).catch(() => 0))
+  return sum
+}
+/** A gauge whose `kind` label is each of `properties`' keys, valued by the RocksDB property it names. */
+function propertiesGauge(name: string, help: string, properties: Record<string, string>): void {
+  gauge<'kind'>({
+    name,
+    help,
+    labelNames: ['kind'],
+    async collect() {
+      this.reset() // no series in a process without RocksDB
+      if (open.size > 0)
+        for (const [kind, property] of Object.entries(properties)) this.set({ kind }, await sumOf(property))
+    },
+  })
+}
+propertiesGauge(
+  'sluice_rocksdb_memory_bytes',
+  "RocksDB's memory by kind: memtables (at most SLUICE_ROCKSDB_WRITE_BUFFERS × SLUICE_ROCKSDB_WRITE_BUFFER_MB), block cache, table readers",
+  {
+    memtables: 'rocksdb.size-all-mem-tables',
+    block_cache: 'rocksdb.block-cache-usage',
+    table_readers: 'rocksdb.estimate-table-readers-mem',
+  },
+)
+// RocksDB's background work: what runs now, and how far compaction is behind (RocksDB slows writes
+// down when that grows).
+propertiesGauge('sluice_rocksdb_jobs_running', "RocksDB's flushes and compactions running now, by kind", {
+  flush: 'rocksdb.num-running-flushes',
+  compaction: 'rocksdb.num-running-compactions',
+})
+gauge({
+  name: 'sluice_rocksdb_pending_compaction_bytes',
+  help: "RocksDB's estimate of the bytes compaction must rewrite to bring every level within its target size",
   async collect() {
     this.reset()
-    for (const db of open)
-      for (const [kind, property] of Object.entries(MEMORY_PROPERTIES))
-        this.inc({ kind }, Number(await db.getProperty(property).catch(() => 0)))
+    if (open.size > 0) this.set(await sumOf('rocksdb.estimate-pending-compaction-bytes'))
   },
 })
 

@@ -2,7 +2,8 @@
 // batches), on loopback, loaded by wrk (one C thread) so the figures are the server's, not the load
 // generator's. Per case: req/s, events/s, p50/p99, the server's CPU time (utime + stime from
 // /proc/<pid>/stat) per request and per event, idle and peak RSS, and for Sluice the time the whole
-// pipeline (dedup, store sink, router) takes to catch up after the load stops; its CPU is counted too.
+// pipeline (dedup, store sink, router) takes to catch up after the load stops, then the time until
+// RocksDB's flushes and compactions are done; the CPU of both is counted too.
 // Rates and CPU per event count only accepted (2xx) requests: under backpressure the server holds
 // requests back and may refuse some (503 PIPELINE_BEHIND), shown as `refused`.
 // Usage: node --conditions=sluice-source bench/ingest/run.ts [seconds]
@@ -35,7 +36,7 @@ await wrk(`${echo.url}/e/k`, CASES[0].body, 64, WARM_UP_S)
 const echoCpu = cpuMicros(echo.child.pid!)
 const echoRun = await wrk(`${echo.url}/e/k`, CASES[0].body, 64, seconds)
 const echoCpuPerReq = (cpuMicros(echo.child.pid!) - echoCpu) / accepted(echoRun)
-rows.push(row('fastify echo, single', echoRun, 1, echoCpuPerReq, echoIdle, peakRssMb(echo.child.pid!), 0))
+rows.push(row('fastify echo, single', echoRun, 1, echoCpuPerReq, echoIdle, peakRssMb(echo.child.pid!), 0, 0))
 await echo.stop()
 
 let allocator = ''
@@ -56,9 +57,10 @@ for (const c of CASES) {
   const cpuBefore = cpuMicros(pid)
   const run = await wrk(`${sluice.url}/e/k`, c.body, c.connections, seconds)
   const drainMs = await drained(sluice)
+  const rocksdbMs = await rocksdbIdle(sluice)
   const cpuPerReq = (cpuMicros(pid) - cpuBefore) / accepted(run)
   const peak = peakRssMb(pid)
-  rows.push(row(`sluice, ${c.case}`, run, c.events, cpuPerReq, idle, peak, drainMs))
+  rows.push(row(`sluice, ${c.case}`, run, c.events, cpuPerReq, idle, peak, drainMs, rocksdbMs))
   results[c.case] = {
     requestsPerSec: acceptedPerSec(run),
     eventsPerSec: acceptedPerSec(run) * c.events,
@@ -94,6 +96,7 @@ function row(
   idle: number,
   peak: number,
   drainMs: number,
+  rocksdbMs: number,
 ) {
   return {
     case: name,
@@ -106,6 +109,7 @@ function row(
     'idle MiB': idle,
     'peak MiB': peak,
     'drain ms': drainMs,
+    'rocksdb ms': rocksdbMs,
     refused: run.non2xx,
     errors: run.socketErrors,
   }
@@ -117,6 +121,21 @@ function accepted(run: Awaited<ReturnType<typeof wrk>>): number {
 
 function acceptedPerSec(run: Awaited<ReturnType<typeof wrk>>): number {
   return Math.round(accepted(run) / run.seconds)
+}
+
+/**
+ * Waits until RocksDB runs no flush or compaction (twice in a row, 250 ms apart: a flush may start a
+ * compaction), at most 60 s: the CPU counted includes the compaction the load caused, not only what
+ * ran while it lasted.
+ */
+async function rocksdbIdle(server: Child): Promise<number> {
+  const started = Date.now()
+  for (let quiet = 0; quiet < 2 && Date.now() - started < 60_000; await sleep(250)) {
+    const metrics = await (await fetch(`${server.url}/metrics`)).text()
+    const running = [...metrics.matchAll(/^sluice_rocksdb_jobs_running\{[^}]*\} (\d+)/gm)]
+    quiet = running.length > 0 && running.every((m) => m[1] === '0') ? quiet + 1 : 0
+  }
+  return Date.now() - started
 }
 
 /** Sends a marker event and waits until it is stored: the pipeline topics keep order, so all before it is too. */

@@ -202,6 +202,84 @@ t.test('local bus: retention deletes only record batches every group has consume
 })
 
 t.test(
+  'local bus: each retention check deletes only what was consumed since the last one, and an idle log writes nothing',
+  async (t) => {
+    const dir = await tempDir()
+    const rocks = await openRocks(join(dir, 'db'))
+    const ranges: string[] = []
+    const offset = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
+    const spied: Rocks = {
+      ...rocks,
+      write: (ops) => {
+        for (const op of ops) if (op.type === 'delRange') ranges.push(`${offset(op.start)}-${offset(op.end)}`)
+        return rocks.write(ops)
+      },
+    }
+    const bus = createLocalBus(spied, log, { ...config, retentionCheckMs: 20, commitIntervalMs: 5 })
+    t.teardown(async () => {
+      await bus.close()
+      await rocks.close()
+      await removeDir(dir)
+    })
+    await bus.ensureTopics({ tidy: { partitions: 1 } })
+    const seen: string[] = []
+    const sub = await bus.subscribe({
+      group: 'g',
+      topics: ['tidy'],
+      handler: async (b) => void seen.push(...b.records.map((r) => r.value.toString())),
+    })
+    t.teardown(() => sub.stop())
+    await bus.publish(
+      'tidy',
+      ['a', 'b', 'c'].map((value) => ({ key: 'k', value })),
+    )
+    await eventually(async () => ((await countLogValues(rocks, 'tidy')) === 0 ? true : undefined), 5_000)
+    await new Promise((r) => setTimeout(r, 300)) // 15 checks with nothing new
+    t.same(ranges, ['0-3'], 'one range delete for the three consumed records, none while idle')
+    await bus.publish(
+      'tidy',
+      ['d', 'e'].map((value) => ({ key: 'k', value })),
+    )
+    await eventually(async () => (ranges.length === 2 ? true : undefined), 5_000)
+    t.same(ranges, ['0-3', '3-5'], 'the next one starts where the last ended')
+    t.same(seen, ['a', 'b', 'c', 'd', 'e'])
+  },
+)
+
+t.test(
+  'local bus: after retention deleted every record of a partition, a restart goes on from its offsets, and a group gets the new records',
+  async (t) => {
+    const f = await openLocal({ retentionCheckMs: 20, commitIntervalMs: 5 })
+    t.teardown(() => f.close())
+    await f.bus.ensureTopics({ emptied: { partitions: 1 } })
+    const seen: string[] = []
+    const consume = () =>
+      f.bus.subscribe({
+        group: 'g',
+        topics: ['emptied'],
+        handler: async (b) => void seen.push(...b.records.map((r) => `${r.offset}:${r.value}`)),
+      })
+    let sub = await consume()
+    await f.bus.publish(
+      'emptied',
+      ['a', 'b', 'c'].map((value) => ({ key: 'k', value })),
+    )
+    await eventually(async () => ((await countLogValues(f.rocks, 'emptied')) === 0 ? true : undefined), 5_000)
+    await sub.stop()
+    await f.reopen()
+    await f.bus.ensureTopics({ emptied: { partitions: 1 } })
+    sub = await consume()
+    t.teardown(() => sub.stop())
+    await f.bus.publish(
+      'emptied',
+      ['d', 'e'].map((value) => ({ key: 'k', value })),
+    )
+    await eventually(async () => (seen.length === 5 ? true : undefined), 5_000)
+    t.same(seen, ['0:a', '1:b', '2:c', '3:d', '4:e'], 'offsets go on from 3, and the group reads d and e')
+  },
+)
+
+t.test(
   'local bus: a data dir of the one-record-per-value format is upgraded, and its records are still delivered, in order, once',
   async (t) => {
     const dir = await tempDir()
