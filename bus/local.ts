@@ -149,8 +149,8 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       const stored = await rocks.get(keyPrefix('logTopics', topic))
       const spec: TopicSpec = stored ? JSON.parse(stored.toString()) : wanted
       if (!stored) await rocks.write([{ type: 'put', key: keyPrefix('logTopics', topic), value: JSON.stringify(spec) }])
-      // Retention may have deleted every batch of a partition: its end is then the furthest any
-      // group has consumed, so offsets go on from there and are never handed out twice.
+      // Retention may have deleted every batch of a partition: its end is then at least the furthest
+      // any group has committed, so every group reads what is published next.
       const consumed = new Array<number>(spec.partitions).fill(0)
       for await (const { key, value } of rocks.scan(keyRange('logOffsets'))) {
         const [, of, partition] = key.slice(keyPrefix('logOffsets').length).split('\0')
