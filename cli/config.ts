@@ -264,7 +264,7 @@ export const DEFAULTS = {
   localLogMaxBacklogRecords: 10_000,
   localLogBacklogWaitMs: 1000,
   localLogShareValues: true,
-  rocksdbWriteBufferMb: 32,
+  rocksdbWriteBufferMb: 16,
   rocksdbWriteBuffers: 2,
   opsPort: 8289,
   shutdownGraceMs: 25_000,

@@ -40,7 +40,7 @@ t.test('GET /metrics: Prometheus text, the process defaults, the roles and readi
     'lag is reported for each group and partition this process consumes',
   )
   const memtables = s.total('sluice_rocksdb_memory_bytes', { kind: 'memtables' })
-  t.ok(memtables > 0 && memtables <= 2 * 32 * 1024 * 1024, `RocksDB memtables: ${memtables} bytes, within 2 × 32 MiB`)
+  t.ok(memtables > 0 && memtables <= 2 * 16 * 1024 * 1024, `RocksDB memtables: ${memtables} bytes, within 2 × 16 MiB`)
   t.ok(s.find('sluice_rocksdb_memory_bytes', { kind: 'block_cache' }).length === 1, 'RocksDB block cache')
   for (const kind of ['flush', 'compaction'])
     t.ok(s.find('sluice_rocksdb_jobs_running', { kind }).length === 1, `RocksDB ${kind} jobs running`)
