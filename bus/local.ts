@@ -95,6 +95,8 @@ const logKey = (topic: string, partition: number, offset: number) =>
 const offsetOf = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
 const offsetKey = (group: string, topic: string, partition: number) =>
   keyPrefix('logOffsets', `${group}\0${topic}\0${partition}`)
+/** [group, topic, partition] of an offset key. */
+const offsetKeyParts = (key: string) => key.slice(keyPrefix('logOffsets').length).split('\0')
 const published = publishMetrics('local')
 
 export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig): Bus & Required<Pick<Bus, 'settle'>> {
@@ -153,7 +155,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       // any group has committed, so every group reads what is published next.
       const consumed = new Array<number>(spec.partitions).fill(0)
       for await (const { key, value } of rocks.scan(keyRange('logOffsets'))) {
-        const [, of, partition] = key.slice(keyPrefix('logOffsets').length).split('\0')
+        const [, of, partition] = offsetKeyParts(key)
         if (of === topic && Number(partition) < spec.partitions)
           consumed[Number(partition)] = Math.max(consumed[Number(partition)], Number(value.toString()))
       }
@@ -515,7 +517,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     for (const [key, next] of committed) offsets.set(key, next)
     const minimum = new Map<string, number>()
     for (const [key, next] of offsets) {
-      const [, topic, partition] = key.slice(keyPrefix('logOffsets').length).split('\0')
+      const [, topic, partition] = offsetKeyParts(key)
       if (await isCompacted(topic)) continue
       const tp = `${topic}\0${partition}`
       minimum.set(tp, Math.min(minimum.get(tp) ?? Infinity, next))
