@@ -1,9 +1,12 @@
 // A typed, minimal face of rocksdb-native (chosen over the discontinued level-rocksdb:
 // prebuilt for Node 24 and has range deletes, which dedup expiry and log retention need).
 // One RocksDB per data dir; every adapter owns a key prefix, so a write batch is atomic
-// across them and there is a single WAL to recover.
+// across them and there is a single WAL to recover. The spaces core/keyspaces.ts gives a column
+// family are kept in it; a key's first character picks it, and a batch stays atomic across them.
 import RocksDB from 'rocksdb-native'
 import { SluiceError } from './errors.ts'
+import type { Logger } from 'pino'
+import { FAMILIES, KEY_SPACES, keyRange, type FamilyName, type KeySpace, type KeySpaceName } from './keyspaces.ts'
 import { gauge } from './metrics.ts'
 
 export type WriteOp =
@@ -31,15 +34,22 @@ export interface Rocks {
   close(): Promise<void>
 }
 
-const open = new Set<NativeDb>()
-/** Sums of RocksDB properties over the process's databases, read at each scrape. */
-const sumOf = async (property: string) => {
+/** The column families (the default one first) of each open database. */
+const open = new Set<NativeDb[]>()
+/**
+ * Sums of RocksDB properties over the process's databases, read at each scrape: over their column
+ * families where RocksDB keeps the property per family (memtables, table readers, pending
+ * compaction, and the block cache: the binding gives each family an LRU of its own).
+ */
+const sumOf = async (property: string, perFamily = true) => {
   let sum = 0
-  for (const db of open) sum += Number(await db.getProperty(property).catch(() => 0))
+  for (const families of open)
+    for (const db of perFamily ? families : families.slice(0, 1))
+      sum += Number(await db.getProperty(property).catch(() => 0))
   return sum
 }
 /** A gauge whose `kind` label is each of `properties`' keys, valued by the RocksDB property it names. */
-function propertiesGauge(name: string, help: string, properties: Record<string, string>): void {
+function propertiesGauge(name: string, help: string, properties: Record<string, string>, perFamily = true): void {
   gauge<'kind'>({
     name,
     help,
@@ -47,13 +57,13 @@ function propertiesGauge(name: string, help: string, properties: Record<string, 
     async collect() {
       this.reset() // no series in a process without RocksDB
       if (open.size > 0)
-        for (const [kind, property] of Object.entries(properties)) this.set({ kind }, await sumOf(property))
+        for (const [kind, property] of Object.entries(properties)) this.set({ kind }, await sumOf(property, perFamily))
     },
   })
 }
 propertiesGauge(
   'sluice_rocksdb_memory_bytes',
-  "RocksDB's memory by kind: memtables (at most SLUICE_ROCKSDB_WRITE_BUFFERS × SLUICE_ROCKSDB_WRITE_BUFFER_MB), block cache, table readers",
+  "RocksDB's memory by kind: memtables (docs/configuration.md, SLUICE_ROCKSDB_WRITE_BUFFER_MB), block caches, table readers",
   {
     memtables: 'rocksdb.size-all-mem-tables',
     block_cache: 'rocksdb.block-cache-usage',
@@ -62,10 +72,12 @@ propertiesGauge(
 )
 // RocksDB's background work: what runs now, and how far compaction is behind (RocksDB slows writes
 // down when that grows).
-propertiesGauge('sluice_rocksdb_jobs_running', "RocksDB's flushes and compactions running now, by kind", {
-  flush: 'rocksdb.num-running-flushes',
-  compaction: 'rocksdb.num-running-compactions',
-})
+propertiesGauge(
+  'sluice_rocksdb_jobs_running',
+  "RocksDB's flushes and compactions running now, by kind",
+  { flush: 'rocksdb.num-running-flushes', compaction: 'rocksdb.num-running-compactions' },
+  false, // counted for the whole database
+)
 gauge({
   name: 'sluice_rocksdb_pending_compaction_bytes',
   help: "RocksDB's estimate of the bytes compaction must rewrite to bring every level within its target size",
@@ -77,47 +89,71 @@ gauge({
 
 interface NativeBatch {
   get(key: string): Promise<Buffer | null>
-  tryPut(key: string, value: Buffer | string): void
-  tryDelete(key: string): void
+  tryPut(key: string | Buffer, value: Buffer | string): void
+  tryDelete(key: string | Buffer): void
   tryDeleteRange(start: string, end: string): void
   flush(): Promise<void>
   tryFlush(): void
 }
 interface NativeDb {
+  /** A session on column family `family`, created at open when missing. */
+  columnFamily(family: object): NativeDb
+  readonly defaultColumnFamily: { _handle: unknown }
+  compactRange(start: string, end: string): Promise<void>
   ready(): Promise<void>
   read(opts?: { capacity?: number; autoDestroy?: boolean }): NativeBatch
   write(opts?: { capacity?: number; autoDestroy?: boolean }): NativeBatch
-  iterator(range: ScanRange & { capacity?: number }): AsyncIterable<{ key: Buffer; value: Buffer }>
+  iterator(range: Omit<ScanRange, 'gt'> & { gt?: string | Buffer; capacity?: number }): AsyncIterable<{
+    key: Buffer
+    value: Buffer
+  }>
   getProperty(name: string): Promise<string | number>
   close(): Promise<void>
 }
 
 /**
- * Memory RocksDB may hold for writes: `writeBuffers` memtables of `writeBufferMb` (rocksdb-native's
- * defaults, 2 × 64 MiB, were half the embedded server's peak RSS). Its block cache is the binding's
- * fixed 32 MiB LRU (rocksdb-native has no option for its size); one DB per process shares it.
+ * Memory RocksDB may hold for writes: `writeBuffers` memtables per column family, of `writeBufferMb`
+ * times the family's share (core/keyspaces.ts; rocksdb-native's defaults, 2 × 64 MiB, were half the
+ * embedded server's peak RSS). A memtable takes memory as it is written, so a family written little
+ * costs little. Each family's block cache is the binding's fixed 32 MiB LRU (rocksdb-native has no
+ * option for its size), filled by reads only.
  */
 export interface RocksMemory {
   writeBufferMb: number
   writeBuffers: number
 }
 
+/** A key's column family, by its first character; the default family for every other key. */
+const FAMILY_OF_FIRST = new Map<number, FamilyName>()
+for (const { prefix, family } of Object.values(KEY_SPACES) as KeySpace[])
+  if (family !== undefined) FAMILY_OF_FIRST.set(prefix.charCodeAt(0), family)
+
 export async function openRocks(
   path: string,
   memory: RocksMemory = { writeBufferMb: 16, writeBuffers: 2 },
+  log?: Pick<Logger, 'info'>,
 ): Promise<Rocks> {
   const Native = RocksDB as unknown as new (path: string, opts?: object) => NativeDb
-  const { pinningTier } = (RocksDB as unknown as { constants: { pinningTier: Record<'NONE', number> } }).constants
-  const db = new Native(path, {
-    writeBufferSize: memory.writeBufferMb * 1024 * 1024,
+  const { constants, ColumnFamily } = RocksDB as unknown as {
+    constants: { pinningTier: Record<'NONE', number> }
+    ColumnFamily: new (name: string, opts: object) => object
+  }
+  const options = (writeBufferShare: number) => ({
+    writeBufferSize: Math.max(1, Math.round(memory.writeBufferMb * writeBufferShare)) * 1024 * 1024,
     maxWriteBufferNumber: memory.writeBuffers,
     // Index and filter blocks live in the block cache and may be evicted like data blocks. The
     // binding pins them all by default, so the cache outgrew its 32 MiB with every file written
     // (the event store keeps growing): 48 MiB after 7 minutes of the soak, and rising.
-    topLevelIndexPinningTier: pinningTier.NONE,
-    partitionPinningTier: pinningTier.NONE,
-    unpartitionedPinningTier: pinningTier.NONE,
+    topLevelIndexPinningTier: constants.pinningTier.NONE,
+    partitionPinningTier: constants.pinningTier.NONE,
+    unpartitionedPinningTier: constants.pinningTier.NONE,
   })
+  const db = new Native(path, options(1))
+  const families = new Map<FamilyName, NativeDb>()
+  for (const [name, { writeBufferShare }] of Object.entries(FAMILIES) as Array<
+    [FamilyName, { writeBufferShare: number }]
+  >)
+    families.set(name, db.columnFamily(new ColumnFamily(name, options(writeBufferShare))))
   try {
     await db.ready()
   } catch (err) {
@@ -130,10 +166,16 @@ export async function openRocks(
       )
     throw err
   }
-  open.add(db)
+  const byFirst: Array<NativeDb | undefined> = []
+  for (const [first, family] of FAMILY_OF_FIRST) byFirst[first] = families.get(family)
+  /** The column family (a session of the binding) holding `key`. */
+  const at = (key: string) => byFirst[key.charCodeAt(0)] ?? db
+  await moveIntoFamilies(db, at, log)
+  const all = [db, ...families.values()]
+  open.add(all)
   return {
     get(key) {
-      const batch = db.read({ capacity: 1, autoDestroy: true })
+      const batch = at(key).read({ capacity: 1, autoDestroy: true })
       const value = batch.get(key)
       batch.tryFlush()
       return value
@@ -141,7 +183,11 @@ export async function openRocks(
     getMany(keys) {
       if (keys.length === 0) return Promise.resolve([])
       const batch = db.read({ capacity: keys.length, autoDestroy: true })
-      const values = keys.map((key) => batch.get(key))
+      const values = keys.map((key) => {
+        const value = batch.get(key)
+        inFamily(batch, at(key))
+        return value
+      })
       batch.tryFlush()
       return Promise.all(values)
     },
@@ -152,18 +198,68 @@ export async function openRocks(
         if (op.type === 'put') batch.tryPut(op.key, op.value)
         else if (op.type === 'del') batch.tryDelete(op.key)
         else batch.tryDeleteRange(op.start, op.end)
+        inFamily(batch, at(op.type === 'delRange' ? op.start : op.key))
       }
       await batch.flush()
     },
     async *scan(range) {
       const { batch, ...bounds } = range
       const capacity = Math.min(batch ?? range.limit ?? 256, 1024)
-      for await (const { key, value } of db.iterator({ ...bounds, capacity }))
+      const family = at(bounds.gte ?? bounds.gt ?? bounds.lte ?? bounds.lt ?? '')
+      for await (const { key, value } of family.iterator({ ...bounds, capacity }))
         yield { key: key.toString('utf8'), value }
     },
-    close: () => {
-      open.delete(db)
-      return db.close()
+    async close() {
+      open.delete(all)
+      for (const family of families.values()) await family.close()
+      await db.close()
     },
+  }
+}
+
+/**
+ * Puts the batch's last operation in `family`. The binding writes each operation of a batch to the
+ * column family the operation names, in one atomic write, but its batch API names the family of the
+ * session that made the batch; so a batch that spans families (a stage's output and its consumer
+ * offsets) is made on the default family and each operation is moved here. Reads likewise.
+ */
+function inFamily(batch: NativeBatch, family: NativeDb): void {
+  const ops = (batch as unknown as { _operations: Array<{ columnFamily: unknown }> })._operations
+  ops[ops.length - 1].columnFamily = family.defaultColumnFamily._handle
+}
+
+const MOVE_CHUNK = 1_000
+
+/**
+ * Moves the keys of a data dir written before its space had a column family from the default family
+ * into that family: each chunk's puts and deletes in one batch, so a key is in one family at every
+ * moment and a move cut short by a crash goes on at the next start.
+ */
+async function moveIntoFamilies(db: NativeDb, at: (key: string) => NativeDb, log?: Pick<Logger, 'info'>) {
+  for (const [name, space] of Object.entries(KEY_SPACES) as Array<[KeySpaceName, KeySpace]>) {
+    if (space.family === undefined) continue
+    const range = keyRange(name)
+    const family = at(range.gte)
+    let moved = 0
+    for (let after: Buffer | undefined; ; ) {
+      const from = after === undefined ? { gte: range.gte } : { gt: after }
+      const entries = []
+      for await (const entry of db.iterator({ ...from, lt: range.lt, limit: MOVE_CHUNK, capacity: MOVE_CHUNK }))
+        entries.push(entry)
+      if (entries.length === 0) break
+      const batch = db.write({ capacity: 2 * entries.length, autoDestroy: true })
+      for (const { key, value } of entries) {
+        batch.tryPut(key, value)
+        inFamily(batch, family)
+        batch.tryDelete(key)
+      }
+      await batch.flush()
+      moved += entries.length
+      after = entries[entries.length - 1].key
+    }
+    if (moved > 0) {
+      await db.compactRange(range.gte, range.lt)
+      log?.info({ space: name, family: space.family, keys: moved }, 'key space moved into its column family')
+    }
   }
 }

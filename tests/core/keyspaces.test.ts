@@ -23,6 +23,16 @@ t.test('no key space is a prefix of another, so no scan or range delete of one r
   )
 })
 
+t.test("a space in a column family of its own has a one-letter prefix no other space's key starts with", async (t) => {
+  for (const [name, s] of spaces.filter(([, s]) => s.family !== undefined)) {
+    t.equal(s.prefix.length, 1, `${name}: a key's first character picks its family`)
+    const others = spaces
+      .filter(([other, o]) => other !== name && o.prefix.startsWith(s.prefix))
+      .map(([other]) => other)
+    t.same(others, [], `${name}: no other space starts with ${s.prefix}`)
+  }
+})
+
 t.test('the bounds of a space, or of a part of it, hold exactly the keys that start with it', async (t) => {
   t.same(keyRange('control'), { gte: 'C', lt: 'D' })
   t.same(keyRange('webhookRequests', 'wh_1\0'), { gte: 'Wwh_1\0', lt: 'Wwh_1\u0001' })
