@@ -33,10 +33,11 @@ export async function startEmbedded(
   await mkdir(config.dataDir, { recursive: true })
   const rocks =
     options.rocks ??
-    (await openRocks(join(config.dataDir, 'db'), {
-      writeBufferMb: config.rocksdbWriteBufferMb,
-      writeBuffers: config.rocksdbWriteBuffers,
-    }))
+    (await openRocks(
+      join(config.dataDir, 'db'),
+      { writeBufferMb: config.rocksdbWriteBufferMb, writeBuffers: config.rocksdbWriteBuffers },
+      log,
+    ))
   const bus = createLocalBus(rocks, log.child({ component: 'bus' }), {
     maxBatchRecords: config.localLogBatchRecords,
     retentionCheckMs: config.localLogRetentionCheckMs,

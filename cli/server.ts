@@ -21,10 +21,11 @@ export async function startSluice(
   if (httpRole) await checkPortFree(config.host, config.port, 'port (--port / SLUICE_PORT)')
   else await checkPortFree(config.host, config.opsPort, 'opsPort (--ops-port / SLUICE_OPS_PORT)')
   await mkdir(config.dataDir, { recursive: true })
-  const rocks = await openRocks(join(config.dataDir, 'db'), {
-    writeBufferMb: config.rocksdbWriteBufferMb,
-    writeBuffers: config.rocksdbWriteBuffers,
-  })
+  const rocks = await openRocks(
+    join(config.dataDir, 'db'),
+    { writeBufferMb: config.rocksdbWriteBufferMb, writeBuffers: config.rocksdbWriteBuffers },
+    log,
+  )
   if (distributed) {
     const { startDistributed } = await import('./distributed.ts')
     return startDistributed(config, log, { ...options, rocks })

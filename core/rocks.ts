@@ -222,6 +222,8 @@ export async function openRocks(
  * column family the operation names, in one atomic write, but its batch API names the family of the
  * session that made the batch; so a batch that spans families (a stage's output and its consumer
  * offsets) is made on the default family and each operation is moved here. Reads likewise.
+ * tests/core/rocks-families.test.ts reads each family with the binding itself, so an update of the
+ * binding that changed this fails there.
  */
 function inFamily(batch: NativeBatch, family: NativeDb): void {
   const ops = (batch as unknown as { _operations: Array<{ columnFamily: unknown }> })._operations
