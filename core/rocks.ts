@@ -123,6 +123,8 @@ export interface RocksMemory {
   writeBuffers: number
 }
 
+type FamilyOptions = { writeBufferShare: number; bloomFilter: boolean }
+
 /** A key's column family, by its first character; the default family for every other key. */
 const FAMILY_OF_FIRST = new Map<number, FamilyName>()
 for (const { prefix, family } of Object.values(KEY_SPACES) as KeySpace[])
@@ -138,8 +140,9 @@ export async function openRocks(
     constants: { pinningTier: Record<'NONE', number> }
     ColumnFamily: new (name: string, opts: object) => object
   }
-  const options = (writeBufferShare: number) => ({
+  const options = ({ writeBufferShare, bloomFilter }: FamilyOptions) => ({
     writeBufferSize: Math.max(1, Math.round(memory.writeBufferMb * writeBufferShare)) * 1024 * 1024,
+    ...(!bloomFilter && { filterPolicy: null, tableBlockSize: 64 * 1024 }),
     maxWriteBufferNumber: memory.writeBuffers,
     // Index and filter blocks live in the block cache and may be evicted like data blocks. The
     // binding pins them all by default, so the cache outgrew its 32 MiB with every file written
@@ -148,12 +151,10 @@ export async function openRocks(
     partitionPinningTier: constants.pinningTier.NONE,
     unpartitionedPinningTier: constants.pinningTier.NONE,
   })
-  const db = new Native(path, options(1))
+  const db = new Native(path, options({ writeBufferShare: 1, bloomFilter: true }))
   const families = new Map<FamilyName, NativeDb>()
-  for (const [name, { writeBufferShare }] of Object.entries(FAMILIES) as Array<
-    [FamilyName, { writeBufferShare: number }]
-  >)
-    families.set(name, db.columnFamily(new ColumnFamily(name, options(writeBufferShare))))
+  for (const [name, family] of Object.entries(FAMILIES) as Array<[FamilyName, FamilyOptions]>)
+    families.set(name, db.columnFamily(new ColumnFamily(name, options(family))))
   try {
     await db.ready()
   } catch (err) {
