@@ -125,11 +125,6 @@ export interface RocksMemory {
 
 type FamilyOptions = { writeBufferShare: number; bloomFilter: boolean }
 
-/** A key's column family, by its first character; the default family for every other key. */
-const FAMILY_OF_FIRST = new Map<number, FamilyName>()
-for (const { prefix, family } of Object.values(KEY_SPACES) as KeySpace[])
-  if (family !== undefined) FAMILY_OF_FIRST.set(prefix.charCodeAt(0), family)
-
 export async function openRocks(
   path: string,
   memory: RocksMemory = { writeBufferMb: 16, writeBuffers: 2 },
@@ -167,8 +162,10 @@ export async function openRocks(
       )
     throw err
   }
+  /** By a key's first character (a family's space has a one-letter prefix); else the default family. */
   const byFirst: Array<NativeDb | undefined> = []
-  for (const [first, family] of FAMILY_OF_FIRST) byFirst[first] = families.get(family)
+  for (const { prefix, family } of Object.values(KEY_SPACES) as KeySpace[])
+    if (family !== undefined) byFirst[prefix.charCodeAt(0)] = families.get(family)
   /** The column family (a session of the binding) holding `key`. */
   const at = (key: string) => byFirst[key.charCodeAt(0)] ?? db
   await moveIntoFamilies(db, at, log)
