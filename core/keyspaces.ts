@@ -28,18 +28,23 @@ export interface KeySpace {
  * 500-event batches. A family's space has a one-letter prefix: a key's first character picks it.
  * `bloomFilter`: only dedup looks up keys that are mostly absent; the others are read by range, or
  * by keys that exist, where a filter saves nothing. Without one, and with 64 KiB blocks, a family's
- * files bring little into its block cache (the binding gives each family a 32 MiB cache of its own,
- * and each new file's index and filter blocks go into it: in the soak, the event store's grew to
- * its full 32 MiB, and RSS 11.5 % from minute 5 to 20).
+ * files bring little into its block cache.
+ * `blockCache`: the binding gives each family a 32 MiB block cache of its own, and each new file's
+ * index and filter blocks go into it, where they stay after the file is deleted until the cache is
+ * full: in the soak, every family's cache grew, read or not. The log has none: each live file's
+ * index block is held by its table reader instead, and the log's live files are few. (The event
+ * indexes, without one, held more in their readers than in their caches over a soak: 3 MiB each
+ * against ~1, and growing with the events stored.)
  */
 export const FAMILIES = {
-  log: { writeBufferShare: 1, bloomFilter: false },
-  events: { writeBufferShare: 1 / 2, bloomFilter: false },
-  eventsById: { writeBufferShare: 1 / 8, bloomFilter: false },
-  eventsByName: { writeBufferShare: 1 / 8, bloomFilter: false },
-  eventsByEnv: { writeBufferShare: 1 / 8, bloomFilter: false },
-  eventsByEnvName: { writeBufferShare: 1 / 8, bloomFilter: false },
-  dedup: { writeBufferShare: 1 / 8, bloomFilter: true },
+  log: { writeBufferShare: 1, bloomFilter: false, blockCache: false },
+  events: { writeBufferShare: 1 / 2, bloomFilter: false, blockCache: true },
+  eventsById: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: true },
+  eventsByName: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: true },
+  eventsByEnv: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: true },
+  eventsByEnvName: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: true },
+  dedup: { writeBufferShare: 1 / 8, bloomFilter: true, blockCache: true },
+  dedupInternalIds: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: true },
 } as const
 export type FamilyName = keyof typeof FAMILIES
 
@@ -68,6 +73,15 @@ export const KEY_SPACES = {
     rangeDeleted: true,
     family: 'dedup',
   }),
+  // An event without a caller `id` is keyed by its internal ID (a ULID): in its own family, without
+  // a bloom filter, because only a caller id of ULID form ever looks such a key up, and the keys
+  // follow time within a bucket and environment, so a lookup reads at most a block per level.
+  dedupInternalIds: space(
+    'U',
+    'dedup/rocksdb.ts',
+    '[p<N>/]<bucket hex12>\\0<env>\\0<internalId> → <receivedAt>,<internalId> (events without a caller id)',
+    { rangeDeleted: true, family: 'dedupInternalIds' },
+  ),
   events: space('E', 'store/rocksdb.ts', '<internalId> → event JSON', { scanned: true, family: 'events' }),
   // Event indexes (store/rocksdb-index.ts): ‹v› is a value after its length. Rebuilt (range deleted
   // first) when a data dir of an older layout opens.

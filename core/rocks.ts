@@ -34,56 +34,61 @@ export interface Rocks {
   close(): Promise<void>
 }
 
-/** The column families (the default one first) of each open database. */
-const open = new Set<NativeDb[]>()
+/** The column families of each open database, by name (`default` first). */
+const open = new Set<Map<string, NativeDb>>()
 /**
- * Sums of RocksDB properties over the process's databases, read at each scrape: over their column
- * families where RocksDB keeps the property per family (memtables, table readers, pending
- * compaction, and the block cache: the binding gives each family an LRU of its own).
+ * Sums of a RocksDB property over the process's databases, read at each scrape: per column family
+ * where RocksDB keeps the property per family (memtables, table readers, pending compaction, and
+ * the block cache: the binding gives each family an LRU of its own), else over each database.
  */
-const sumOf = async (property: string, perFamily = true) => {
+const sumOf = async (property: string, family?: string) => {
   let sum = 0
-  for (const families of open)
-    for (const db of perFamily ? families : families.slice(0, 1))
-      sum += Number(await db.getProperty(property).catch(() => 0))
+  for (const families of open) {
+    const db = families.get(family ?? 'default')
+    // A family without a block cache has no value for its usage (NaN): nothing is held.
+    const value = db ? Number(await db.getProperty(property).catch(() => 0)) : 0
+    if (Number.isFinite(value)) sum += value
+  }
   return sum
 }
-/** A gauge whose `kind` label is each of `properties`' keys, valued by the RocksDB property it names. */
-function propertiesGauge(name: string, help: string, properties: Record<string, string>, perFamily = true): void {
-  gauge<'kind'>({
-    name,
-    help,
-    labelNames: ['kind'],
-    async collect() {
-      this.reset() // no series in a process without RocksDB
-      if (open.size > 0)
-        for (const [kind, property] of Object.entries(properties)) this.set({ kind }, await sumOf(property, perFamily))
-    },
-  })
-}
-propertiesGauge(
-  'sluice_rocksdb_memory_bytes',
-  "RocksDB's memory by kind: memtables (docs/configuration.md, SLUICE_ROCKSDB_WRITE_BUFFER_MB), block caches, table readers",
-  {
-    memtables: 'rocksdb.size-all-mem-tables',
-    block_cache: 'rocksdb.block-cache-usage',
-    table_readers: 'rocksdb.estimate-table-readers-mem',
+const FAMILY_NAMES = ['default', ...Object.keys(FAMILIES)]
+gauge<'kind' | 'family'>({
+  name: 'sluice_rocksdb_memory_bytes',
+  help: "RocksDB's memory by kind and column family: memtables (docs/configuration.md, SLUICE_ROCKSDB_WRITE_BUFFER_MB), block caches, table readers",
+  labelNames: ['kind', 'family'],
+  async collect() {
+    this.reset() // no series in a process without RocksDB
+    if (open.size === 0) return
+    for (const [kind, property] of Object.entries({
+      memtables: 'rocksdb.size-all-mem-tables',
+      block_cache: 'rocksdb.block-cache-usage',
+      table_readers: 'rocksdb.estimate-table-readers-mem',
+    }))
+      for (const family of FAMILY_NAMES) this.set({ kind, family }, await sumOf(property, family))
   },
-)
+})
 // RocksDB's background work: what runs now, and how far compaction is behind (RocksDB slows writes
 // down when that grows).
-propertiesGauge(
-  'sluice_rocksdb_jobs_running',
-  "RocksDB's flushes and compactions running now, by kind",
-  { flush: 'rocksdb.num-running-flushes', compaction: 'rocksdb.num-running-compactions' },
-  false, // counted for the whole database
-)
+gauge<'kind'>({
+  name: 'sluice_rocksdb_jobs_running',
+  help: "RocksDB's flushes and compactions running now, by kind",
+  labelNames: ['kind'],
+  async collect() {
+    this.reset()
+    if (open.size === 0) return
+    // Counted for the whole database.
+    this.set({ kind: 'flush' }, await sumOf('rocksdb.num-running-flushes'))
+    this.set({ kind: 'compaction' }, await sumOf('rocksdb.num-running-compactions'))
+  },
+})
 gauge({
   name: 'sluice_rocksdb_pending_compaction_bytes',
   help: "RocksDB's estimate of the bytes compaction must rewrite to bring every level within its target size",
   async collect() {
     this.reset()
-    if (open.size > 0) this.set(await sumOf('rocksdb.estimate-pending-compaction-bytes'))
+    let sum = 0
+    for (const family of FAMILY_NAMES) sum += await sumOf('rocksdb.estimate-pending-compaction-bytes', family)
+    if (open.size > 0) this.set(sum)
   },
 })
 
@@ -115,15 +120,15 @@ interface NativeDb {
  * Memory RocksDB may hold for writes: `writeBuffers` memtables per column family, of `writeBufferMb`
  * times the family's share (core/keyspaces.ts; rocksdb-native's defaults, 2 × 64 MiB, were half the
  * embedded server's peak RSS). A memtable takes memory as it is written, so a family written little
- * costs little. Each family's block cache is the binding's fixed 32 MiB LRU (rocksdb-native has no
- * option for its size), filled by reads only.
+ * costs little. Each family's block cache (all but the log's: core/keyspaces.ts) is the binding's
+ * fixed 32 MiB LRU (rocksdb-native has no option for its size).
  */
 export interface RocksMemory {
   writeBufferMb: number
   writeBuffers: number
 }
 
-type FamilyOptions = { writeBufferShare: number; bloomFilter: boolean }
+type FamilyOptions = { writeBufferShare: number; bloomFilter: boolean; blockCache: boolean }
 
 export async function openRocks(
   path: string,
@@ -135,9 +140,11 @@ export async function openRocks(
     constants: { pinningTier: Record<'NONE', number> }
     ColumnFamily: new (name: string, opts: object) => object
   }
-  const options = ({ writeBufferShare, bloomFilter }: FamilyOptions) => ({
+  const options = ({ writeBufferShare, bloomFilter, blockCache }: FamilyOptions) => ({
     writeBufferSize: Math.max(1, Math.round(memory.writeBufferMb * writeBufferShare)) * 1024 * 1024,
     ...(!bloomFilter && { filterPolicy: null, tableBlockSize: 64 * 1024 }),
+    // Without a block cache, each live file's index block is held by its table reader instead.
+    ...(!blockCache && { blockCache: false, tableCacheIndexAndFilterBlocks: false }),
     maxWriteBufferNumber: memory.writeBuffers,
     // Index and filter blocks live in the block cache and may be evicted like data blocks. The
     // binding pins them all by default, so the cache outgrew its 32 MiB with every file written
@@ -146,7 +153,7 @@ export async function openRocks(
     partitionPinningTier: constants.pinningTier.NONE,
     unpartitionedPinningTier: constants.pinningTier.NONE,
   })
-  const db = new Native(path, options({ writeBufferShare: 1, bloomFilter: true }))
+  const db = new Native(path, options({ writeBufferShare: 1, bloomFilter: true, blockCache: true }))
   const families = new Map<FamilyName, NativeDb>()
   for (const [name, family] of Object.entries(FAMILIES) as Array<[FamilyName, FamilyOptions]>)
     families.set(name, db.columnFamily(new ColumnFamily(name, options(family))))
@@ -169,7 +176,7 @@ export async function openRocks(
   /** The column family (a session of the binding) holding `key`. */
   const at = (key: string) => byFirst[key.charCodeAt(0)] ?? db
   await moveIntoFamilies(db, at, log)
-  const all = [db, ...families.values()]
+  const all = new Map([['default', db], ...families])
   open.add(all)
   return {
     get(key) {

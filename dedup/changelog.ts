@@ -36,7 +36,7 @@ export async function openChangelogDedupStore(options: ChangelogDedupOptions): P
   // The range of `p<N>/` ends before p<N>0…p<N>9: partition N's keys, no other partition's.
   const prefix = `p${partition}/`
   const local = createRocksDedupStore(rocks, { windowMs, prefix })
-  await rocks.write([deleteRange('dedup', prefix)])
+  await rocks.write([deleteRange('dedup', prefix), deleteRange('dedupInternalIds', prefix)])
 
   // What expire(now) keeps: the current bucket and the one before it.
   const horizon = (Math.floor(now() / windowMs) - 1) * windowMs

@@ -1,14 +1,18 @@
 // DedupStore on RocksDB. A key first seen at t lives in bucket floor(t / window):
-// `D<prefix><bucket hex>\0<env>\0<id>` → `<receivedAt>,<internalId>`. A lookup reads the
-// event's bucket and the one before (two point reads, three near a bucket's end, batched over
-// the whole batch) and compares times exactly; expiry range-deletes every bucket older than
-// the previous one.
+// `D<prefix><bucket hex>\0<env>\0<id>` → `<receivedAt>,<internalId>`, or, for an event without a
+// caller id (its internal ID is its dedup key), the same under `U` (core/keyspaces.ts: a family
+// without bloom filters, which only a caller id of ULID form reads). A lookup reads the event's
+// bucket and the one before (two point reads, three near a bucket's end, twice that for an id of
+// ULID form, batched over the whole batch) and compares times exactly; expiry range-deletes every
+// bucket older than the previous one.
 import type { Rocks } from '../core/rocks.ts'
 import type { DedupKey, DedupStore, SeenEntry } from './types.ts'
 import { keyPrefix } from '../core/keyspaces.ts'
 
 /** How far apart the receive times of two ingest nodes may be for the same id. */
 const CLOCK_SKEW_MS = 60_000
+/** The form of an internal ID (core/ids.ts): only such an id can equal an earlier event's. */
+const ULID_FORM = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/
 
 export interface RocksDedupConfig {
   windowMs: number /** Separates stores sharing one RocksDB (one per partition in distributed mode). */
@@ -16,25 +20,28 @@ export interface RocksDedupConfig {
 }
 
 export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): DedupStore {
-  const prefix = keyPrefix('dedup', config.prefix)
+  const spaces = [keyPrefix('dedup', config.prefix), keyPrefix('dedupInternalIds', config.prefix)]
   const bucketOf = (ms: number) => Math.floor(ms / config.windowMs)
-  const bucketKey = (bucket: number) => prefix + bucket.toString(16).padStart(12, '0')
-  const entryKey = (bucket: number, env: string, id: string) => `${bucketKey(bucket)}\0${env}\0${id}`
+  const bucketKey = (space: string, bucket: number) => space + bucket.toString(16).padStart(12, '0')
+  const entryKey = (space: string, bucket: number, env: string, id: string) =>
+    `${bucketKey(space, bucket)}\0${env}\0${id}`
 
   return {
     async lookup(keys) {
       // The event's bucket and the one before (the window reaches into it). Records from several
       // ingest nodes may arrive slightly out of time order, so near a bucket's end the next one
       // is read too. Point reads cost ~3 µs each here: most events need only two.
-      const offsets = keys.map((k) =>
-        (bucketOf(k.receivedAt) + 1) * config.windowMs - k.receivedAt < CLOCK_SKEW_MS ? [-1, 0, 1] : [-1, 0],
-      )
-      const reads = keys.flatMap((k, i) => offsets[i].map((d) => entryKey(bucketOf(k.receivedAt) + d, k.env, k.id)))
-      const values = await rocks.getMany(reads)
+      const reads = keys.map((k) => {
+        const bucket = bucketOf(k.receivedAt)
+        const buckets = (bucket + 1) * config.windowMs - k.receivedAt < CLOCK_SKEW_MS ? [-1, 0, 1] : [-1, 0]
+        const read = ULID_FORM.test(k.id) ? spaces : spaces.slice(0, 1)
+        return read.flatMap((space) => buckets.map((d) => entryKey(space, bucket + d, k.env, k.id)))
+      })
+      const values = await rocks.getMany(reads.flat())
       let at = 0
       return keys.map((key, i) => {
         let found: string | null = null
-        for (let j = 0; j < offsets[i].length; j++, at++) found ??= firstWithin(key, values[at])
+        for (let j = 0; j < reads[i].length; j++, at++) found ??= firstWithin(key, values[at])
         return found
       })
     },
@@ -42,13 +49,16 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
       await rocks.write(
         entries.map((e) => ({
           type: 'put',
-          key: entryKey(bucketOf(e.receivedAt), e.env, e.id),
+          key: entryKey(spaces[e.id === e.internalId ? 1 : 0], bucketOf(e.receivedAt), e.env, e.id),
           value: `${e.receivedAt},${e.internalId}`,
         })),
       )
     },
     async expire(nowMs) {
-      await rocks.write([{ type: 'delRange', start: bucketKey(0), end: bucketKey(Math.max(0, bucketOf(nowMs) - 1)) }])
+      const end = Math.max(0, bucketOf(nowMs) - 1)
+      await rocks.write(
+        spaces.map((space) => ({ type: 'delRange' as const, start: bucketKey(space, 0), end: bucketKey(space, end) })),
+      )
     },
     close: async () => {},
   }

@@ -53,6 +53,12 @@ const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-soak-'))
 const sluice = await startSluice(dataDir)
 const pid = sluice.child.pid!
 const rows: Array<Record<string, string | number>> = []
+/** Per minute: RocksDB's memtables and block cache by column family, in MiB (where memory goes). */
+const rocksdbByMinute: Array<{
+  minute: number
+  memtables: Record<string, number>
+  blockCache: Record<string, number>
+}> = []
 let accepted = 0
 try {
   await sleep(500)
@@ -88,6 +94,7 @@ try {
       'cpu µs/event': events > 0 ? round((cpuMicros(pid) - cpuBefore) / events, 2) : 0,
       'sender cpu %': round(((senderUs.user + senderUs.system) / MINUTE_MS / 1000) * 100),
       lag: await consumerLag(sluice.url),
+      ...(await memoryOf(sluice.url, minute)),
     }
     rows.push(row)
     process.stdout.write(`${JSON.stringify(row)}\n`)
@@ -153,7 +160,10 @@ try {
   }
   await mkdir(outDir, { recursive: true })
   const date = `${new Date(started).toISOString().slice(0, 16).replace('T', ' ')} UTC`
-  await writeFile(join(outDir, 'soak.json'), `${JSON.stringify({ bench: 'soak', date, ...summary, rows }, null, 2)}\n`)
+  await writeFile(
+    join(outDir, 'soak.json'),
+    `${JSON.stringify({ bench: 'soak', date, ...summary, rows, rocksdbByMinute }, null, 2)}\n`,
+  )
   const g = summary.growth
   const note =
     `${summary.allocator}: RSS growth, minute ${g.fromMinute} → ${g.toMinute}: ${g.percent ?? 'n/a'} % (target < 5 %); ` +
@@ -260,16 +270,41 @@ async function metrics(url: string): Promise<string> {
   return await (await fetch(`${url}/metrics`)).text()
 }
 
+/** V8's heap and RocksDB's memtables and block caches now, in MiB; each family's into `rocksdbByMinute`. */
+async function memoryOf(url: string, minute: number) {
+  const text = await metrics(url)
+  const byFamily = (kind: string) => {
+    const mib: Record<string, number> = {}
+    for (const [labels, value] of samples(text, 'sluice_rocksdb_memory_bytes'))
+      if (labels.includes(`kind="${kind}"`)) mib[/family="(\w+)"/.exec(labels)?.[1] ?? ''] = round(value / 2 ** 20)
+    return mib
+  }
+  const memtables = byFamily('memtables')
+  const blockCache = byFamily('block_cache')
+  rocksdbByMinute.push({ minute, memtables, blockCache })
+  const sum = (mib: Record<string, number>) => round(Object.values(mib).reduce((a, b) => a + b, 0))
+  return {
+    'heap MiB': round(metricSum(text, 'nodejs_heap_size_total_bytes') / 2 ** 20),
+    'memtables MiB': sum(memtables),
+    'caches MiB': sum(blockCache),
+  }
+}
+
 async function consumerLag(url: string): Promise<number> {
   return metricSum(await metrics(url), 'sluice_consumer_lag_records')
+}
+
+/** A metric's samples from Prometheus text: each one's labels (as written) and value. */
+function* samples(text: string, name: string): Generator<[string, number]> {
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)/.exec(line)
+    if (match?.[1] === name) yield [match[2] ?? '', Number(match[3])]
+  }
 }
 
 /** The sum of a metric's samples over all label sets, from Prometheus text. */
 function metricSum(text: string, name: string): number {
   let sum = 0
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{.*\})? (\S+)/.exec(line)
-    if (match?.[1] === name) sum += Number(match[2])
-  }
+  for (const [, value] of samples(text, name)) sum += value
   return sum
 }

@@ -1,6 +1,7 @@
 // The DedupStore contract, run against every adapter.
 import type { Test } from 'tap'
 import type { DedupStore } from '../../dedup/types.ts'
+import { newUlid } from '../../core/ids.ts'
 
 export function dedupStoreSuite(
   t: Test,
@@ -39,6 +40,25 @@ export function dedupStoreSuite(
       )
     },
   )
+
+  t.test(`${name}: an event without a caller id is a repeat of a later one whose id is its internal ID`, async (t) => {
+    const f = await open(60_000)
+    t.teardown(() => f.close())
+    const now = 1_800_000_000_000
+    // Its internal ID is its dedup key (core/event.ts): an export of it re-sent with that `id`.
+    const internalId = newUlid(now)
+    await f.store.markSeen([{ env: 'production', id: internalId, receivedAt: now, internalId }])
+    t.same(
+      await f.store.lookup([
+        { env: 'production', id: internalId, receivedAt: now + 1_000 },
+        { env: 'staging', id: internalId, receivedAt: now + 1_000 },
+        { env: 'production', id: internalId.toLowerCase(), receivedAt: now + 1_000 },
+      ]),
+      [internalId, null, null],
+    )
+    await f.store.expire(now + 120_000)
+    t.same(await f.store.lookup([{ env: 'production', id: internalId, receivedAt: now + 1_000 }]), [null], 'expired')
+  })
 
   t.test(`${name}: expiry drops whole old buckets and keeps recent keys`, async (t) => {
     const f = await open(1000)

@@ -76,6 +76,7 @@ t.test('a data dir written before the families opens with its keys moved into th
     lines.map((l) => [l.space, l.keys]).sort(),
     [
       ['dedup', 1],
+      ['dedupInternalIds', 1],
       ['events', 2_501],
       ['eventsByEnv', 1],
       ['eventsByEnvName', 1],

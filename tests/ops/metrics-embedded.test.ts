@@ -41,7 +41,25 @@ t.test('GET /metrics: Prometheus text, the process defaults, the roles and readi
   )
   const memtables = s.total('sluice_rocksdb_memory_bytes', { kind: 'memtables' })
   t.ok(memtables > 0 && memtables <= 2 * 16 * 1024 * 1024, `RocksDB memtables: ${memtables} bytes, within 2 × 16 MiB`)
-  t.ok(s.find('sluice_rocksdb_memory_bytes', { kind: 'block_cache' }).length === 1, 'RocksDB block cache')
+  for (const kind of ['memtables', 'block_cache', 'table_readers'])
+    t.same(
+      s
+        .find('sluice_rocksdb_memory_bytes', { kind })
+        .map((series) => series.labels.family)
+        .sort(),
+      [
+        'dedup',
+        'dedupInternalIds',
+        'default',
+        'events',
+        'eventsByEnv',
+        'eventsByEnvName',
+        'eventsById',
+        'eventsByName',
+        'log',
+      ],
+      `RocksDB ${kind}, by column family`,
+    )
   for (const kind of ['flush', 'compaction'])
     t.ok(s.find('sluice_rocksdb_jobs_running', { kind }).length === 1, `RocksDB ${kind} jobs running`)
   t.equal(s.find('sluice_rocksdb_pending_compaction_bytes').length, 1, 'RocksDB pending compaction bytes')
