@@ -86,9 +86,10 @@ gauge({
   help: "RocksDB's estimate of the bytes compaction must rewrite to bring every level within its target size",
   async collect() {
     this.reset()
+    if (open.size === 0) return
     let sum = 0
     for (const family of FAMILY_NAMES) sum += await sumOf('rocksdb.estimate-pending-compaction-bytes', family)
-    if (open.size > 0) this.set(sum)
+    this.set(sum)
   },
 })
 

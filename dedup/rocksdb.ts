@@ -21,6 +21,7 @@ export interface RocksDedupConfig {
 
 export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): DedupStore {
   const spaces = [keyPrefix('dedup', config.prefix), keyPrefix('dedupInternalIds', config.prefix)]
+  const callerIdSpace = spaces.slice(0, 1)
   const bucketOf = (ms: number) => Math.floor(ms / config.windowMs)
   const bucketKey = (space: string, bucket: number) => space + bucket.toString(16).padStart(12, '0')
   const entryKey = (space: string, bucket: number, env: string, id: string) =>
@@ -36,7 +37,7 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
       const reads = keys.map((k) => {
         const bucket = bucketOf(k.receivedAt)
         const buckets = (bucket + 1) * config.windowMs - k.receivedAt < CLOCK_SKEW_MS ? [-1, 0, 1] : [-1, 0]
-        const read = ULID_FORM.test(k.id) ? spaces : spaces.slice(0, 1)
+        const read = ULID_FORM.test(k.id) ? spaces : callerIdSpace
         return read.flatMap((space) => buckets.map((d) => entryKey(space, bucket + d, k.env, k.id)))
       })
       const values = await rocks.getMany(reads.flat())
