@@ -23,6 +23,11 @@ set -e
 summary=$(grep -a -E '^# \{ total: [0-9]+' "$log" | tail -n 1)
 pass=$(sed -E 's/.*pass: ([0-9]+).*/\1/' <<<"$summary")
 fail=$(grep -q 'fail:' <<<"$summary" && sed -E 's/.*fail: ([0-9]+).*/\1/' <<<"$summary" || echo 0)
+# Then each failure again, with its diagnostics, where a log cut to its tail still shows it.
+if [ "${fail:-0}" != 0 ]; then
+  echo "failures:"
+  awk '/^ *not ok /{on=1} on{print} on&&/^ *\.\.\.$/{on=0}' "$log" | head -n 300 || true
+fi
 rm -f "$log"
 echo "tests: ${pass:-0} passed, ${fail:-0} failed"
 exit "$status"

@@ -1,5 +1,6 @@
 // Starts real Sluice servers for tests: in-process (fast) or as a child process (for kill -9).
 import { spawn, type ChildProcess } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,8 +12,23 @@ import { responseSchemaCheck } from './response-schemas.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
+const tempDirs: string[] = []
+
+/** A fresh directory under the system's temp dir, removed when the test process exits. */
 export async function tempDir(prefix = 'sluice-test-'): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix))
+  const dir = await mkdtemp(join(tmpdir(), prefix))
+  if (tempDirs.length === 0)
+    process.on('exit', () => {
+      killChildren() // a child server still running would write into its directory
+      for (const d of tempDirs)
+        try {
+          rmSync(d, { recursive: true, force: true, maxRetries: 3 })
+        } catch {
+          // left behind, as before: never a failed exit over a temp directory
+        }
+    })
+  tempDirs.push(dir)
+  return dir
 }
 
 export interface TestServer extends Running {
