@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { Type, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { SluiceError } from '../core/errors.ts'
+import type { RocksMemory } from '../core/rocks.ts'
 
 const Int = (min: number, max = Number.MAX_SAFE_INTEGER) => Type.Integer({ minimum: min, maximum: max })
 
@@ -109,6 +110,7 @@ export const ConfigSchema = Type.Object({
   localLogShareValues: Type.Boolean(),
   rocksdbWriteBufferMb: Int(1, 4096),
   rocksdbWriteBuffers: Int(2, 64),
+  rocksdbMaxOpenFiles: Int(20, 1_000_000),
   ...OPS_SETTINGS,
   /** One webhook's requests transformed at once; a transform not yet proven within its limits gets 1. */
   transformWebhookConcurrency: Int(1, 256),
@@ -185,6 +187,7 @@ export const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   localLogShareValues: ['SLUICE_LOCAL_LOG_SHARE_VALUES', (v) => v === 'true' || v === '1'],
   rocksdbWriteBufferMb: ['SLUICE_ROCKSDB_WRITE_BUFFER_MB', Number],
   rocksdbWriteBuffers: ['SLUICE_ROCKSDB_WRITE_BUFFERS', Number],
+  rocksdbMaxOpenFiles: ['SLUICE_ROCKSDB_MAX_OPEN_FILES', Number],
   maxNameLength: ['SLUICE_MAX_NAME_LENGTH', Number],
   maxIdLength: ['SLUICE_MAX_ID_LENGTH', Number],
   opsPort: ['SLUICE_OPS_PORT', Number],
@@ -266,6 +269,7 @@ export const DEFAULTS = {
   localLogShareValues: true,
   rocksdbWriteBufferMb: 16,
   rocksdbWriteBuffers: 2,
+  rocksdbMaxOpenFiles: 1000,
   opsPort: 8289,
   shutdownGraceMs: 25_000,
   shutdownDelayMs: 0,
@@ -338,6 +342,13 @@ function checkPairs(config: Config): void {
 }
 
 /** Where the CLI's control commands find the server. */
+/** RocksDB's memory and open-file bounds (core/rocks.ts) from the config. */
+export const rocksMemoryOf = (config: Config): RocksMemory => ({
+  writeBufferMb: config.rocksdbWriteBufferMb,
+  writeBuffers: config.rocksdbWriteBuffers,
+  maxOpenFiles: config.rocksdbMaxOpenFiles,
+})
+
 export function apiTarget(
   flags: Flags = {},
   env: NodeJS.ProcessEnv = process.env,

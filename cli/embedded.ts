@@ -15,7 +15,7 @@ import { createRocksDedupStore } from '../dedup/rocksdb.ts'
 import { createRocksRunnerState } from '../runner/rocksdb.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Running } from './compose.ts'
-import type { Config } from './config.ts'
+import { type Config, rocksMemoryOf } from './config.ts'
 import type { RoutePlugin } from '../api/http.ts'
 
 export type { Running }
@@ -31,13 +31,7 @@ export async function startEmbedded(
   options: { functions?: SluiceFunction[]; httpPlugins?: RoutePlugin[]; rocks?: Rocks } = {},
 ): Promise<Running> {
   await mkdir(config.dataDir, { recursive: true })
-  const rocks =
-    options.rocks ??
-    (await openRocks(
-      join(config.dataDir, 'db'),
-      { writeBufferMb: config.rocksdbWriteBufferMb, writeBuffers: config.rocksdbWriteBuffers },
-      log,
-    ))
+  const rocks = options.rocks ?? (await openRocks(join(config.dataDir, 'db'), rocksMemoryOf(config), log))
   const bus = createLocalBus(rocks, log.child({ component: 'bus' }), {
     maxBatchRecords: config.localLogBatchRecords,
     retentionCheckMs: config.localLogRetentionCheckMs,

@@ -122,18 +122,21 @@ interface NativeDb {
  * times the family's share (core/keyspaces.ts; rocksdb-native's defaults, 2 × 64 MiB, were half the
  * embedded server's peak RSS). A memtable takes memory as it is written, so a family written little
  * costs little. Each family's block cache (all but the log's: core/keyspaces.ts) is the binding's
- * fixed 32 MiB LRU (rocksdb-native has no option for its size).
+ * fixed 32 MiB LRU (rocksdb-native has no option for its size). At most `maxOpenFiles` files are
+ * open at once: each open file holds a descriptor and its table reader (~2 KiB, more with an index
+ * held outside the cache), and with no bound both grow with the data stored.
  */
 export interface RocksMemory {
   writeBufferMb: number
   writeBuffers: number
+  maxOpenFiles: number
 }
 
 type FamilyOptions = { writeBufferShare: number; bloomFilter: boolean; blockCache: boolean }
 
 export async function openRocks(
   path: string,
-  memory: RocksMemory = { writeBufferMb: 16, writeBuffers: 2 },
+  memory: RocksMemory = { writeBufferMb: 16, writeBuffers: 2, maxOpenFiles: 1000 },
   log?: Pick<Logger, 'info'>,
 ): Promise<Rocks> {
   const Native = RocksDB as unknown as new (path: string, opts?: object) => NativeDb
@@ -154,7 +157,10 @@ export async function openRocks(
     partitionPinningTier: constants.pinningTier.NONE,
     unpartitionedPinningTier: constants.pinningTier.NONE,
   })
-  const db = new Native(path, options({ writeBufferShare: 1, bloomFilter: true, blockCache: true }))
+  const db = new Native(path, {
+    ...options({ writeBufferShare: 1, bloomFilter: true, blockCache: true }),
+    maxOpenFiles: memory.maxOpenFiles,
+  })
   const families = new Map<FamilyName, NativeDb>()
   for (const [name, family] of Object.entries(FAMILIES) as Array<[FamilyName, FamilyOptions]>)
     families.set(name, db.columnFamily(new ColumnFamily(name, options(family))))
