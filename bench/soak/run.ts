@@ -3,9 +3,10 @@
 // measured first with wrk on a server of its own) for 20 minutes, from an open-loop sender in this
 // process: requests start on a 10 ms clock whether or not earlier ones have answered, at most 32 in
 // flight. Per minute: requests, 2xx, refused (429/503: backpressure, not failure), p50/p99, the
-// server's RSS (sampled every second: end and max), its CPU per event and its consumer lag. At the
-// end: RSS growth over the last 15 minutes (target < 5 %), and whether every accepted event was
-// stored once the pipeline caught up. Writes soak.json and soak.png (bench/soak/chart.ts) to --out.
+// server's RSS (sampled every second: end, max and mean), its CPU per event and its consumer lag.
+// At the end: RSS growth over the last 15 minutes (target < 5 %), from the minutes' end samples and
+// from their means, and whether every accepted event was stored once the pipeline caught up.
+// Writes soak.json and soak.png (bench/soak/chart.ts) to --out.
 // Usage: node --conditions=sluice-source bench/soak/run.ts [--minutes 20] [--rate EVENTS_PER_S |
 //   --peak-fraction 0.5] [--batch 500] [--out DIR]
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -53,11 +54,12 @@ const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-soak-'))
 const sluice = await startSluice(dataDir)
 const pid = sluice.child.pid!
 const rows: Array<Record<string, string | number>> = []
-/** Per minute: RocksDB's memtables and block cache by column family, in MiB (where memory goes). */
+/** Per minute: RocksDB's memtables, block caches and table readers by column family, in MiB (where memory goes). */
 const rocksdbByMinute: Array<{
   minute: number
   memtables: Record<string, number>
   blockCache: Record<string, number>
+  tableReaders: Record<string, number>
 }> = []
 let accepted = 0
 try {
@@ -71,8 +73,10 @@ try {
     const cpuBefore = cpuMicros(pid)
     const senderBefore = process.cpuUsage()
     let maxMb = 0
+    const sampled: number[] = []
     while (Date.now() < started + minute * MINUTE_MS) {
-      maxMb = Math.max(maxMb, rssMb(pid))
+      sampled.push(rssMb(pid))
+      maxMb = Math.max(maxMb, sampled.at(-1)!)
       await sleep(Math.min(1000, started + minute * MINUTE_MS - Date.now()))
     }
     const m = sender.takeMinute()
@@ -91,6 +95,7 @@ try {
       'p99 ms': percentile(m.latenciesMs, 0.99),
       'RSS MiB': rssMb(pid),
       'max RSS MiB': Math.max(maxMb, rssMb(pid)),
+      'mean RSS MiB': Math.round(sampled.reduce((a, b) => a + b, 0) / sampled.length),
       'cpu µs/event': events > 0 ? round((cpuMicros(pid) - cpuBefore) / events, 2) : 0,
       'sender cpu %': round(((senderUs.user + senderUs.system) / MINUTE_MS / 1000) * 100),
       lag: await consumerLag(sluice.url),
@@ -127,6 +132,10 @@ try {
   const baseMinute = Math.max(1, minutes - Math.floor((minutes * 3) / 4))
   const baseMb = Number(rows[baseMinute - 1]['RSS MiB'])
   const endMb = Number(rows[rows.length - 1]['RSS MiB'])
+  // The same over each minute's mean of its 1-second samples: buffers waiting for V8's GC swing a
+  // single sample by tens of MiB.
+  const baseMeanMb = Number(rows[baseMinute - 1]['mean RSS MiB'])
+  const endMeanMb = Number(rows[rows.length - 1]['mean RSS MiB'])
   const summary = {
     rate: Math.round(rate),
     batch,
@@ -142,6 +151,7 @@ try {
       fromMb: baseMb,
       toMb: endMb,
       percent: baseMinute < minutes ? round(((endMb - baseMb) / baseMb) * 100, 2) : null,
+      meanPercent: baseMinute < minutes ? round(((endMeanMb - baseMeanMb) / baseMeanMb) * 100, 2) : null,
       targetPercent: 5,
     },
     cpu: {
@@ -166,7 +176,8 @@ try {
   )
   const g = summary.growth
   const note =
-    `${summary.allocator}: RSS growth, minute ${g.fromMinute} → ${g.toMinute}: ${g.percent ?? 'n/a'} % (target < 5 %); ` +
+    `${summary.allocator}: RSS growth, minute ${g.fromMinute} → ${g.toMinute}: ${g.percent ?? 'n/a'} % (target < 5 %; ` +
+    `minutes' means ${g.meanPercent ?? 'n/a'} %); ` +
     `peak RSS ${summary.peakRssMb} MiB; accepted ${accepted.toLocaleString('en')}, ` +
     `${summary.allStored ? 'all stored' : 'NOT all stored'}; ` +
     (lagLeft > 0 ? `lag stuck at ${lagLeft}` : `caught up ${round(catchUpMs / 1000)} s after the load`)
@@ -270,7 +281,7 @@ async function metrics(url: string): Promise<string> {
   return await (await fetch(`${url}/metrics`)).text()
 }
 
-/** V8's heap and RocksDB's memtables and block caches now, in MiB; each family's into `rocksdbByMinute`. */
+/** V8's heap and buffers, RocksDB's memtables, block caches and table readers now, in MiB; each family's into `rocksdbByMinute`. */
 async function memoryOf(url: string, minute: number) {
   const text = await metrics(url)
   const byFamily = (kind: string) => {
@@ -281,12 +292,15 @@ async function memoryOf(url: string, minute: number) {
   }
   const memtables = byFamily('memtables')
   const blockCache = byFamily('block_cache')
-  rocksdbByMinute.push({ minute, memtables, blockCache })
+  const tableReaders = byFamily('table_readers')
+  rocksdbByMinute.push({ minute, memtables, blockCache, tableReaders })
   const sum = (mib: Record<string, number>) => round(Object.values(mib).reduce((a, b) => a + b, 0))
   return {
     'heap MiB': round(metricSum(text, 'nodejs_heap_size_total_bytes') / 2 ** 20),
+    'buffers MiB': round(metricSum(text, 'nodejs_external_memory_bytes') / 2 ** 20),
     'memtables MiB': sum(memtables),
     'caches MiB': sum(blockCache),
+    'readers MiB': sum(tableReaders),
   }
 }
 
