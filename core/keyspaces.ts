@@ -27,14 +27,13 @@ export interface KeySpace {
  * in between. In one family, compaction took 41 % of the server's CPU in a 20-minute soak of
  * 500-event batches. A family's space has a one-letter prefix: a key's first character picks it.
  * `bloomFilter`: only dedup looks up keys that are mostly absent; the others are read by range, or
- * by keys that exist, where a filter saves nothing. Without one, and with 64 KiB blocks, a family's
- * files bring little into its block cache.
- * `blockCache`: the binding gives each family a 32 MiB block cache of its own, and each new file's
- * index and filter blocks go into it, where they stay after the file is deleted until the cache is
- * full: in the soak, every family's cache grew, read or not. The log has none: each live file's
- * index block is held by its table reader instead, and the log's live files are few. (The event
- * indexes, without one, held more in their readers after a 20-minute soak than in their caches
- * after another: ~3 MiB each against 1.5–2.2, and growing with the events stored, not bounded.)
+ * by keys that exist, where a filter saves nothing. Without one, a family's files have 64 KiB
+ * blocks, and each open file's table reader holds its index block (a few KiB): at most
+ * SLUICE_ROCKSDB_MAX_OPEN_FILES files are open. With one (dedup), index and filter blocks go into
+ * the block cache, which bounds them. (Every new file's index block went into the cache before,
+ * read or not, and filled it at ~1 MiB a minute in the soak, all families together.)
+ * `blockCache`: the binding gives each family a 32 MiB block cache of its own, which then holds
+ * only what reads bring in. The log has none: consumers read it from the tail in memory, or once.
  */
 export const FAMILIES = {
   log: { writeBufferShare: 1, bloomFilter: false, blockCache: false },

@@ -51,7 +51,7 @@ export function chartSvg(rows: Row[], t: ChartTitle): string {
     `Sluice soak (sluice dev): ${t.rate.toLocaleString('en')} events/s in ${t.batch}-event batches, ${t.date}`,
     'font-size="18" font-weight="bold"',
   )
-  text(LEFT, 56, t.note, 'font-size="13" fill="#333"')
+  text(LEFT, 56, t.note, 'font-size="12" fill="#333"')
 
   const rss = [...column('RSS MiB'), ...column('max RSS MiB')].map((p) => p.value)
   const bandTop = t.baseMb * 1.05

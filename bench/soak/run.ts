@@ -176,11 +176,10 @@ try {
   )
   const g = summary.growth
   const note =
-    `${summary.allocator}: RSS growth, minute ${g.fromMinute} → ${g.toMinute}: ${g.percent ?? 'n/a'} % (target < 5 %; ` +
-    `minutes' means ${g.meanPercent ?? 'n/a'} %); ` +
-    `peak RSS ${summary.peakRssMb} MiB; accepted ${accepted.toLocaleString('en')}, ` +
-    `${summary.allStored ? 'all stored' : 'NOT all stored'}; ` +
-    (lagLeft > 0 ? `lag stuck at ${lagLeft}` : `caught up ${round(catchUpMs / 1000)} s after the load`)
+    `${summary.allocator}: RSS growth, minute ${g.fromMinute} → ${g.toMinute}: ${g.percent ?? 'n/a'} % ` +
+    `(minute means ${g.meanPercent ?? 'n/a'} %; target < 5 %); peak ${summary.peakRssMb} MiB; ` +
+    `${accepted.toLocaleString('en')} accepted, ${summary.allStored ? 'all stored' : 'NOT all stored'}; ` +
+    (lagLeft > 0 ? `lag stuck at ${lagLeft}` : `caught up in ${round(catchUpMs / 1000)} s`)
   await renderChart(join(outDir, 'soak.png'), rows, { rate: summary.rate, batch, date, baseMinute, baseMb, note })
   report('soak', rows, { ...summary, out: outDir })
 } finally {

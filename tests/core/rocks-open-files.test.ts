@@ -1,6 +1,8 @@
 // At most SLUICE_ROCKSDB_MAX_OPEN_FILES files open at once (core/rocks.ts): without a bound every
 // file of the store stays open, with its descriptor and table reader, and both grow with the data.
-// A file closed to keep within the bound is opened again when a read needs it. RocksDB splits the
+// A family without a bloom filter keeps each open file's index block in its table reader, so its
+// block cache holds only what reads bring in. A file closed to keep within the bound is opened
+// again when a read needs it. RocksDB splits the
 // open files' cache into 64 shards of at least one file each: at the smallest bound (20), up to 64.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
@@ -8,6 +10,7 @@ import { readdirSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { keyPrefix } from '../../core/keyspaces.ts'
+import { registry } from '../../core/metrics.ts'
 import { openRocks } from '../../core/rocks.ts'
 import { removeDir, tempDir } from '../helpers/server.ts'
 
@@ -42,6 +45,12 @@ t.test('files beyond maxOpenFiles are closed, and read again when needed', async
   const onDisk = readdirSync(path).filter((f) => f.endsWith('.sst')).length
   t.ok(onDisk > 100, `${onDisk} files on disk`)
   t.ok(openTables(path) <= 64, `${openTables(path)} of them open`)
+  const memory = async (kind: string) =>
+    (await registry.getSingleMetric('sluice_rocksdb_memory_bytes')!.get()).values.find(
+      (v) => v.labels.kind === kind && v.labels.family === 'events',
+    )!.value
+  t.ok((await memory('table_readers')) > 0, `the open files' readers hold ${await memory('table_readers')} bytes`)
+  t.ok((await memory('block_cache')) < 16 * 1024, `nothing read, the cache holds ${await memory('block_cache')} bytes`)
   let same = 0
   for (const [key, value] of values) if ((await rocks.get(key))?.equals(value)) same++
   t.equal(same, values.size, 'every value reads back, from files opened again')
