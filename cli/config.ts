@@ -341,7 +341,6 @@ function checkPairs(config: Config): void {
     )
 }
 
-/** Where the CLI's control commands find the server. */
 /** RocksDB's memory and open-file bounds (core/rocks.ts) from the config. */
 export const rocksMemoryOf = (config: Config): RocksMemory => ({
   writeBufferMb: config.rocksdbWriteBufferMb,
@@ -349,6 +348,7 @@ export const rocksMemoryOf = (config: Config): RocksMemory => ({
   maxOpenFiles: config.rocksdbMaxOpenFiles,
 })
 
+/** Where the CLI's control commands find the server. */
 export function apiTarget(
   flags: Flags = {},
   env: NodeJS.ProcessEnv = process.env,
