@@ -2,8 +2,8 @@
 // file of the store stays open, with its descriptor and table reader, and both grow with the data.
 // A family without a bloom filter keeps each open file's index block in its table reader, so its
 // block cache holds only what reads bring in. A file closed to keep within the bound is opened
-// again when a read needs it. RocksDB splits the
-// open files' cache into 64 shards of at least one file each: at the smallest bound (20), up to 64.
+// again when a read needs it. RocksDB splits the open files' cache into 64 shards of at least one
+// file each: at the smallest bound (20), up to 64 are open.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readlinkSync } from 'node:fs'
@@ -49,8 +49,10 @@ t.test('files beyond maxOpenFiles are closed, and read again when needed', async
     (await registry.getSingleMetric('sluice_rocksdb_memory_bytes')!.get()).values.find(
       (v) => v.labels.kind === kind && v.labels.family === 'events',
     )!.value
-  t.ok((await memory('table_readers')) > 0, `the open files' readers hold ${await memory('table_readers')} bytes`)
-  t.ok((await memory('block_cache')) < 16 * 1024, `nothing read, the cache holds ${await memory('block_cache')} bytes`)
+  const readers = await memory('table_readers')
+  const cache = await memory('block_cache')
+  t.ok(readers > 0, `the open files' readers hold ${readers} bytes`)
+  t.ok(cache < 16 * 1024, `nothing read, the cache holds ${cache} bytes`)
   let same = 0
   for (const [key, value] of values) if ((await rocks.get(key))?.equals(value)) same++
   t.equal(same, values.size, 'every value reads back, from files opened again')
