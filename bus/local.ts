@@ -82,7 +82,7 @@ interface TopicState {
 }
 /** What one flush writes: per topic and partition, the first offset and the records from it on. */
 type Pending = {
-  batches: Map<TopicState, Map<number, { first: number; records: BusRecord[] }>>
+  batches: Map<TopicState, Map<number, { first: number; records: BusRecord[]; times: number[] }>>
   resolve: () => void
   reject: (e: unknown) => void
   promise: Promise<void>
@@ -189,7 +189,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
         timestampMs: value.readDoubleBE(2 + keyBytes),
         value: value.subarray(10 + keyBytes),
       }
-      ops.push({ type: 'put', key, value: encodeBatch([record]) })
+      ops.push({ type: 'put', key, value: encodeBatch([record], [record.timestampMs]) })
     }
     if (ops.length > 0) log.info({ records: ops.length }, 'local log upgraded to record batches')
     await rocks.write([...ops, { type: 'put', key: FORMAT_KEY, value: String(LOG_FORMAT) }])
@@ -225,8 +225,9 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
         record.partition ?? (state.spec.partitions === 1 ? 0 : partitionOf(record.key, state.spec.partitions))
       const batch =
         partitions.get(partition) ??
-        partitions.set(partition, { first: state.heads[partition], records: [] }).get(partition)!
-      batch.records.push(record.timestampMs === undefined ? { ...record, timestampMs: now } : record)
+        partitions.set(partition, { first: state.heads[partition], records: [], times: [] }).get(partition)!
+      batch.records.push(record)
+      batch.times.push(record.timestampMs ?? now)
       state.heads[partition]++
     }
     return pending.promise
@@ -246,7 +247,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     const written: Array<[TopicState, number, Written]> = []
     for (const [state, partitions] of pendingBatch.batches) {
       for (const [p, batch] of partitions) {
-        const buffer = encodeBatch(batch.records)
+        const buffer = encodeBatch(batch.records, batch.times)
         ops.push({ type: 'put', key: logKey(state.name, p, batch.first), value: buffer })
         const decoded = batch.records[0].decoded === undefined ? undefined : batch.records.map((r) => r.decoded)
         written.push([state, p, { first: batch.first, count: batch.records.length, buffer, decoded }])

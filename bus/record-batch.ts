@@ -3,7 +3,8 @@
 import type { BusRecord, ConsumedRecord } from './types.ts'
 
 // A record batch: [u32 count], then per record [u16 key length][key][f64 timestamp][u32 value length][value].
-export function encodeBatch(records: BusRecord[]): Buffer {
+// `timestampsMs[i]` is record i's time (a record's own, else when it was published).
+export function encodeBatch(records: BusRecord[], timestampsMs: number[]): Buffer {
   let size = 4
   for (const r of records)
     size += 14 + Buffer.byteLength(r.key) + (typeof r.value === 'string' ? Buffer.byteLength(r.value) : r.value.length)
@@ -12,10 +13,11 @@ export function encodeBatch(records: BusRecord[]): Buffer {
   // 17–33 MiB).
   const out = Buffer.allocUnsafeSlow(size)
   let at = out.writeUInt32BE(records.length, 0)
-  for (const r of records) {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]
     const keyBytes = out.write(r.key, at + 2)
     out.writeUInt16BE(keyBytes, at)
-    at = out.writeDoubleBE(r.timestampMs!, at + 2 + keyBytes)
+    at = out.writeDoubleBE(timestampsMs[i], at + 2 + keyBytes)
     const valueBytes = typeof r.value === 'string' ? out.write(r.value, at + 4) : r.value.copy(out, at + 4)
     at = out.writeUInt32BE(valueBytes, at) + valueBytes
   }
@@ -26,14 +28,44 @@ export function decodeBatch(buffer: Buffer, first: number, into: ConsumedRecord[
   const count = buffer.readUInt32BE(0)
   let at = 4
   for (let i = 0; i < count; i++) {
-    const keyBytes = buffer.readUInt16BE(at)
-    const key = buffer.toString('utf8', at + 2, at + 2 + keyBytes)
-    at += 2 + keyBytes
-    const timestampMs = buffer.readDoubleBE(at)
-    const valueBytes = buffer.readUInt32BE(at + 8)
-    at += 12
-    const value = buffer.subarray(at, at + valueBytes)
-    into.push({ key, timestampMs, value, offset: String(first + i), decoded: decoded?.[i] })
-    at += valueBytes
+    const keyAt = at + 2
+    const valueAt = keyAt + buffer.readUInt16BE(at) + 12
+    const valueEnd = valueAt + buffer.readUInt32BE(valueAt - 4)
+    into.push(new BatchRecord(buffer, keyAt, valueAt, valueEnd, first + i, decoded?.[i]))
+    at = valueEnd
+  }
+}
+
+/**
+ * A record of a batch, its key, value and offset cut from the batch's bytes when first read: the
+ * event stages read only the value, and the router, handed the producer's values, reads none.
+ */
+class BatchRecord implements ConsumedRecord {
+  readonly timestampMs: number
+  readonly decoded: unknown
+  readonly #batch: Buffer
+  readonly #keyAt: number
+  readonly #valueAt: number
+  readonly #valueEnd: number
+  readonly #offset: number
+  #value: Buffer | undefined
+  constructor(batch: Buffer, keyAt: number, valueAt: number, valueEnd: number, offset: number, decoded: unknown) {
+    this.#batch = batch
+    this.#keyAt = keyAt
+    this.#valueAt = valueAt
+    this.#valueEnd = valueEnd
+    this.#offset = offset
+    this.decoded = decoded
+    this.timestampMs = batch.readDoubleBE(valueAt - 12)
+  }
+  get key(): string {
+    return this.#batch.toString('utf8', this.#keyAt, this.#valueAt - 12)
+  }
+  get value(): Buffer {
+    this.#value ??= this.#batch.subarray(this.#valueAt, this.#valueEnd)
+    return this.#value
+  }
+  get offset(): string {
+    return String(this.#offset)
   }
 }

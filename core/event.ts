@@ -118,17 +118,30 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** Depth of a parsed JSON value without recursion, so a hostile body cannot blow the stack. */
+/**
+ * Depth of a parsed JSON value without recursion, so a hostile body cannot blow the stack. Two
+ * parallel stacks and no per-node arrays: it runs over every value of every accepted event.
+ */
 export function jsonDepth(value: unknown): number {
   let max = 0
-  const stack: Array<[unknown, number]> = [[value, 1]]
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!
+  const nodes: unknown[] = [value]
+  const depths: number[] = [1]
+  const push = (child: unknown, depth: number) => {
+    if (typeof child === 'object' && child !== null) {
+      nodes.push(child)
+      depths.push(depth)
+    }
+  }
+  while (nodes.length > 0) {
+    const node = nodes.pop()
+    const depth = depths.pop()!
     if (typeof node !== 'object' || node === null) continue
     if (depth > max) max = depth
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+    if (Array.isArray(node)) {
+      for (const child of node) push(child, depth + 1)
+      continue
     }
+    for (const key in node) if (Object.hasOwn(node, key)) push((node as Record<string, unknown>)[key], depth + 1)
   }
   return max
 }

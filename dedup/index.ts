@@ -36,7 +36,25 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
     // An event without a caller `id` is keyed by its fresh internal ID, which nothing earlier can
     // hold (a redelivery or a seeded retry finds itself, and passes anyway): only caller ids are read.
     const withId = records.filter((e) => e.id !== e.internalId)
-    const found = withId.length > 0 ? await store.lookup(withId) : []
+    // Without caller ids, each event's key is its own internal ID: every one passes.
+    const { accepted, acceptedBytes, duplicates } =
+      withId.length === 0
+        ? { accepted: records, acceptedBytes: encoded, duplicates: [] }
+        : split(records, encoded, withId, await store.lookup(withId))
+    // An accepted event goes on as it came (`incoming` and `events` share the event codec). Marking
+    // it seen at the same time is safe: a crash before it is durable downstream redelivers the
+    // batch, and a redelivered event finds its own mark (its internal ID), so it passes again.
+    await Promise.all([
+      deps.outputs.events.forward(accepted, acceptedBytes),
+      deps.outputs.duplicates.publish(duplicates),
+      store.markSeen(accepted),
+    ])
+    counted.accepted.inc(accepted.length)
+    counted.duplicate.inc(duplicates.length)
+  }
+
+  /** The first (env, id) of the batch or the window passes; a later one is a duplicate of it. */
+  function split(records: EventRecord[], encoded: Buffer[], withId: EventRecord[], found: Array<string | null>) {
     const earlier = new Map(withId.map((e, i) => [e, found[i]]))
     const firstInBatch = new Map<string, string>()
     const accepted: EventRecord[] = []
@@ -51,16 +69,7 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
       accepted.push(event)
       acceptedBytes.push(encoded[i])
     })
-    // An accepted event goes on as it came (`incoming` and `events` share the event codec). Marking
-    // it seen at the same time is safe: a crash before it is durable downstream redelivers the
-    // batch, and a redelivered event finds its own mark (its internal ID), so it passes again.
-    await Promise.all([
-      deps.outputs.events.forward(accepted, acceptedBytes),
-      deps.outputs.duplicates.publish(duplicates),
-      store.markSeen(accepted),
-    ])
-    counted.accepted.inc(accepted.length)
-    counted.duplicate.inc(duplicates.length)
+    return { accepted, acceptedBytes, duplicates }
   }
 
   return {

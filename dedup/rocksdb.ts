@@ -23,7 +23,15 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
   const spaces = [keyPrefix('dedup', config.prefix), keyPrefix('dedupInternalIds', config.prefix)]
   const callerIdSpace = spaces.slice(0, 1)
   const bucketOf = (ms: number) => Math.floor(ms / config.windowMs)
-  const bucketKey = (space: string, bucket: number) => space + bucket.toString(16).padStart(12, '0')
+  /** Per space, the key of the bucket last asked for: the events of a batch share one or two. */
+  const lastBucket = new Map<string, { bucket: number; key: string }>()
+  const bucketKey = (space: string, bucket: number) => {
+    const last = lastBucket.get(space)
+    if (last?.bucket === bucket) return last.key
+    const key = space + bucket.toString(16).padStart(12, '0')
+    lastBucket.set(space, { bucket, key })
+    return key
+  }
   const entryKey = (space: string, bucket: number, env: string, id: string) =>
     `${bucketKey(space, bucket)}\0${env}\0${id}`
   /** The bucket below which this store has deleted every mark (none yet: -1). */
