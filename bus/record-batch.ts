@@ -48,6 +48,7 @@ class BatchRecord implements ConsumedRecord {
   readonly #valueAt: number
   readonly #valueEnd: number
   readonly #offset: number
+  #key: string | undefined
   #value: Buffer | undefined
   constructor(batch: Buffer, keyAt: number, valueAt: number, valueEnd: number, offset: number, decoded: unknown) {
     this.#batch = batch
@@ -59,7 +60,8 @@ class BatchRecord implements ConsumedRecord {
     this.timestampMs = batch.readDoubleBE(valueAt - 12)
   }
   get key(): string {
-    return this.#batch.toString('utf8', this.#keyAt, this.#valueAt - 12)
+    this.#key ??= this.#batch.toString('utf8', this.#keyAt, this.#valueAt - 12)
+    return this.#key
   }
   get value(): Buffer {
     this.#value ??= this.#batch.subarray(this.#valueAt, this.#valueEnd)

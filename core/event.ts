@@ -93,8 +93,8 @@ export function eventProblem(
   allowReserved = false,
 ): string | undefined {
   if (!isPlainObject(event)) return ': must be a JSON object with name and data'
-  for (const key of Object.keys(event))
-    if (!FIELDS.has(key)) return `.${key}: unknown field (allowed: name, data, id, ts)`
+  for (const key in event)
+    if (Object.hasOwn(event, key) && !FIELDS.has(key)) return `.${key}: unknown field (allowed: name, data, id, ts)`
   const { name, data, id, ts } = event
   if (typeof name !== 'string' || name.length === 0) return '.name: must be a non-empty string'
   if (name.length > limits.maxNameLength) return `.name: longer than ${limits.maxNameLength} characters`
