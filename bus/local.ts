@@ -1,10 +1,9 @@
 // The embedded log: Kafka's contract (topics, partitions, consumer groups with committed
-// offsets, batch reads, commit-after-handler) on RocksDB in one process.
-// Keys: `L<topic>\0<partition>\0<first offset hex16>` record batches, `O<group>\0<topic>\0<partition>`
-// next offset, `T<topic>` topic spec, `Vlog` the format. As in Kafka, records are stored in batches: what every
-// publish of one event-loop tick sends to a partition is one RocksDB value (group commit), so a
-// 500-event request costs one write and one read per partition, not 500. Offsets still count
-// records; a group commits only at batch ends, so reads always start at one.
+// offsets, batch reads, commit-after-handler) on RocksDB in one process; its keys are in
+// bus/local-layout.ts. As in Kafka, records are stored in batches: what every publish of one
+// event-loop tick sends to a partition is one RocksDB value (group commit), so a 500-event request
+// costs one write and one read per partition, not 500. Offsets still count records; a group
+// commits only at batch ends, so reads always start at one.
 import type { Logger } from 'pino'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { SluiceError } from '../core/errors.ts'
@@ -23,6 +22,7 @@ import type {
 } from './types.ts'
 import { partitionOf } from './partition.ts'
 import { decodeBatch, encodeBatch } from './record-batch.ts'
+import { lastOffset, logKey, offsetKey, offsetKeyParts, offsetOf, truncate, upgradeLogFormat } from './local-layout.ts'
 import { keyPrefix, keyRange } from '../core/keyspaces.ts'
 import { publishMetrics } from './metrics.ts'
 
@@ -53,9 +53,6 @@ export interface LocalBusConfig {
 
 const DEFAULT_TAIL_BYTES = 4 * 1024 * 1024
 const MAX_FLUSHES_IN_FLIGHT = 4
-/** 2: record batches. A data dir without the key is format 1 (one record per value) or new. */
-const LOG_FORMAT = 2
-const FORMAT_KEY = keyPrefix('logFormat')
 
 interface Position {
   topic: string
@@ -90,13 +87,6 @@ type Pending = {
   records: number
 }
 
-const logKey = (topic: string, partition: number, offset: number) =>
-  keyPrefix('logBatches', `${topic}\0${partition}\0${offset.toString(16).padStart(16, '0')}`)
-const offsetOf = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
-const offsetKey = (group: string, topic: string, partition: number) =>
-  keyPrefix('logOffsets', `${group}\0${topic}\0${partition}`)
-/** [group, topic, partition] of an offset key. */
-const offsetKeyParts = (key: string) => key.slice(keyPrefix('logOffsets').length).split('\0')
 const published = publishMetrics('local')
 
 export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig): Bus & Required<Pick<Bus, 'settle'>> {
@@ -121,7 +111,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   const truncated = new Map<string, number>()
   let truncation: Promise<void> | undefined
   const retentionTimer = setInterval(() => {
-    truncation ??= truncate()
+    truncation ??= truncate(rocks, committed, truncated, isCompacted)
       .catch((err) => log.warn({ err }, 'log retention failed'))
       .finally(() => {
         truncation = undefined
@@ -129,22 +119,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   }, config.retentionCheckMs)
   retentionTimer.unref()
 
-  async function lastOffset(topic: string, partition: number): Promise<number> {
-    for await (const { key, value } of rocks.scan({
-      gte: logKey(topic, partition, 0),
-      lte: logKey(topic, partition, Number.MAX_SAFE_INTEGER),
-      reverse: true,
-      limit: 1,
-    })) {
-      return offsetOf(key) + value.readUInt32BE(0) - 1
-    }
-    return -1
-  }
-
   let upgraded: Promise<void> | undefined
 
   async function ensureTopics(specs: Record<string, TopicSpec>): Promise<void> {
-    upgraded ??= upgradeLogFormat()
+    upgraded ??= upgradeLogFormat(rocks, log)
     await upgraded
     for (const [topic, wanted] of Object.entries(specs)) {
       if (topics.has(topic)) continue
@@ -160,7 +138,8 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
           consumed[Number(partition)] = Math.max(consumed[Number(partition)], Number(value.toString()))
       }
       const heads: number[] = []
-      for (let p = 0; p < spec.partitions; p++) heads.push(Math.max((await lastOffset(topic, p)) + 1, consumed[p]))
+      for (let p = 0; p < spec.partitions; p++)
+        heads.push(Math.max((await lastOffset(rocks, topic, p)) + 1, consumed[p]))
       topics.set(topic, {
         name: topic,
         spec,
@@ -172,27 +151,6 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
         released: heads.map(() => 0),
       })
     }
-  }
-
-  /**
-   * Data dirs written before record batches (format 1) hold one record per value:
-   * [u16 key length][key][f64 timestamp][value]. Each becomes a batch of one, in one atomic
-   * write, so records acknowledged before an upgrade are still delivered after it.
-   */
-  async function upgradeLogFormat(): Promise<void> {
-    if ((await rocks.get(FORMAT_KEY))?.toString() === String(LOG_FORMAT)) return
-    const ops: WriteOp[] = []
-    for await (const { key, value } of rocks.scan(keyRange('logBatches'))) {
-      const keyBytes = value.readUInt16BE(0)
-      const record = {
-        key: value.toString('utf8', 2, 2 + keyBytes),
-        timestampMs: value.readDoubleBE(2 + keyBytes),
-        value: value.subarray(10 + keyBytes),
-      }
-      ops.push({ type: 'put', key, value: encodeBatch([record], [record.timestampMs]) })
-    }
-    if (ops.length > 0) log.info({ records: ops.length }, 'local log upgraded to record batches')
-    await rocks.write([...ops, { type: 'put', key: FORMAT_KEY, value: String(LOG_FORMAT) }])
   }
 
   function topicState(topic: string): TopicState {
@@ -505,37 +463,6 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     const key = keyPrefix('logTopics', topic)
     const spec = topics.get(topic)?.spec ?? JSON.parse((await rocks.get(key))?.toString() ?? '{}')
     return spec.compacted === true
-  }
-
-  /**
-   * Deletes, per partition, what every group that ever committed, or consumes now, has consumed. Compacted topics
-   * are kept whole: a new reader (another control-plane view, a restore) must find every key.
-   */
-  async function truncate(): Promise<void> {
-    // Groups that committed before (in RocksDB) and groups live here that have not committed yet.
-    const offsets = new Map<string, number>()
-    for await (const { key, value } of rocks.scan(keyRange('logOffsets'))) offsets.set(key, Number(value.toString()))
-    for (const [key, next] of committed) offsets.set(key, next)
-    const minimum = new Map<string, number>()
-    for (const [key, next] of offsets) {
-      const [, topic, partition] = offsetKeyParts(key)
-      if (await isCompacted(topic)) continue
-      const tp = `${topic}\0${partition}`
-      minimum.set(tp, Math.min(minimum.get(tp) ?? Infinity, next))
-    }
-    const ops: WriteOp[] = []
-    for (const [tp, upTo] of minimum) {
-      const [topic, partition] = tp.split('\0')
-      const from = truncated.get(tp) ?? 0
-      if (upTo > from)
-        ops.push({
-          type: 'delRange',
-          start: logKey(topic, Number(partition), from),
-          end: logKey(topic, Number(partition), upTo),
-        })
-    }
-    await rocks.write(ops)
-    for (const [tp, upTo] of minimum) if (upTo > (truncated.get(tp) ?? 0)) truncated.set(tp, upTo)
   }
 
   return {

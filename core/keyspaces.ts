@@ -59,14 +59,14 @@ const space = (prefix: string, owner: string, holds: string, use: Use = {}) =>
   }) satisfies KeySpace
 
 export const KEY_SPACES = {
-  logBatches: space('L', 'bus/local.ts', '<topic>\\0<partition>\\0<first offset hex16> → record batch', {
+  logBatches: space('L', 'bus/local-layout.ts', '<topic>\\0<partition>\\0<first offset hex16> → record batch', {
     scanned: true,
     rangeDeleted: true,
     family: 'log',
   }),
   logOffsets: space('O', 'bus/local.ts', '<group>\\0<topic>\\0<partition> → next offset', { scanned: true }),
   logTopics: space('T', 'bus/local.ts', '<topic> → topic spec JSON'),
-  logFormat: space('Vlog', 'bus/local.ts', 'the local log format version'),
+  logFormat: space('Vlog', 'bus/local-layout.ts', 'the local log format version'),
   control: space('C', 'control/rocksdb.ts', '<kind>\\0<id> → control document JSON', { scanned: true }),
   dedup: space('D', 'dedup/rocksdb.ts', '[p<N>/]<bucket hex12>\\0<env>\\0<id> → <receivedAt>,<internalId>', {
     rangeDeleted: true,

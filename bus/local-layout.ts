@@ -1,0 +1,91 @@
+// The local log's keys in RocksDB (bus/local.ts): `L<topic>\0<partition>\0<first offset hex16>` record
+// batches, `O<group>\0<topic>\0<partition>` next offset, `T<topic>` topic spec, `Vlog` the format;
+// and what reads or rewrites them as a whole: the format upgrade, a partition's end, retention.
+import type { Logger } from 'pino'
+import type { Rocks, WriteOp } from '../core/rocks.ts'
+import { keyPrefix, keyRange } from '../core/keyspaces.ts'
+import { encodeBatch } from './record-batch.ts'
+
+/** 2: record batches. A data dir without the key is format 1 (one record per value) or new. */
+const LOG_FORMAT = 2
+const FORMAT_KEY = keyPrefix('logFormat')
+
+export const logKey = (topic: string, partition: number, offset: number) =>
+  keyPrefix('logBatches', `${topic}\0${partition}\0${offset.toString(16).padStart(16, '0')}`)
+export const offsetOf = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
+export const offsetKey = (group: string, topic: string, partition: number) =>
+  keyPrefix('logOffsets', `${group}\0${topic}\0${partition}`)
+/** [group, topic, partition] of an offset key. */
+export const offsetKeyParts = (key: string) => key.slice(keyPrefix('logOffsets').length).split('\0')
+
+/** The offset of a partition's last stored record, -1 when none is stored. */
+export async function lastOffset(rocks: Rocks, topic: string, partition: number): Promise<number> {
+  for await (const { key, value } of rocks.scan({
+    gte: logKey(topic, partition, 0),
+    lte: logKey(topic, partition, Number.MAX_SAFE_INTEGER),
+    reverse: true,
+    limit: 1,
+  })) {
+    return offsetOf(key) + value.readUInt32BE(0) - 1
+  }
+  return -1
+}
+
+/**
+ * Data dirs written before record batches (format 1) hold one record per value:
+ * [u16 key length][key][f64 timestamp][value]. Each becomes a batch of one, in one atomic
+ * write, so records acknowledged before an upgrade are still delivered after it.
+ */
+export async function upgradeLogFormat(rocks: Rocks, log: Pick<Logger, 'info'>): Promise<void> {
+  if ((await rocks.get(FORMAT_KEY))?.toString() === String(LOG_FORMAT)) return
+  const ops: WriteOp[] = []
+  for await (const { key, value } of rocks.scan(keyRange('logBatches'))) {
+    const keyBytes = value.readUInt16BE(0)
+    const record = {
+      key: value.toString('utf8', 2, 2 + keyBytes),
+      timestampMs: value.readDoubleBE(2 + keyBytes),
+      value: value.subarray(10 + keyBytes),
+    }
+    ops.push({ type: 'put', key, value: encodeBatch([record], [record.timestampMs]) })
+  }
+  if (ops.length > 0) log.info({ records: ops.length }, 'local log upgraded to record batches')
+  await rocks.write([...ops, { type: 'put', key: FORMAT_KEY, value: String(LOG_FORMAT) }])
+}
+
+/**
+ * Deletes, per partition, what every group that ever committed, or consumes now (`committed`), has
+ * consumed. Compacted topics are kept whole: a new reader (another control-plane view, a restore)
+ * must find every key. `truncated` holds, per `topic\0partition`, the offset below which the log is
+ * already deleted: each call deletes only what is new.
+ */
+export async function truncate(
+  rocks: Rocks,
+  committed: Map<string, number>,
+  truncated: Map<string, number>,
+  isCompacted: (topic: string) => Promise<boolean>,
+): Promise<void> {
+  // Groups that committed before (in RocksDB) and groups live here that have not committed yet.
+  const offsets = new Map<string, number>()
+  for await (const { key, value } of rocks.scan(keyRange('logOffsets'))) offsets.set(key, Number(value.toString()))
+  for (const [key, next] of committed) offsets.set(key, next)
+  const minimum = new Map<string, number>()
+  for (const [key, next] of offsets) {
+    const [, topic, partition] = offsetKeyParts(key)
+    if (await isCompacted(topic)) continue
+    const tp = `${topic}\0${partition}`
+    minimum.set(tp, Math.min(minimum.get(tp) ?? Infinity, next))
+  }
+  const ops: WriteOp[] = []
+  for (const [tp, upTo] of minimum) {
+    const [topic, partition] = tp.split('\0')
+    const from = truncated.get(tp) ?? 0
+    if (upTo > from)
+      ops.push({
+        type: 'delRange',
+        start: logKey(topic, Number(partition), from),
+        end: logKey(topic, Number(partition), upTo),
+      })
+  }
+  await rocks.write(ops)
+  for (const [tp, upTo] of minimum) if (upTo > (truncated.get(tp) ?? 0)) truncated.set(tp, upTo)
+}
