@@ -47,7 +47,8 @@ export function useEventCounts(
   refresh = 0,
   wait = false,
 ) {
-  const [state, setState] = useState<{ data?: EventCounts; error?: Error }>({})
+  /** `keyOfError`: the signing key the failed request was sent with. */
+  const [state, setState] = useState<{ data?: EventCounts; error?: Error; keyOfError?: string }>({})
   const key = JSON.stringify(params)
   const last = useRef(0)
   useEffect(() => {
@@ -56,9 +57,10 @@ export function useEventCounts(
     const delay = refresh === 0 ? 0 : Math.max(0, last.current + REFRESH_MS - Date.now())
     const timer = setTimeout(() => {
       last.current = Date.now()
+      const sentWith = signingKey.value
       api<{ data: EventCounts }>('GET', `/v1/insights/events${query(params)}`).then(
         (r) => current && setState({ data: r.data }),
-        (error: Error) => current && setState({ error }),
+        (error: Error) => current && setState({ error, keyOfError: sentWith }),
       )
     }, delay)
     return () => {
@@ -66,7 +68,9 @@ export function useEventCounts(
       clearTimeout(timer)
     }
   }, [key, refresh, signingKey.value, wait])
-  return state
+  // An error answered to another signing key (UNAUTHORIZED before one was entered) says nothing of
+  // this one: not shown while the counts are asked for again, once the page's list has loaded.
+  return state.error && state.keyOfError !== signingKey.value ? { data: state.data } : state
 }
 
 export function EventsChart({ counts, error }: { counts?: EventCounts; error?: Error }) {
