@@ -72,13 +72,14 @@ export const KEY_SPACES = {
     rangeDeleted: true,
     family: 'dedup',
   }),
-  // An event without a caller `id` is keyed by its internal ID (a ULID): in its own family, without
-  // a bloom filter, because only a caller id of ULID form ever looks such a key up, and the keys
-  // follow time within a bucket and environment, so a lookup reads at most a block per level.
+  // An event without a caller `id` is keyed by its internal ID (a ULID), marked in a group per
+  // millisecond of those IDs: in its own family, without a bloom filter, because only a caller id of
+  // ULID form ever looks a group up, and the keys follow time within a bucket and environment, so a
+  // lookup reads at most a block per level. (Before groups, one `<internalId>` key per event.)
   dedupInternalIds: space(
     'U',
     'dedup/rocksdb.ts',
-    '[p<N>/]<bucket hex12>\\0<env>\\0<internalId> → <receivedAt>,<internalId> (events without a caller id)',
+    '[p<N>/]<bucket hex12>\\0<env>\\0<internalId[0..10]> → <receivedAt>,<internalId>[;…] (events without a caller id)',
     { rangeDeleted: true, family: 'dedupInternalIds' },
   ),
   events: space('E', 'store/rocksdb.ts', '<internalId> → event JSON', { scanned: true, family: 'events' }),

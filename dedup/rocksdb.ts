@@ -1,11 +1,16 @@
 // DedupStore on RocksDB. A key first seen at t lives in bucket floor(t / window):
-// `D<prefix><bucket hex>\0<env>\0<id>` → `<receivedAt>,<internalId>`, or, for an event without a
-// caller id (its internal ID is its dedup key), the same under `U` (core/keyspaces.ts: a family
-// without bloom filters, which only a caller id of ULID form reads). A lookup reads the event's
-// bucket and the one before (two point reads, three near a bucket's end, twice that for an id of
-// ULID form, batched over the whole batch) and compares times exactly; expiry range-deletes every
-// bucket older than the previous one.
-import type { Rocks } from '../core/rocks.ts'
+// `D<prefix><bucket hex12>\0<env>\0<id>` → `<receivedAt>,<internalId>`. An event without a caller
+// id (its internal ID is its dedup key) is marked in `U` (core/keyspaces.ts), in groups: one value
+// per bucket, environment and millisecond of the internal IDs (an ID's first 10 characters), holding
+// runs of the IDs received at one time, `<receivedAt>,<id>,<id>…`, joined by ';'. A request's events
+// are then a put or two, not one each: one put per event cost a fifth of the embedded server's CPU
+// under 500-event batches (the binding reads each op's fields one by one, and the memtable, flush
+// and compaction go by entries). A mark written before groups, under its internal ID, is a run of
+// one, and is still read. A lookup reads the event's bucket and the one before (three near a
+// bucket's end), and for an id of ULID form also, in each of them, its millisecond's group and its
+// own key in `U`: point reads, batched over the whole batch. It compares times exactly; expiry
+// range-deletes every bucket older than the previous one.
+import type { Rocks, WriteOp } from '../core/rocks.ts'
 import type { DedupKey, DedupStore, SeenEntry } from './types.ts'
 import { keyPrefix } from '../core/keyspaces.ts'
 
@@ -13,6 +18,9 @@ import { keyPrefix } from '../core/keyspaces.ts'
 const CLOCK_SKEW_MS = 60_000
 /** The form of an internal ID (core/ids.ts): only such an id can equal an earlier event's. */
 const ULID_FORM = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/
+const ULID_LENGTH = 26
+/** An internal ID's millisecond: its first 10 characters. */
+const TIME_LENGTH = 10
 
 export interface RocksDedupConfig {
   windowMs: number /** Separates stores sharing one RocksDB (one per partition in distributed mode). */
@@ -20,8 +28,9 @@ export interface RocksDedupConfig {
 }
 
 export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): DedupStore {
-  const spaces = [keyPrefix('dedup', config.prefix), keyPrefix('dedupInternalIds', config.prefix)]
-  const callerIdSpace = spaces.slice(0, 1)
+  const callerIds = keyPrefix('dedup', config.prefix)
+  const internalIds = keyPrefix('dedupInternalIds', config.prefix)
+  const spaces = [callerIds, internalIds]
   const bucketOf = (ms: number) => Math.floor(ms / config.windowMs)
   /** Per space, the key of the bucket last asked for: the events of a batch share one or two. */
   const lastBucket = new Map<string, { bucket: number; key: string }>()
@@ -36,34 +45,94 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
     `${bucketKey(space, bucket)}\0${env}\0${id}`
   /** The bucket below which this store has deleted every mark (none yet: -1). */
   let expiredBelow = -1
+  let writing = Promise.resolve()
+
+  /**
+   * Puts a caller id's mark under its own key, and adds the marks of events without one to their
+   * groups (read first: another batch may have marked IDs of the same millisecond).
+   */
+  async function mark(entries: SeenEntry[]): Promise<void> {
+    const ops: WriteOp[] = []
+    /** Per group key, runs of internal IDs received at the same time. */
+    const groups = new Map<string, Array<{ receivedAt: number; ids: string[] }>>()
+    let lastKey = ''
+    let last: { bucket: number; env: string; group: string } | undefined
+    let run: { receivedAt: number; ids: string[] } | undefined
+    for (const e of entries) {
+      const bucket = bucketOf(e.receivedAt)
+      if (e.id !== e.internalId) {
+        ops.push({
+          type: 'put',
+          key: entryKey(callerIds, bucket, e.env, e.id),
+          value: `${e.receivedAt},${e.internalId}`,
+        })
+        continue
+      }
+      // The events of a request share their environment, millisecond and receive time, and come one
+      // after another.
+      const group = e.internalId.slice(0, TIME_LENGTH)
+      if (last?.bucket !== bucket || last.env !== e.env || last.group !== group) {
+        last = { bucket, env: e.env, group }
+        lastKey = entryKey(internalIds, bucket, e.env, group)
+        run = undefined
+      }
+      if (run?.receivedAt !== e.receivedAt) {
+        run = { receivedAt: e.receivedAt, ids: [] }
+        const runs = groups.get(lastKey)
+        if (runs) runs.push(run)
+        else groups.set(lastKey, [run])
+      }
+      run.ids.push(e.internalId)
+    }
+    if (groups.size > 0) {
+      const keys = [...groups.keys()]
+      const earlier = await rocks.getMany(keys)
+      keys.forEach((key, i) => {
+        const runs = groups.get(key)!.map((r) => `${r.receivedAt},${r.ids.join(',')}`)
+        if (earlier[i]) runs.unshift(earlier[i].toString('latin1'))
+        ops.push({ type: 'put', key, value: runs.join(';') })
+      })
+    }
+    await rocks.write(ops)
+  }
 
   return {
     async lookup(keys) {
       // The event's bucket and the one before (the window reaches into it). Records from several
       // ingest nodes may arrive slightly out of time order, so near a bucket's end the next one
-      // is read too. Point reads cost ~3 µs each here: most events need only two.
+      // is read too. Point reads cost ~3 µs each here: most events need only two. An id of ULID
+      // form may be an earlier event's internal ID: its millisecond's group in U is read too, and
+      // its own key there, as marks were written before groups.
+      const groupReads = new Set<string>()
       const reads = keys.map((k) => {
         const bucket = bucketOf(k.receivedAt)
         const buckets = (bucket + 1) * config.windowMs - k.receivedAt < CLOCK_SKEW_MS ? [-1, 0, 1] : [-1, 0]
-        const read = ULID_FORM.test(k.id) ? spaces : callerIdSpace
-        return read.flatMap((space) => buckets.map((d) => entryKey(space, bucket + d, k.env, k.id)))
+        const read = buckets.map((d) => entryKey(callerIds, bucket + d, k.env, k.id))
+        if (!ULID_FORM.test(k.id)) return read
+        for (const d of buckets) read.push(entryKey(internalIds, bucket + d, k.env, k.id))
+        for (const d of buckets) {
+          const group = entryKey(internalIds, bucket + d, k.env, k.id.slice(0, TIME_LENGTH))
+          groupReads.add(group)
+          read.push(group)
+        }
+        return read
       })
       const values = await rocks.getMany(reads.flat())
       let at = 0
       return keys.map((key, i) => {
         let found: string | null = null
-        for (let j = 0; j < reads[i].length; j++, at++) found ??= firstWithin(key, values[at])
+        for (const read of reads[i]) {
+          const value = values[at++]
+          found ??= groupReads.has(read) ? memberWithin(key, value) : markWithin(key, value)
+        }
         return found
       })
     },
-    async markSeen(entries: SeenEntry[]) {
-      await rocks.write(
-        entries.map((e) => ({
-          type: 'put',
-          key: entryKey(spaces[e.id === e.internalId ? 1 : 0], bucketOf(e.receivedAt), e.env, e.id),
-          value: `${e.receivedAt},${e.internalId}`,
-        })),
-      )
+    markSeen(entries: SeenEntry[]) {
+      // One at a time: a group's value is read, then written with the new marks added.
+      const done = writing.then(() => mark(entries))
+      writing = done.catch(() => {})
+      return done
     },
     async expire(nowMs) {
       // Once per bucket: a range delete written again for nothing would still be flushed with the
@@ -80,12 +149,32 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
     close: async () => {},
   }
 
-  function firstWithin(key: DedupKey, value: Buffer | null): string | null {
+  /** The internal ID a mark holds, if within the window. */
+  function markWithin(key: DedupKey, value: Buffer | null): string | null {
     if (!value) return null
-    const text = value.toString()
+    const text = value.toString('latin1')
     const comma = text.indexOf(',')
-    const firstAt = Number(text.slice(0, comma))
-    // Whichever reached dedup first is the original, even if its receive time is a little later.
-    return Math.abs(key.receivedAt - firstAt) < config.windowMs ? text.slice(comma + 1) : null
+    return within(key, text.slice(0, comma)) ? text.slice(comma + 1) : null
+  }
+
+  /**
+   * The key's id, if a group holds it within the window. A group is runs of IDs received at one
+   * time, `<receivedAt>,<id>,<id>…`, joined by ';': an ID is one only between two of those marks.
+   */
+  function memberWithin(key: DedupKey, value: Buffer | null): string | null {
+    if (!value) return null
+    const text = value.toString('latin1')
+    for (let at = text.indexOf(key.id); at > 0; at = text.indexOf(key.id, at + 1)) {
+      const after = text.charCodeAt(at + ULID_LENGTH)
+      if (text.charCodeAt(at - 1) !== 44 || !(Number.isNaN(after) || after === 44 || after === 59)) continue
+      const runAt = text.lastIndexOf(';', at) + 1
+      if (within(key, text.slice(runAt, text.indexOf(',', runAt)))) return key.id
+    }
+    return null
+  }
+
+  /** Whichever reached dedup first is the original, even if its receive time is a little later. */
+  function within(key: DedupKey, firstAt: string): boolean {
+    return Math.abs(key.receivedAt - Number(firstAt)) < config.windowMs
   }
 }
