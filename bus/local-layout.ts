@@ -46,7 +46,7 @@ export async function upgradeLogFormat(rocks: Rocks, log: Pick<Logger, 'info'>):
       timestampMs: value.readDoubleBE(2 + keyBytes),
       value: value.subarray(10 + keyBytes),
     }
-    ops.push({ type: 'put', key, value: encodeBatch([record], [record.timestampMs]) })
+    ops.push({ type: 'put', key, value: encodeBatch([{ records: [record], atMs: record.timestampMs }]) })
   }
   if (ops.length > 0) log.info({ records: ops.length }, 'local log upgraded to record batches')
   await rocks.write([...ops, { type: 'put', key: FORMAT_KEY, value: String(LOG_FORMAT) }])

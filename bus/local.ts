@@ -21,7 +21,7 @@ import type {
   TopicSpec,
 } from './types.ts'
 import { partitionOf } from './partition.ts'
-import { decodeBatch, encodeBatch } from './record-batch.ts'
+import { decodeBatch, encodeBatch, type BatchPart } from './record-batch.ts'
 import { lastOffset, logKey, offsetKey, offsetKeyParts, offsetOf, truncate, upgradeLogFormat } from './local-layout.ts'
 import { keyPrefix, keyRange } from '../core/keyspaces.ts'
 import { publishMetrics } from './metrics.ts'
@@ -77,9 +77,12 @@ interface TopicState {
   /** Per partition, how many of the tail's first entries no longer hold their producers' values. */
   released: number[]
 }
-/** What one flush writes: per topic and partition, the first offset and the records from it on. */
+/**
+ * What one flush writes: per topic and partition, the first offset and the records from it on, as
+ * published (a publish to a topic of one partition is kept as its array, not copied record by record).
+ */
 type Pending = {
-  batches: Map<TopicState, Map<number, { first: number; records: BusRecord[]; times: number[] }>>
+  batches: Map<TopicState, Map<number, { first: number; parts: BatchPart[]; count: number }>>
   resolve: () => void
   reject: (e: unknown) => void
   promise: Promise<void>
@@ -176,17 +179,28 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       scheduleFlush()
     }
     pending.records += records.length
-    const now = Date.now()
+    const atMs = Date.now()
     const partitions = pending.batches.get(state) ?? pending.batches.set(state, new Map()).get(state)!
-    for (const record of records) {
-      const partition =
-        record.partition ?? (state.spec.partitions === 1 ? 0 : partitionOf(record.key, state.spec.partitions))
+    const add = (partition: number, part: BusRecord[]) => {
+      if (part.length === 0) return
       const batch =
         partitions.get(partition) ??
-        partitions.set(partition, { first: state.heads[partition], records: [], times: [] }).get(partition)!
-      batch.records.push(record)
-      batch.times.push(record.timestampMs ?? now)
-      state.heads[partition]++
+        partitions.set(partition, { first: state.heads[partition], parts: [], count: 0 }).get(partition)!
+      batch.parts.push({ records: part, atMs })
+      batch.count += part.length
+      state.heads[partition] += part.length
+    }
+    if (state.spec.partitions === 1) {
+      add(0, records) // kept as it is: a publisher never changes what it published
+    } else {
+      const byPartition = new Map<number, BusRecord[]>()
+      for (const record of records) {
+        const partition = record.partition ?? partitionOf(record.key, state.spec.partitions)
+        const part = byPartition.get(partition)
+        if (part) part.push(record)
+        else byPartition.set(partition, [record])
+      }
+      for (const [partition, part] of byPartition) add(partition, part)
     }
     return pending.promise
   }
@@ -205,10 +219,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     const written: Array<[TopicState, number, Written]> = []
     for (const [state, partitions] of pendingBatch.batches) {
       for (const [p, batch] of partitions) {
-        const buffer = encodeBatch(batch.records, batch.times)
+        const buffer = encodeBatch(batch.parts)
         ops.push({ type: 'put', key: logKey(state.name, p, batch.first), value: buffer })
-        const decoded = batch.records[0].decoded === undefined ? undefined : batch.records.map((r) => r.decoded)
-        written.push([state, p, { first: batch.first, count: batch.records.length, buffer, decoded }])
+        const decoded = batch.parts[0].records[0].decoded === undefined ? undefined : decodedOf(batch.parts)
+        written.push([state, p, { first: batch.first, count: batch.count, buffer, decoded }])
       }
     }
     const offsets = offsetWrites() // free riders on a write that happens anyway
@@ -482,4 +496,11 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       wakeSettled()
     },
   }
+}
+
+/** The values a producer handed on with its records (BusRecord.decoded), in order. */
+function decodedOf(parts: BatchPart[]): unknown[] {
+  const decoded: unknown[] = []
+  for (const { records } of parts) for (const r of records) decoded.push(r.decoded)
+  return decoded
 }

@@ -3,23 +3,35 @@
 import type { BusRecord, ConsumedRecord } from './types.ts'
 
 // A record batch: [u32 count], then per record [u16 key length][key][f64 timestamp][u32 value length][value].
-// `timestampsMs[i]` is record i's time (a record's own, else when it was published).
-export function encodeBatch(records: BusRecord[], timestampsMs: number[]): Buffer {
+/** Records published together: each one's time is its own, else `atMs` (when they were published). */
+export interface BatchPart {
+  records: BusRecord[]
+  atMs: number
+}
+
+/** One batch of the parts' records, in order. */
+export function encodeBatch(parts: BatchPart[]): Buffer {
   let size = 4
-  for (const r of records)
-    size += 14 + Buffer.byteLength(r.key) + (typeof r.value === 'string' ? Buffer.byteLength(r.value) : r.value.length)
+  let count = 0
+  for (const { records } of parts) {
+    count += records.length
+    for (const r of records)
+      size +=
+        14 + Buffer.byteLength(r.key) + (typeof r.value === 'string' ? Buffer.byteLength(r.value) : r.value.length)
+  }
   // Not from Node's shared 8 KiB pool: the log's tail keeps batches for seconds, and a small one cut
   // from the pool would keep its whole slab alive (single events, 64 connections: Buffers 42 →
   // 17–33 MiB).
   const out = Buffer.allocUnsafeSlow(size)
-  let at = out.writeUInt32BE(records.length, 0)
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i]
-    const keyBytes = out.write(r.key, at + 2)
-    out.writeUInt16BE(keyBytes, at)
-    at = out.writeDoubleBE(timestampsMs[i], at + 2 + keyBytes)
-    const valueBytes = typeof r.value === 'string' ? out.write(r.value, at + 4) : r.value.copy(out, at + 4)
-    at = out.writeUInt32BE(valueBytes, at) + valueBytes
+  let at = out.writeUInt32BE(count, 0)
+  for (const { records, atMs } of parts) {
+    for (const r of records) {
+      const keyBytes = out.write(r.key, at + 2)
+      out.writeUInt16BE(keyBytes, at)
+      at = out.writeDoubleBE(r.timestampMs ?? atMs, at + 2 + keyBytes)
+      const valueBytes = typeof r.value === 'string' ? out.write(r.value, at + 4) : r.value.copy(out, at + 4)
+      at = out.writeUInt32BE(valueBytes, at) + valueBytes
+    }
   }
   return out
 }
@@ -37,11 +49,10 @@ export function decodeBatch(buffer: Buffer, first: number, into: ConsumedRecord[
 }
 
 /**
- * A record of a batch, its key, value and offset cut from the batch's bytes when first read: the
+ * A record of a batch, its key, value, time and offset taken from the batch's bytes only when read: the
  * event stages read only the value, and the router, handed the producer's values, reads none.
  */
 class BatchRecord implements ConsumedRecord {
-  readonly timestampMs: number
   readonly decoded: unknown
   readonly #batch: Buffer
   readonly #keyAt: number
@@ -57,7 +68,9 @@ class BatchRecord implements ConsumedRecord {
     this.#valueEnd = valueEnd
     this.#offset = offset
     this.decoded = decoded
-    this.timestampMs = batch.readDoubleBE(valueAt - 12)
+  }
+  get timestampMs(): number {
+    return this.#batch.readDoubleBE(this.#valueAt - 12)
   }
   get key(): string {
     this.#key ??= this.#batch.toString('utf8', this.#keyAt, this.#valueAt - 12)

@@ -76,7 +76,10 @@ export interface ConsumerLag {
 
 export interface Bus {
   ensureTopics(topics: Record<string, TopicSpec>): Promise<void>
-  /** Resolves only once every record is durable; rejects with LOG_UNAVAILABLE otherwise. */
+  /**
+   * Resolves only once every record is durable; rejects with LOG_UNAVAILABLE otherwise. The caller
+   * changes neither `records` nor a record in it afterwards: an adapter may hold them until written.
+   */
   publish(topic: string, records: BusRecord[]): Promise<void>
   subscribe(options: SubscribeOptions): Promise<Subscription>
   /**

@@ -127,7 +127,7 @@ export function pushIndexOps(events: StoredEvent[], ops: WriteOp[]): void {
   for (const same of byMs.values()) {
     if (same.length === 1) {
       const event = same[0]
-      const member = [event.internalId + indexEntry(event)]
+      const member = group([event.internalId + indexEntry(event)])
       const name = keyPart(event.name)
       const env = keyPart(event.env)
       if (event.id !== event.internalId) putGroup(ops, keyPrefix('eventsById', keyPart(event.id)), member)
@@ -148,12 +148,19 @@ export function pushIndexOps(events: StoredEvent[], ops: WriteOp[]): void {
       append(envs, event.env, member)
       append(envNames.get(event.env) ?? envNames.set(event.env, new Map()).get(event.env)!, event.name, member)
     }
-    for (const [id, members] of ids) putGroup(ops, keyPrefix('eventsById', keyPart(id)), members)
-    for (const [name, members] of names) putGroup(ops, keyPrefix('eventsByName', keyPart(name)), members)
-    for (const [env, members] of envs) putGroup(ops, keyPrefix('eventsByEnv', keyPart(env)), members)
+    // A group of all the millisecond's events (one name and env, as a request's usually are) has
+    // the same value in N, G and P: it is made once.
+    let whole: Group | undefined
+    const put = (prefix: string, members: string[]) => {
+      if (members.length < same.length) return putGroup(ops, prefix, group(members))
+      whole ??= group(members)
+      putGroup(ops, prefix, whole)
+    }
+    for (const [id, members] of ids) put(keyPrefix('eventsById', keyPart(id)), members)
+    for (const [name, members] of names) put(keyPrefix('eventsByName', keyPart(name)), members)
+    for (const [env, members] of envs) put(keyPrefix('eventsByEnv', keyPart(env)), members)
     for (const [env, byName] of envNames)
-      for (const [name, members] of byName)
-        putGroup(ops, keyPrefix('eventsByEnvName', keyPart(env) + keyPart(name)), members)
+      for (const [name, members] of byName) put(keyPrefix('eventsByEnvName', keyPart(env) + keyPart(name)), members)
   }
 }
 
@@ -163,19 +170,31 @@ function append(groups: Map<string, string[]>, value: string, member: string): v
   else groups.set(value, [member])
 }
 
-/** One index value: its events' entries, by ID, under the largest ID and the digest of the value. */
-function putGroup(ops: WriteOp[], prefix: string, members: string[]): void {
-  if (members.length === 1) {
-    ops.push({ type: 'put', key: prefix + members[0].slice(0, ULID_LENGTH) + ONE_EVENT, value: members[0] })
-    return
+/** One index value: its events' entries, by ID, and what its key ends in: the largest ID, then the digest of the value. */
+interface Group {
+  value: string
+  keyEnd: string
+}
+
+function group(members: string[]): Group {
+  if (members.length === 1) return { value: members[0], keyEnd: members[0].slice(0, ULID_LENGTH) + ONE_EVENT }
+  // A request's IDs ascend: most groups are in order already.
+  for (let i = 1; i < members.length; i++) {
+    if (members[i - 1] > members[i]) {
+      members.sort()
+      break
+    }
   }
-  members.sort()
   const value = members.join(',')
   // The digest tells apart two inserts that share their largest ID but not all events (a batch
   // delivered again, cut otherwise): neither overwrites the other. The same insert again is the
   // same key. A value of one event needs none ('.' is no base64url digit).
   const digest = hash('sha1', value, 'base64url').slice(0, DIGEST_LENGTH)
-  ops.push({ type: 'put', key: prefix + members[members.length - 1].slice(0, ULID_LENGTH) + digest, value })
+  return { value, keyEnd: members[members.length - 1].slice(0, ULID_LENGTH) + digest }
+}
+
+function putGroup(ops: WriteOp[], prefix: string, group: Group): void {
+  ops.push({ type: 'put', key: prefix + group.keyEnd, value: group.value })
 }
 
 export interface IndexMember extends IndexEntry {

@@ -11,10 +11,10 @@ t.test('records come back as they went in, with their offsets and parsed values'
   ]
   const decoded: ConsumedRecord[] = []
   decodeBatch(
-    encodeBatch(
-      records,
-      records.map((r) => r.timestampMs),
-    ),
+    encodeBatch([
+      { records: records.slice(0, 1), atMs: 5 },
+      { records: [...records.slice(1, 2), { ...records[2], timestampMs: undefined }], atMs: 0 },
+    ]),
     41,
     decoded,
     [{ name: 'a' }, { name: 'é' }, undefined],
@@ -38,7 +38,7 @@ t.test('records come back as they went in, with their offsets and parsed values'
 t.test("a batch owns its memory, not a slice of Node's shared Buffer pool", async (t) => {
   // The log's tail holds batches for seconds: a pool slice would keep its whole 8 KiB slab alive.
   Buffer.from('something else from the pool first')
-  const batch = encodeBatch([{ key: 'k', value: '{"name":"small"}' }], [1])
+  const batch = encodeBatch([{ records: [{ key: 'k', value: '{"name":"small"}' }], atMs: 1 }])
   t.ok(batch.length < Buffer.poolSize / 2, 'small enough that allocUnsafe would take it from the pool')
   t.equal(batch.byteOffset, 0)
   t.equal(batch.buffer.byteLength, batch.length)
