@@ -40,44 +40,44 @@ export function decodeBatch(buffer: Buffer, first: number, into: ConsumedRecord[
   const count = buffer.readUInt32BE(0)
   let at = 4
   for (let i = 0; i < count; i++) {
-    const keyAt = at + 2
-    const valueAt = keyAt + buffer.readUInt16BE(at) + 12
-    const valueEnd = valueAt + buffer.readUInt32BE(valueAt - 4)
-    into.push(new BatchRecord(buffer, keyAt, valueAt, valueEnd, first + i, decoded?.[i]))
-    at = valueEnd
+    into.push(new BatchRecord(buffer, at, first + i, decoded?.[i]))
+    const valueAt = at + 14 + buffer.readUInt16BE(at)
+    at = valueAt + buffer.readUInt32BE(valueAt - 4)
   }
 }
 
 /**
- * A record of a batch, its key, value, time and offset taken from the batch's bytes only when read: the
- * event stages read only the value, and the router, handed the producer's values, reads none.
+ * A record of a batch (at `at`), its key, value, time and offset taken from the batch's bytes only
+ * when read: the event stages read only the value, and the router, handed the producer's values,
+ * reads none. A consumer makes one per record it reads, so it holds little.
  */
 class BatchRecord implements ConsumedRecord {
   readonly decoded: unknown
   readonly #batch: Buffer
-  readonly #keyAt: number
-  readonly #valueAt: number
-  readonly #valueEnd: number
+  readonly #at: number
   readonly #offset: number
-  #key: string | undefined
   #value: Buffer | undefined
-  constructor(batch: Buffer, keyAt: number, valueAt: number, valueEnd: number, offset: number, decoded: unknown) {
+  constructor(batch: Buffer, at: number, offset: number, decoded: unknown) {
     this.#batch = batch
-    this.#keyAt = keyAt
-    this.#valueAt = valueAt
-    this.#valueEnd = valueEnd
+    this.#at = at
     this.#offset = offset
     this.decoded = decoded
   }
-  get timestampMs(): number {
-    return this.#batch.readDoubleBE(this.#valueAt - 12)
+  /** Where the key ends: the time follows, then the value's length, then the value. */
+  get #keyEnd(): number {
+    return this.#at + 2 + this.#batch.readUInt16BE(this.#at)
   }
   get key(): string {
-    this.#key ??= this.#batch.toString('utf8', this.#keyAt, this.#valueAt - 12)
-    return this.#key
+    return this.#batch.toString('utf8', this.#at + 2, this.#keyEnd)
+  }
+  get timestampMs(): number {
+    return this.#batch.readDoubleBE(this.#keyEnd)
   }
   get value(): Buffer {
-    this.#value ??= this.#batch.subarray(this.#valueAt, this.#valueEnd)
+    if (this.#value === undefined) {
+      const valueAt = this.#keyEnd + 12
+      this.#value = this.#batch.subarray(valueAt, valueAt + this.#batch.readUInt32BE(valueAt - 4))
+    }
     return this.#value
   }
   get offset(): string {

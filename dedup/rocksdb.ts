@@ -70,10 +70,9 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
       }
       // The events of a request share their environment, millisecond and receive time, and come one
       // after another.
-      const group = e.internalId.slice(0, TIME_LENGTH)
-      if (last?.bucket !== bucket || last.env !== e.env || last.group !== group) {
-        last = { bucket, env: e.env, group }
-        lastKey = entryKey(internalIds, bucket, e.env, group)
+      if (last?.bucket !== bucket || last.env !== e.env || !e.internalId.startsWith(last.group)) {
+        last = { bucket, env: e.env, group: e.internalId.slice(0, TIME_LENGTH) }
+        lastKey = entryKey(internalIds, bucket, e.env, last.group)
         run = undefined
       }
       if (run?.receivedAt !== e.receivedAt) {

@@ -60,10 +60,6 @@ export interface IndexEntry {
   duplicate: boolean
 }
 
-export function indexEntry(event: StoredEvent): string {
-  return (event.duplicateOf === undefined ? '' : 'd') + event.receivedAt
-}
-
 function readEntry(text: string): IndexEntry {
   const duplicate = text.charCodeAt(0) === 100 // 'd'
   return { receivedAt: Number(duplicate ? text.slice(1) : text), duplicate }
@@ -94,16 +90,25 @@ export function ulidFloor(ms: number): string {
   return seededUlids(`${Math.min(Math.max(ms, 0), MAX_ULID_MS)},AAAAAAAAAAAAAA==`, 1)[0]
 }
 
-/** The ID-time prefixes (10 characters) an event received at `receivedAt` may have without an H entry. */
-let clock = { receivedAt: NaN, from: '', to: '' }
+/** The internal IDs an event received at `receivedAt` may have without an H entry: [from, below). */
+let clock = { receivedAt: NaN, from: '', below: '' }
 function onClock(internalId: string, receivedAt: number): boolean {
   // Events of one request share a receive time: the bounds are encoded once for them all.
   if (clock.receivedAt !== receivedAt) {
-    const time = (ms: number) => ulidFloor(ms).slice(0, 10)
-    clock = { receivedAt, from: time(receivedAt - OFF_CLOCK_MS), to: time(receivedAt + OFF_CLOCK_MS) }
+    const time = (ms: number) => ulidFloor(ms).slice(0, TIME_LENGTH)
+    clock = { receivedAt, from: time(receivedAt - OFF_CLOCK_MS), below: time(receivedAt + OFF_CLOCK_MS) + AFTER_MS }
   }
-  const time = internalId.slice(0, 10)
-  return time >= clock.from && time <= clock.to
+  return internalId >= clock.from && internalId < clock.below
+}
+
+/** An event's index entry, made once for the events of a request (they share a receive time). */
+let entries = { receivedAt: NaN, entry: '', duplicate: '' }
+function entryOf(event: StoredEvent): string {
+  if (entries.receivedAt !== event.receivedAt) {
+    const entry = String(event.receivedAt)
+    entries = { receivedAt: event.receivedAt, entry, duplicate: `d${entry}` }
+  }
+  return event.duplicateOf === undefined ? entries.entry : entries.duplicate
 }
 
 /**
@@ -113,11 +118,15 @@ function onClock(internalId: string, receivedAt: number): boolean {
  */
 export function pushIndexOps(events: StoredEvent[], ops: WriteOp[]): void {
   const byMs = new Map<string, StoredEvent[]>()
+  let ms = ''
+  let same: StoredEvent[] = []
   for (const event of events) {
-    const ms = event.internalId.slice(0, TIME_LENGTH)
-    const same = byMs.get(ms)
-    if (same) same.push(event)
-    else byMs.set(ms, [event])
+    // A request's IDs share their millisecond, and come one after another.
+    if (ms === '' || !event.internalId.startsWith(ms)) {
+      ms = event.internalId.slice(0, TIME_LENGTH)
+      same = byMs.get(ms) ?? byMs.set(ms, []).get(ms)!
+    }
+    same.push(event)
     if (!onClock(event.internalId, event.receivedAt)) {
       const key = keyPrefix('eventsByReceivedAt', receivedAtHex(event.receivedAt) + event.internalId)
       const entry = [event.receivedAt, event.duplicateOf !== undefined, event.env, event.name, event.id]
@@ -127,7 +136,7 @@ export function pushIndexOps(events: StoredEvent[], ops: WriteOp[]): void {
   for (const same of byMs.values()) {
     if (same.length === 1) {
       const event = same[0]
-      const member = group([event.internalId + indexEntry(event)])
+      const member = group([event.internalId + entryOf(event)])
       const name = keyPart(event.name)
       const env = keyPart(event.env)
       if (event.id !== event.internalId) putGroup(ops, keyPrefix('eventsById', keyPart(event.id)), member)
@@ -141,12 +150,23 @@ export function pushIndexOps(events: StoredEvent[], ops: WriteOp[]): void {
     const names = new Map<string, string[]>()
     const envs = new Map<string, string[]>()
     const envNames = new Map<string, Map<string, string[]>>()
+    const { name, env } = same[0]
+    const oneKind = same.every((e) => e.name === name && e.env === env)
+    const all: string[] = []
     for (const event of same) {
-      const member = event.internalId + indexEntry(event)
+      const member = event.internalId + entryOf(event)
       if (event.id !== event.internalId) append(ids, event.id, member)
-      append(names, event.name, member)
-      append(envs, event.env, member)
-      append(envNames.get(event.env) ?? envNames.set(event.env, new Map()).get(event.env)!, event.name, member)
+      if (oneKind) all.push(member)
+      else {
+        append(names, event.name, member)
+        append(envs, event.env, member)
+        append(envNames.get(event.env) ?? envNames.set(event.env, new Map()).get(event.env)!, event.name, member)
+      }
+    }
+    if (oneKind) {
+      names.set(name, all)
+      envs.set(env, all)
+      envNames.set(env, new Map([[name, all]]))
     }
     // A group of all the millisecond's events (one name and env, as a request's usually are) has
     // the same value in N, G and P: it is made once.
