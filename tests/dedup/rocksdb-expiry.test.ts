@@ -1,7 +1,7 @@
 // Dedup on RocksDB: expiry writes its range deletes once per bucket: one written again for nothing
 // is flushed with the next file of marks and stretches its key range over every mark on disk, so
 // compaction rewrote them all at each expiry tick (every minute).
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import { openRocks, type Rocks, type WriteOp } from '../../core/rocks.ts'
 import { createRocksDedupStore } from '../../dedup/rocksdb.ts'
@@ -9,13 +9,19 @@ import { tempDir, removeDir } from '../helpers/server.ts'
 import { keyPrefix } from '../../core/keyspaces.ts'
 import { newUlid } from '../../core/ids.ts'
 
-t.test('expiry range-deletes old buckets once per bucket, and again when the next one ends', async (t) => {
+/** A RocksDB in a temp dir, closed and removed after the test. */
+async function openTempRocks(t: Test): Promise<Rocks> {
   const dir = await tempDir()
   const rocks = await openRocks(join(dir, 'db'))
   t.teardown(async () => {
     await rocks.close()
     await removeDir(dir)
   })
+  return rocks
+}
+
+t.test('expiry range-deletes old buckets once per bucket, and again when the next one ends', async (t) => {
+  const rocks = await openTempRocks(t)
   const rangeDeletes: WriteOp[][] = []
   const counted: Rocks = {
     ...rocks,
@@ -42,12 +48,7 @@ t.test('expiry range-deletes old buckets once per bucket, and again when the nex
 })
 
 t.test('a mark written before groups (one key per internal ID) is still found, and expires', async (t) => {
-  const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'))
-  t.teardown(async () => {
-    await rocks.close()
-    await removeDir(dir)
-  })
+  const rocks = await openTempRocks(t)
   const now = 1_800_000_000_000
   const windowMs = 60_000
   const id = newUlid(now)
