@@ -21,7 +21,7 @@ import type {
   TopicSpec,
 } from './types.ts'
 import { partitionOf } from './partition.ts'
-import { decodeBatch, encodeBatch, type BatchPart } from './record-batch.ts'
+import { decodeBatch, decodedOf, encodeBatch, type BatchPart } from './record-batch.ts'
 import { lastOffset, logKey, offsetKey, offsetKeyParts, offsetOf, truncate, upgradeLogFormat } from './local-layout.ts'
 import { keyPrefix, keyRange } from '../core/keyspaces.ts'
 import { publishMetrics } from './metrics.ts'
@@ -496,11 +496,4 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       wakeSettled()
     },
   }
-}
-
-/** The values a producer handed on with its records (BusRecord.decoded), in order. */
-function decodedOf(parts: BatchPart[]): unknown[] {
-  const decoded: unknown[] = []
-  for (const { records } of parts) for (const r of records) decoded.push(r.decoded)
-  return decoded
 }

@@ -36,6 +36,13 @@ export function encodeBatch(parts: BatchPart[]): Buffer {
   return out
 }
 
+/** The values a producer handed on with its records (BusRecord.decoded), in order. */
+export function decodedOf(parts: BatchPart[]): unknown[] {
+  const decoded: unknown[] = []
+  for (const { records } of parts) for (const r of records) decoded.push(r.decoded)
+  return decoded
+}
+
 export function decodeBatch(buffer: Buffer, first: number, into: ConsumedRecord[], decoded?: unknown[]): void {
   const count = buffer.readUInt32BE(0)
   let at = 4

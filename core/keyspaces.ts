@@ -79,7 +79,7 @@ export const KEY_SPACES = {
   dedupInternalIds: space(
     'U',
     'dedup/rocksdb.ts',
-    '[p<N>/]<bucket hex12>\\0<env>\\0<internalId[0..10]> → <receivedAt>,<internalId>[;…] (events without a caller id)',
+    '[p<N>/]<bucket hex12>\\0<env>\\0<internalId[0..10]> → <receivedAt>,<internalId>[,…][;…] (events without a caller id)',
     { rangeDeleted: true, family: 'dedupInternalIds' },
   ),
   events: space('E', 'store/rocksdb.ts', '<internalId> → event JSON', { scanned: true, family: 'events' }),
