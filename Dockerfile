@@ -54,7 +54,7 @@ COPY --from=dashboard /build/dist/dashboard/ dist/dashboard/
 # sources. jemalloc as scripts/start.sh runs it; `-e LD_PRELOAD=` goes back to glibc's malloc.
 ENV NODE_OPTIONS="--no-node-snapshot --max-semi-space-size=8 --conditions=sluice-source" \
   LD_PRELOAD=/usr/local/lib/libjemalloc.so.2 \
-  MALLOC_CONF=narenas:2,background_thread:true,dirty_decay_ms:5000,muzzy_decay_ms:5000 \
+  MALLOC_CONF=narenas:2,background_thread:true,dirty_decay_ms:5000,muzzy_decay_ms:0 \
   MALLOC_ARENA_MAX=2 \
   SLUICE_HOST=0.0.0.0 \
   SLUICE_DATA_DIR=/data

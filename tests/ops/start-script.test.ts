@@ -32,7 +32,7 @@ t.test('jemalloc by default: loaded into the server, which takes and stores even
   t.match(mapped(server.pid), /libjemalloc\.so\.2/, 'jemalloc is mapped into the node process')
   const env = environ(server.pid)
   t.match(env.get('LD_PRELOAD'), /libjemalloc\.so\.2$/)
-  t.equal(env.get('MALLOC_CONF'), 'narenas:2,background_thread:true,dirty_decay_ms:5000,muzzy_decay_ms:5000')
+  t.equal(env.get('MALLOC_CONF'), 'narenas:2,background_thread:true,dirty_decay_ms:5000,muzzy_decay_ms:0')
   const sent = await postJson(`${server.url}/e/k`, { name: 'start/jemalloc', id: 'start-1', data: { n: 1 } })
   t.equal(sent.status, 200)
   const stored = await eventually(async () => {
