@@ -39,6 +39,9 @@ type Admission =
 
 export type KeyRequest = FastifyRequest<{ Params: { key?: string } }>
 
+const ADMISSION = Symbol('admission')
+type AdmittedRequest = FastifyRequest & { [ADMISSION]: Admission | null }
+
 export interface IngestDeps {
   keys: Keys
   envs: Envs
@@ -129,12 +132,14 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
   return {
     /** Registers `/e/<key or webhook id>` in its own scope (raw bodies, open CORS in dev). */
     routes: async (app: FastifyInstance) => {
-      const admitted = new WeakMap<FastifyRequest, Admission>()
+      // Set by onRequest, on every request of this scope (a decoration keeps fastify's request objects one shape).
+      app.decorateRequest(ADMISSION, null)
+      const admissionOf = (request: FastifyRequest) => (request as AdmittedRequest)[ADMISSION]
       app.removeAllContentTypeParsers()
-      app.addContentTypeParser('*', async (request: FastifyRequest, payload: IncomingMessage) => {
-        const admission = admitted.get(request)!
-        const whose = admission.kind === 'event' ? `environment "${admission.target.env.name}"` : 'this webhook'
-        return readBody(payload, admission.maxBodyBytes, whose)
+      app.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage, done) => {
+        const admission = admissionOf(request)!
+        const whose = () => (admission.kind === 'event' ? `environment "${admission.target.env.name}"` : 'this webhook')
+        readBody(payload, admission.maxBodyBytes, whose, done)
       })
       if (config.devMode) {
         // The dashboard's "Send to Dev Server" posts from the browser.
@@ -147,7 +152,7 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       }
       const handler = async (request: KeyRequest, reply: FastifyReply) => {
         const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
-        const admission = admitted.get(request)!
+        const admission = admissionOf(request)!
         requestBytes.observe({ api: admission.kind }, body.length)
         if (admission.kind === 'event') return eventApi(request, reply, admission.target, body)
         const answer = await deps.webhooks!.handle(request, reply, body, admission.webhook)
@@ -156,7 +161,7 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       }
       // Every refusal, from the key check to the log's: by API, environment (when the key named one) and code.
       app.addHook('onError', async (request: KeyRequest, _reply, error) => {
-        const admission = admitted.get(request)
+        const admission = admissionOf(request)
         const webhook = admission ? admission.kind === 'webhook' : deps.webhooks?.owns(request.params.key ?? '')
         const env = admission?.kind === 'event' ? envLabel(admission.target.env.name) : ''
         requestsRejected.inc({ api: webhook ? 'webhook' : 'event', env, code: errorCode(error) ?? 'INTERNAL' })
@@ -165,7 +170,8 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       // the server no memory, and the body limit that applies is known.
       const onRequest = (request: KeyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
         try {
-          admitted.set(request, admit(request))
+          const admitted = request as AdmittedRequest
+          admitted[ADMISSION] = admit(request)
         } catch (err) {
           return done(err as Error)
         }
