@@ -3,6 +3,7 @@
 import t from 'tap'
 import { startServer, TEST_SIGNING_KEY, postJson } from '../helpers/server.ts'
 import { rawConnect, sleep, withTimeout, type RawConnection } from '../helpers/raw-http.ts'
+import { change, scrape, scrapeUntil } from '../ops/metrics-scrape.ts'
 
 const server = await startServer({ mode: 'start' })
 t.teardown(() => server.stop())
@@ -127,6 +128,29 @@ t.test('Expect: 100-continue: a wrong key is refused before the client is invite
   admitted.socket.destroy()
   t.pass('invited after the key passed, then accepted')
 })
+
+t.test(
+  'a sender that leaves mid-body: the request ends refused (REQUEST_INVALID), and the next is served',
+  async (t) => {
+    const abandoned = { api: 'event', env: 'production', code: 'REQUEST_INVALID' }
+    const before = await scrape(server.url)
+    const connection = await rawConnect(server.url)
+    connection.write(
+      `POST /e/${key} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n{"name":"a/b","data":{`,
+    )
+    await sleep(100) // the server has admitted it and is reading its body
+    connection.socket.destroy()
+    // A body read that waited on for the rest would never end: nothing counted, the request held.
+    await scrapeUntil(
+      server.url,
+      (s) => change(before, s, 'sluice_ingest_requests_rejected_total', abandoned) === 1,
+      5000,
+      'the abandoned request counted',
+    )
+    const next = await postJson(`${server.url}/e/${key}`, { name: 'a/b', data: {} })
+    t.equal(next.status, 200)
+  },
+)
 
 t.test('16 endless streams do not grow the server by what they stream', async (t) => {
   globalThis.gc?.()
