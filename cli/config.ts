@@ -111,6 +111,8 @@ export const ConfigSchema = Type.Object({
   rocksdbWriteBufferMb: Int(1, 4096),
   rocksdbWriteBuffers: Int(2, 64),
   rocksdbMaxOpenFiles: Int(20, 1_000_000),
+  /** V8's old generation grows to at most 1 + this/100 times what was live at its last full collection; 0: V8's own (up to 4×). */
+  heapGrowingPercent: Int(0, 1000),
   ...OPS_SETTINGS,
   /** One webhook's requests transformed at once; a transform not yet proven within its limits gets 1. */
   transformWebhookConcurrency: Int(1, 256),
@@ -188,6 +190,7 @@ export const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   rocksdbWriteBufferMb: ['SLUICE_ROCKSDB_WRITE_BUFFER_MB', Number],
   rocksdbWriteBuffers: ['SLUICE_ROCKSDB_WRITE_BUFFERS', Number],
   rocksdbMaxOpenFiles: ['SLUICE_ROCKSDB_MAX_OPEN_FILES', Number],
+  heapGrowingPercent: ['SLUICE_HEAP_GROWING_PERCENT', Number],
   maxNameLength: ['SLUICE_MAX_NAME_LENGTH', Number],
   maxIdLength: ['SLUICE_MAX_ID_LENGTH', Number],
   opsPort: ['SLUICE_OPS_PORT', Number],
@@ -270,6 +273,7 @@ export const DEFAULTS = {
   rocksdbWriteBufferMb: 16,
   rocksdbWriteBuffers: 2,
   rocksdbMaxOpenFiles: 1000,
+  heapGrowingPercent: 0,
   opsPort: 8289,
   shutdownGraceMs: 25_000,
   shutdownDelayMs: 0,

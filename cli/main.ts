@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import { DEFAULTS, SECRET_FIELDS, SOURCES, flagName, loadConfig, type Config, type Flags } from './config.ts'
 import { createLogger } from './log.ts'
+import { applyHeapGrowingPercent } from './heap-growing.ts'
 import { controlCommand } from './control.ts'
 import { checkRunnerConfig, runnerConfig } from './runner.ts'
 import { webhooksCommand, WEBHOOKS_USAGE } from './webhooks.ts'
@@ -81,6 +82,9 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'dev' || command === 'start' || command === 'runner') {
     const config = serverConfig(command, rest)
     const log = createLogger(config.logLevel)
+    applyHeapGrowingPercent(config.heapGrowingPercent)
+    if (config.heapGrowingPercent > 0)
+      log.info({ heapGrowingPercent: config.heapGrowingPercent }, 'V8 heap growing percent set')
     const { startSluice } = await import('./server.ts')
     // A failure here rejects, and bin/sluice.js exits with status 1 at once.
     const running = await startSluice(config, log)
