@@ -1,0 +1,71 @@
+// The data dir's disk fills up (embedded mode): the Event API answers 503 LOG_UNAVAILABLE, so
+// nothing is accepted that is not durable, the failures are counted for the alert
+// (docs/operations.md, "Disk full"), and once space is freed Sluice takes events again by itself,
+// with every event it acknowledged before stored. A small disk is a tmpfs, mounted when the test
+// runs as root (as CI does); elsewhere the test is skipped.
+import t from 'tap'
+import { execFileSync } from 'node:child_process'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { eventually, getJson, postJson, removeDir, startServer, tempDir } from '../helpers/server.ts'
+import { scrape } from './metrics-scrape.ts'
+
+t.setTimeout(180_000)
+const disk = await tempDir('sluice-disk-full-')
+let mounted = false
+try {
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=200m', 'tmpfs', disk], { stdio: 'ignore' })
+  mounted = true
+} catch {
+  t.plan(0, 'mounting a tmpfs needs root')
+}
+
+if (mounted) {
+  // 150 of the 200 MiB taken: RocksDB fills the rest within a few dozen batches.
+  const filler = join(disk, 'filler')
+  await writeFile(filler, Buffer.alloc(150 * 1024 * 1024))
+  const dataDir = join(disk, 'data')
+  await mkdir(dataDir)
+  const server = await startServer({ mode: 'dev', dataDir, flags: { logLevel: 'silent' } })
+  t.teardown(async () => {
+    await server.stop()
+    execFileSync('umount', [disk])
+    await removeDir(disk)
+  })
+  const batch = Array.from({ length: 500 }, (_, i) => ({ name: 'disk/full', data: { i, pad: 'x'.repeat(200) } }))
+  const publishFailures = async () => (await scrape(server.url)).total('sluice_log_publish_failures_total')
+
+  t.test('a full disk: 503 LOG_UNAVAILABLE, counted; freed: accepted again, nothing acknowledged lost', async (t) => {
+    const failuresBefore = await publishFailures()
+    let acknowledged: string[] = []
+    let refusal: { status: number; body: any } | undefined
+    for (let i = 0; i < 2000 && !refusal; i++) {
+      const answer = await postJson(`${server.url}/e/any`, batch)
+      if (answer.status === 200) acknowledged = answer.body.ids
+      else refusal = answer
+    }
+    if (!refusal) return t.fail('the disk never filled')
+    t.equal(refusal.status, 503)
+    t.equal(refusal.body.code, 'LOG_UNAVAILABLE')
+    t.ok((await publishFailures()) > failuresBefore, 'sluice_log_publish_failures_total counts it')
+
+    await rm(filler)
+    const accepted = await eventually(
+      async () => {
+        const answer = await postJson(`${server.url}/e/any`, batch)
+        return answer.status === 200 ? answer : undefined
+      },
+      30_000,
+      500,
+    )
+    t.equal(accepted.body.ids.length, 500, 'a batch is accepted again once space is freed')
+    // The last batch acknowledged before the disk filled, and the first after, are stored whole.
+    for (const id of [acknowledged[0], acknowledged[499], accepted.body.ids[0], accepted.body.ids[499]]) {
+      const stored = await eventually(async () => {
+        const answer = await getJson(`${server.url}/v1/events/${id}`)
+        return answer.status === 200 ? answer : undefined
+      }, 30_000)
+      t.equal(stored.body.data.internal_id, id)
+    }
+  })
+}
