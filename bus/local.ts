@@ -7,7 +7,7 @@
 import type { Logger } from 'pino'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { SluiceError } from '../core/errors.ts'
-import { retryPolicies, sleep, withRetry } from '../core/retry.ts'
+import { onceEvery, retryPolicies, sleep, withRetry } from '../core/retry.ts'
 import { secondsSince } from '../core/metrics.ts'
 import type {
   Batch,
@@ -113,9 +113,12 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   /** Per `topic\0partition`, the offset below which retention has deleted the log: each check deletes only what is new. */
   const truncated = new Map<string, number>()
   let truncation: Promise<void> | undefined
+  // Both run every ~100 ms and fail together while the disk is full: a warning each 10 s at most.
+  const retentionFailed = onceEvery(10_000)
+  const offsetsFailed = onceEvery(10_000)
   const retentionTimer = setInterval(() => {
     truncation ??= truncate(rocks, committed, truncated, isCompacted)
-      .catch((err) => log.warn({ err }, 'log retention failed'))
+      .catch((err) => retentionFailed((skipped) => log.warn({ err, skipped }, 'log retention failed')))
       .finally(() => {
         truncation = undefined
       })
@@ -417,7 +420,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     unwritten.set(key, next)
     if (offsetTimer) return
     offsetTimer = setTimeout(
-      () => void writeOffsets().catch((err) => log.warn({ err }, 'offset commit failed; retrying')),
+      () =>
+        void writeOffsets().catch((err) =>
+          offsetsFailed((skipped) => log.warn({ err, skipped }, 'offset commit failed; retrying')),
+        ),
       config.commitIntervalMs ?? 100,
     )
     offsetTimer.unref()
