@@ -33,7 +33,7 @@ RUN apt-get update -q \
   && ln -s "$(find /usr/lib -name libjemalloc.so.2 | head -n 1)" /usr/local/lib/libjemalloc.so.2 \
   && groupadd --system --gid 10001 sluice \
   && useradd --system --uid 10001 --gid sluice --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin sluice \
-  && mkdir /data && chown 10001:10001 /data
+  && mkdir /data /app/.compile-cache && chown 10001:10001 /data /app/.compile-cache
 COPY --from=deps /app/node_modules/ node_modules/
 COPY package.json ./
 COPY bin/ bin/
@@ -49,6 +49,7 @@ COPY store/ store/
 COPY control/ control/
 COPY api/ api/
 COPY client/ client/
+COPY scripts/warm-compile-cache.ts scripts/
 COPY --from=dashboard /build/dist/dashboard/ dist/dashboard/
 # isolated-vm needs --no-node-snapshot; 8 MiB semi-spaces keep V8 lean (see scripts/start.sh); sluice-source lets a functions file import `sluice/client` from these
 # sources. jemalloc as scripts/start.sh runs it; `-e LD_PRELOAD=` goes back to glibc's malloc.
@@ -56,9 +57,15 @@ ENV NODE_OPTIONS="--no-node-snapshot --max-semi-space-size=8 --conditions=sluice
   LD_PRELOAD=/usr/local/lib/libjemalloc.so.2 \
   MALLOC_CONF=narenas:2,background_thread:true,dirty_decay_ms:5000,muzzy_decay_ms:0 \
   MALLOC_ARENA_MAX=2 \
+  NODE_COMPILE_CACHE=/app/.compile-cache \
   SLUICE_HOST=0.0.0.0 \
   SLUICE_DATA_DIR=/data
 USER 10001:10001
+# Node's compile cache (bin/sluice.js), filled now, so that a container's first start neither strips
+# types nor compiles Sluice from source: ~11 MiB less idle RSS (docs/operations.md, "Memory and
+# backpressure"). Node keys it by user id, so it is filled as the user the image runs as. Reading
+# it needs no write access: it works under the chart's read-only root filesystem.
+RUN node scripts/warm-compile-cache.ts
 # 8288: ingest, api and the embedded mode; 8289: the ops port of the other roles (/healthz, /readyz, /metrics).
 EXPOSE 8288 8289
 # Alive when either port answers /healthz (an image has no curl). Kubernetes ignores this and uses the chart's probes.

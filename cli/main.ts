@@ -82,12 +82,13 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'dev' || command === 'start' || command === 'runner') {
     const config = serverConfig(command, rest)
     const log = createLogger(config.logLevel)
-    applyHeapGrowingPercent(config.heapGrowingPercent)
-    if (config.heapGrowingPercent > 0)
-      log.info({ heapGrowingPercent: config.heapGrowingPercent }, 'V8 heap growing percent set')
     const { startSluice } = await import('./server.ts')
     // A failure here rejects, and bin/sluice.js exits with status 1 at once.
     const running = await startSluice(config, log)
+    // Once every module is loaded: a V8 flag set earlier would make V8 reject their compile caches.
+    applyHeapGrowingPercent(config.heapGrowingPercent)
+    if (config.heapGrowingPercent > 0)
+      log.info({ heapGrowingPercent: config.heapGrowingPercent }, 'V8 heap growing percent set')
     if (command === 'dev')
       process.stdout.write(`\n  Sluice Dev Server: ${running.url}\n  Event API: POST ${running.url}/e/<any key>\n\n`)
     const shutdown = async (signal: string) => {

@@ -3,12 +3,13 @@
 // as the chart's numeric user, and its HEALTHCHECK (run here against a real server) uses node.
 import t from 'tap'
 import { execFile } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { dirname, join, relative, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { parse } from 'yaml'
-import { ROOT, startServer } from '../helpers/server.ts'
+import { ROOT, removeDir, startServer, tempDir } from '../helpers/server.ts'
+import { spawnSluice } from '../ops/sluice-process.ts'
 import { freePort } from '../infra/ports.ts'
 
 const run = promisify(execFile)
@@ -161,4 +162,42 @@ t.test('HEALTHCHECK: node, no curl, healthy when either port answers /healthz', 
   t.equal(await check({ SLUICE_PORT: port, SLUICE_OPS_PORT: closed }), 0, 'the HTTP port answers')
   t.equal(await check({ SLUICE_PORT: closed, SLUICE_OPS_PORT: port }), 0, 'the ops port answers')
   t.equal(await check({ SLUICE_PORT: closed, SLUICE_OPS_PORT: closed }), 1, 'neither answers: unhealthy')
+})
+
+t.test("the compile cache ships filled: as the image's user, for every module its folders hold", async (t) => {
+  const cache = /\bNODE_COMPILE_CACHE=(\S+)/.exec(of(runtime, 'ENV').join(' '))?.[1]
+  t.ok(cache, 'NODE_COMPILE_CACHE is set')
+  t.match(of(runtime, 'RUN').join('\n'), new RegExp(`mkdir [^&]*${cache}[^&]*&& chown 10001:10001 [^&]*${cache}`))
+  const at = (test: (i: { op: string; args: string }) => boolean) => runtime.instructions.findIndex(test)
+  const user = at((i) => i.op === 'USER')
+  const fill = at((i) => i.op === 'RUN' && /^node scripts\/warm-compile-cache\.ts$/.test(i.args))
+  t.ok(user >= 0 && fill > user, 'filled after USER: Node keeps a cache per user id')
+  t.ok(copied.includes('scripts/warm-compile-cache.ts'))
+  // It imports the modules of the image's source folders: the copied folders that hold TypeScript.
+  const { SOURCE_DIRS } = await import('../../scripts/warm-compile-cache.ts')
+  const holdsTypeScript = (dir: string) =>
+    statSync(join(ROOT, dir)).isDirectory() &&
+    readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).some((f) => f.endsWith('.ts'))
+  t.same([...SOURCE_DIRS].sort(), copied.filter((c) => !c.includes('/') && holdsTypeScript(c)).sort())
+  // Filled as the build fills it, a server started on it strips no module's types.
+  const dir = await tempDir()
+  const dataDir = await tempDir()
+  t.teardown(() => Promise.all([removeDir(dir), removeDir(dataDir)]))
+  const env = { NODE_COMPILE_CACHE: dir, NODE_OPTIONS: '' }
+  await run(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', 'scripts/warm-compile-cache.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  })
+  const sluice = spawnSluice(['dev', '--port', '0', '--data-dir', dataDir], {
+    ...env,
+    NODE_DEBUG_NATIVE: 'COMPILE_CACHE',
+  })
+  t.teardown(async () => {
+    sluice.child.kill('SIGTERM')
+    await sluice.exited
+  })
+  await sluice.up()
+  const fromCache = sluice.output().match(/retrieving transpile cache for StrippedTypeScript \S+\.\.\.success/g) ?? []
+  t.ok(fromCache.length > 50, `${fromCache.length} modules' stripped sources came from the cache`)
+  t.notMatch(sluice.output(), /no transpile cache for StrippedTypeScript/, 'none was stripped again')
 })
