@@ -76,15 +76,15 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * For a failure a timer retries every few milliseconds (a full disk): calls `report` at most once
  * per `everyMs`, with how many failures it skipped since, so a long outage does not flood the log.
  */
-export function onceEvery(everyMs: number, now: () => number = Date.now) {
+export function onceEvery(everyMs: number) {
   let last = Number.NEGATIVE_INFINITY
   let skipped = 0
   return (report: (skipped: number) => void): void => {
-    if (now() - last < everyMs) {
+    if (Date.now() - last < everyMs) {
       skipped++
       return
     }
-    last = now()
+    last = Date.now()
     report(skipped)
     skipped = 0
   }
