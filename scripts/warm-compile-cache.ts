@@ -2,7 +2,8 @@
 // Sluice may load, so that a container's first start neither strips types nor compiles from source
 // (the Dockerfile runs it at build time; docs/operations.md, "Memory and backpressure"). It imports
 // each module of the folders the image holds once; importing one starts nothing.
-// Usage: NODE_COMPILE_CACHE=<dir> node scripts/warm-compile-cache.ts
+// Usage: node scripts/warm-compile-cache.ts (the cache bin/sluice.js would use: NODE_COMPILE_CACHE,
+// else os.tmpdir()/node-compile-cache).
 import { readdirSync } from 'node:fs'
 import { enableCompileCache, flushCompileCache } from 'node:module'
 import { join } from 'node:path'
@@ -27,7 +28,7 @@ export const SOURCE_DIRS = [
 if (import.meta.main) {
   const root = join(import.meta.dirname, '..')
   const { directory } = enableCompileCache()
-  if (!process.env.NODE_COMPILE_CACHE || !directory) throw new Error('set NODE_COMPILE_CACHE to the cache directory')
+  if (!directory) throw new Error('Node could not enable its compile cache')
   let modules = 0
   for (const dir of SOURCE_DIRS)
     for (const file of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).sort())
