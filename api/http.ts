@@ -91,6 +91,9 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     // Answered before its body was read (bad key, over the limit): the rest of the body is not
     // worth reading, and a connection mid-body cannot carry another request.
     if (request.raw.complete === false) reply.header('connection', 'close')
+    // Every 503 says when to come back (RFC 9110): a second, unless the refusal set its own. The
+    // client library waits at least that long, and longer as its backoff grows.
+    if (sluice.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1')
     return reply.code(sluice.statusCode).send(sluice.toBody())
   })
   app.setNotFoundHandler((request, reply) => {

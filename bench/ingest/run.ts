@@ -13,14 +13,10 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { allocatorOf, startChild, startSluice, peakRssMb, report, type Child } from '../lib.ts'
 import { cpuMicros, ensureWrk, round, rssMb, wrk } from '../wrk.ts'
+import { batchOf, event } from './events.ts'
 
 const seconds = Number(process.argv[2] ?? 10)
 const WARM_UP_S = 2
-const event = (i: number) => ({
-  name: 'bench/order.created',
-  data: { orderId: `o-${i}`, amount: 4200 + i, currency: 'EUR', customer: { id: 'c-9', tier: 'gold' } },
-})
-const batchOf = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => event(i)))
 const CASES = [
   { case: 'single', body: JSON.stringify(event(1)), events: 1, connections: 64 },
   { case: '50-event batches', body: batchOf(50), events: 50, connections: 32 },

@@ -67,6 +67,7 @@ t.test('503 LOG_UNAVAILABLE when the log rejects the records; 200 again once it 
   output.failing = true
   const down = await app.inject({ method: 'POST', url: '/e/k', payload: { name: 'a/b', data: {} } })
   t.equal(down.statusCode, 503)
+  t.equal(down.headers['retry-after'], '1', 'a 503 says when to come back')
   t.same(down.json(), {
     status: 503,
     code: 'LOG_UNAVAILABLE',

@@ -143,6 +143,7 @@ t.test('a request that arrives while the server shuts down gets 503 SERVER_CLOSI
     [late.statusCode, late.json()],
     [503, { status: 503, code: 'SERVER_CLOSING', error: 'the server is shutting down; retry' }],
   )
+  t.equal(late.headers['retry-after'], '1', 'a 503 says when to come back')
 })
 
 t.test('the 404 message names the route but never an event key or webhook ID in the path', async (t) => {

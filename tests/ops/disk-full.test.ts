@@ -45,7 +45,7 @@ if (mounted) {
   t.test('a full disk: 503 LOG_UNAVAILABLE, counted; freed: accepted again, nothing acknowledged lost', async (t) => {
     const failuresBefore = await publishFailures()
     let acknowledged: string[] = []
-    let refusal: { status: number; body: any } | undefined
+    let refusal: { status: number; body: any; headers: Headers } | undefined
     for (let i = 0; i < 2000 && !refusal; i++) {
       const answer = await postJson(`${url}/e/any`, batch)
       if (answer.status === 200) acknowledged = answer.body.ids
@@ -54,6 +54,7 @@ if (mounted) {
     if (!refusal) return t.fail('the disk never filled')
     t.equal(refusal.status, 503)
     t.equal(refusal.body.code, 'LOG_UNAVAILABLE')
+    t.equal(refusal.headers.get('retry-after'), '1', 'with Retry-After')
     t.ok((await publishFailures()) > failuresBefore, 'sluice_log_publish_failures_total counts it')
     const warningsBefore = retryWarnings()
     await sleep(5000)
