@@ -138,8 +138,13 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   if (roles.has('sink')) {
     stages.push(
       createStoreSink(
-        { bus, codec: codecs.stored, store: adapters.events },
-        { group: 'store-sink', topics: [topics.events, topics.duplicates], maxBatchRecords: config.storeBatchRecords },
+        { bus, codec: codecs.stored, store: adapters.events, log: log.child({ stage: 'sink' }) },
+        {
+          group: 'store-sink',
+          topics: [topics.events, topics.duplicates],
+          maxBatchRecords: config.storeBatchRecords,
+          retentionMs: config.eventRetentionMs,
+        },
       ),
     )
     stages.push(functions.runSink)

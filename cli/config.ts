@@ -72,6 +72,7 @@ export const ConfigSchema = Type.Object({
   maxIdLength: Int(1),
   partitions: Int(1, 1024),
   dedupWindowMs: Int(1000),
+  eventRetentionMs: Int(0),
   topicPrefix: Type.String({ pattern: '^[a-zA-Z0-9._-]+$' }),
   kafkaBrokers: Type.Array(Type.String({ minLength: 1 })),
   /** A consumer silent this long loses its partitions; also how long a restarted member waits for a killed one's. */
@@ -153,6 +154,7 @@ export const SOURCES: Record<string, [string, (v: string) => unknown]> = {
   maxJsonDepth: ['SLUICE_MAX_JSON_DEPTH', Number],
   partitions: ['SLUICE_PARTITIONS', Number],
   dedupWindowMs: ['SLUICE_DEDUP_WINDOW_MS', Number],
+  eventRetentionMs: ['SLUICE_EVENT_RETENTION_MS', Number],
   topicPrefix: ['SLUICE_TOPIC_PREFIX', String],
   kafkaBrokers: ['SLUICE_KAFKA_BROKERS', list],
   kafkaSessionTimeoutMs: ['SLUICE_KAFKA_SESSION_TIMEOUT_MS', Number],
@@ -242,6 +244,7 @@ export const DEFAULTS = {
   maxIdLength: 512,
   partitions: 4,
   dedupWindowMs: 24 * 60 * 60 * 1000,
+  eventRetentionMs: 0,
   topicPrefix: 'sluice',
   kafkaBrokers: [],
   clickhouseDatabase: 'sluice',
@@ -337,6 +340,12 @@ function checkPairs(config: Config): void {
   need('kafkaKeyFile', 'kafkaCertFile', 'a private key needs its client certificate')
   need('clickhousePassword', 'clickhouseUser', 'the password belongs to a user')
   need('schemaRegistryPassword', 'schemaRegistryUser', 'the password belongs to a user')
+  // ClickHouse's events are deleted as its operators choose (docs/clickhouse.md), not by Sluice.
+  if (config.eventRetentionMs > 0 && config.kafkaBrokers.length > 0)
+    throw new SluiceError(
+      'CONFIG_INVALID',
+      `${setting('eventRetentionMs')}: embedded mode only; in distributed mode ClickHouse keeps the events (a TTL or DROP PARTITION, docs/clickhouse.md)`,
+    )
   // kafkajs has no lz4, zstd or snappy codec: refused rather than sending uncompressed.
   if (config.kafkaClient === 'kafkajs' && !['none', 'gzip'].includes(config.kafkaCompression))
     throw new SluiceError(

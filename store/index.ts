@@ -1,25 +1,67 @@
 // The store sink: batches of `events` and `duplicates` go into the EventStore. Inserts are
-// idempotent by internal ID, so a redelivered batch stores nothing twice.
+// idempotent by internal ID, so a redelivered batch stores nothing twice. With a retention (embedded:
+// SLUICE_EVENT_RETENTION_MS) it also deletes what grew older than it, every tenth of it (1 s to 1 h).
+import type { Logger } from 'pino'
 import type { Bus, ConsumedRecord } from '../bus/types.ts'
 import type { Codec } from '../bus/codec.ts'
 import { createConsumerStage } from '../bus/consumer-stage.ts'
 import type { StoredEvent } from '../core/event.ts'
+import { onceEvery } from '../core/retry.ts'
+import { eventsExpired } from './metrics.ts'
 import type { EventStore } from './types.ts'
 
 export interface StoreSinkDeps {
   bus: Bus
   codec: Codec<StoredEvent>
   store: EventStore
+  log: Logger
 }
 export interface StoreSinkConfig {
   group: string
   topics: string[]
   maxBatchRecords: number
+  /** Events whose IDs are older than this are deleted; 0 keeps them all. */
+  retentionMs?: number
 }
 
 export function createStoreSink(deps: StoreSinkDeps, config: StoreSinkConfig) {
   const texts = deps.codec.jsonText ? (records: ConsumedRecord[]) => records.map((r) => r.value) : () => undefined
-  return createConsumerStage(deps.bus, deps.codec, config, (events, records) =>
+  const consumer = createConsumerStage(deps.bus, deps.codec, config, (events, records) =>
     deps.store.insertEvents(events, texts(records)),
   )
+  const { retentionMs = 0 } = config
+  const deleteBefore = deps.store.deleteBefore?.bind(deps.store)
+  if (retentionMs === 0 || !deleteBefore) return consumer
+  const failed = onceEvery(60_000)
+  let timer: NodeJS.Timeout | undefined
+  let pass: Promise<void> | undefined
+  const expire = async () => {
+    const started = Date.now()
+    try {
+      const deleted = await deleteBefore(started - retentionMs)
+      eventsExpired.inc(deleted)
+      if (deleted > 0) deps.log.info({ events: deleted, ms: Date.now() - started }, 'events past retention deleted')
+    } catch (err) {
+      failed((skipped) => deps.log.warn({ err, skipped }, 'deleting events past retention failed; retrying'))
+    }
+  }
+  return {
+    async start() {
+      await consumer.start()
+      timer = setInterval(
+        () => {
+          pass ??= expire().finally(() => {
+            pass = undefined
+          })
+        },
+        Math.min(Math.max(retentionMs / 10, 1000), 3_600_000),
+      )
+      timer.unref()
+    },
+    async stop() {
+      clearInterval(timer)
+      await pass
+      await consumer.stop()
+    },
+  }
 }

@@ -1,5 +1,5 @@
-// Metrics of the ClickHouse store (docs/operations.md, "Metrics"): one observation per INSERT
-// (after group commit), by table (events, runs, requests).
+// Metrics of the stores (docs/operations.md, "Metrics"). ClickHouse: one observation per INSERT
+// (after group commit), by table (events, runs, requests). Embedded: what retention deleted.
 import { counter, histogram, LATENCY_BUCKETS } from '../core/metrics.ts'
 
 export const insertDuration = histogram<'table'>({
@@ -19,4 +19,9 @@ export const insertFailures = counter<'table'>({
   name: 'sluice_clickhouse_insert_failures_total',
   help: 'INSERTs that failed, by table (the batch is redelivered)',
   labelNames: ['table'],
+})
+
+export const eventsExpired = counter({
+  name: 'sluice_store_events_expired_total',
+  help: 'Events the embedded event store deleted once older than SLUICE_EVENT_RETENTION_MS',
 })

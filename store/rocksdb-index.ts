@@ -101,6 +101,12 @@ function onClock(internalId: string, receivedAt: number): boolean {
   return internalId >= clock.from && internalId < clock.below
 }
 
+/** The key of an event's off-clock entry (H), if its ID's time is off its receive time. */
+export function offClockKey(event: StoredEvent): string | undefined {
+  if (onClock(event.internalId, event.receivedAt)) return undefined
+  return keyPrefix('eventsByReceivedAt', receivedAtHex(event.receivedAt) + event.internalId)
+}
+
 /** An event's index entry, made once for the events of a request (they share a receive time). */
 let entries = { receivedAt: NaN, entry: '', duplicate: '' }
 function entryOf(event: StoredEvent): string {
@@ -127,8 +133,8 @@ export function pushIndexOps(events: StoredEvent[], ops: WriteOp[]): void {
       same = byMs.get(ms) ?? byMs.set(ms, []).get(ms)!
     }
     same.push(event)
-    if (!onClock(event.internalId, event.receivedAt)) {
-      const key = keyPrefix('eventsByReceivedAt', receivedAtHex(event.receivedAt) + event.internalId)
+    const key = offClockKey(event)
+    if (key !== undefined) {
       const entry = [event.receivedAt, event.duplicateOf !== undefined, event.env, event.name, event.id]
       ops.push({ type: 'put', key, value: JSON.stringify(entry) })
     }

@@ -8,6 +8,7 @@ import type { StoredEvent } from '../core/event.ts'
 import { keyPrefix, keyRange, type KeySpaceName } from '../core/keyspaces.ts'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import type { EventPage, EventQuery, EventStore } from './types.ts'
+import { deleteEventsBefore } from './rocksdb-retention.ts'
 import {
   OFF_CLOCK_MS,
   eventKey,
@@ -224,6 +225,7 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
     },
     getEvent,
     queryEvents,
+    deleteBefore: (before) => deleteEventsBefore(rocks, before),
     close: async () => {},
   }
 }

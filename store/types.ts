@@ -27,5 +27,10 @@ export interface EventStore {
   insertEvents(events: StoredEvent[], texts?: Buffer[]): Promise<void>
   getEvent(internalId: string): Promise<StoredEvent | null>
   queryEvents(query: EventQuery): Promise<EventPage>
+  /**
+   * Embedded only (SLUICE_EVENT_RETENTION_MS): deletes the events whose internal IDs were made before
+   * `before` (ms), with their index entries; resolves to how many. ClickHouse's retention is its own.
+   */
+  deleteBefore?(before: number): Promise<number>
   close(): Promise<void>
 }
