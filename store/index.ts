@@ -35,10 +35,11 @@ export function createStoreSink(deps: StoreSinkDeps, config: StoreSinkConfig) {
   const failed = onceEvery(60_000)
   let timer: NodeJS.Timeout | undefined
   let pass: Promise<void> | undefined
+  const stopping = new AbortController()
   const expire = async () => {
     const started = Date.now()
     try {
-      const deleted = await deleteBefore(started - retentionMs)
+      const deleted = await deleteBefore(started - retentionMs, stopping.signal)
       eventsExpired.inc(deleted)
       if (deleted > 0) deps.log.info({ events: deleted, ms: Date.now() - started }, 'events past retention deleted')
     } catch (err) {
@@ -60,6 +61,7 @@ export function createStoreSink(deps: StoreSinkDeps, config: StoreSinkConfig) {
     },
     async stop() {
       clearInterval(timer)
+      stopping.abort()
       await pass
       await consumer.stop()
     },

@@ -225,7 +225,7 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
     },
     getEvent,
     queryEvents,
-    deleteBefore: (before) => deleteEventsBefore(rocks, before),
+    deleteBefore: (before, signal) => deleteEventsBefore(rocks, before, signal),
     close: async () => {},
   }
 }

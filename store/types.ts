@@ -29,8 +29,9 @@ export interface EventStore {
   queryEvents(query: EventQuery): Promise<EventPage>
   /**
    * Embedded only (SLUICE_EVENT_RETENTION_MS): deletes the events whose internal IDs were made before
-   * `before` (ms), with their index entries; resolves to how many. ClickHouse's retention is its own.
+   * `before` (ms), with their index entries; resolves to how many. `signal` stops it between writes.
+   * ClickHouse's retention is its own.
    */
-  deleteBefore?(before: number): Promise<number>
+  deleteBefore?(before: number, signal?: AbortSignal): Promise<number>
   close(): Promise<void>
 }

@@ -142,6 +142,10 @@ t.test(
 t.test('a batch larger than a page: every page goes, with its entries', async (t) => {
   const many = seededUlids(newIdSeed(BASE), 12_000).map((id, i) => event(id, i, { receivedAt: BASE }))
   const { rocks, store } = await storeWith(t, many)
+  const stopped = new AbortController()
+  stopped.abort()
+  t.equal(await store.deleteBefore!(BASE + 1, stopped.signal), 0, 'a stopped pass deletes nothing more')
+  t.ok(await store.getEvent(many[0].internalId), 'and leaves what it did not reach')
   t.equal(await store.deleteBefore!(BASE + 1), many.length)
   let left = 0
   for (const space of ['events', 'eventsByName', 'eventsByEnv', 'eventsByEnvName'] as const)
