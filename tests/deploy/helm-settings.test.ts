@@ -79,8 +79,27 @@ t.test('each of those takes effect through its value', async (t) => {
   }
 })
 
+/** Settings of the embedded mode that the distributed one refuses rather than ignores (cli/config.ts). */
+const EMBEDDED_ONLY: Record<string, { envVar: string; value: string; refusal: RegExp }> = {
+  // Deleting events by age is ClickHouse's TTL or DROP PARTITION there: an operator who set it
+  // must not believe events are deleted when they are not.
+  eventRetentionMs: { envVar: 'SLUICE_EVENT_RETENTION_MS', value: '86400000', refusal: /embedded mode only/ },
+}
+
+t.test('a setting only the embedded mode takes is refused through the chart, saying why', async (t) => {
+  for (const { envVar, value, refusal } of Object.values(EMBEDDED_ONLY)) {
+    const manifests = await template({ set: [SIGNING_KEY, 'roles.runner.enabled=true', `env.${envVar}=${value}`] })
+    for (const d of ofKind(manifests, 'Deployment'))
+      await t.rejects(
+        configOf(t, d, manifests),
+        { code: 'CONFIG_INVALID', message: refusal },
+        `${roleOf(d)}: ${envVar}`,
+      )
+  }
+})
+
 t.test('every other setting can be set through env for all roles, and per role', async (t) => {
-  const fields = Object.keys(SOURCES).filter((field) => !FIRST_CLASS[field])
+  const fields = Object.keys(SOURCES).filter((field) => !FIRST_CLASS[field] && !EMBEDDED_ONLY[field])
   const env = Object.fromEntries(fields.map((field) => [SOURCES[field][0], sample(field)]))
   const dir = await mkdtemp(join(tmpdir(), 'sluice-values-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
