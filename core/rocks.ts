@@ -31,8 +31,6 @@ export interface Rocks {
   /** Atomic; resolves once the batch is in the write-ahead log. */
   write(ops: WriteOp[]): Promise<void>
   scan(range: ScanRange): AsyncIterable<{ key: string; value: Buffer }>
-  /** Compacts the keys in [gte, lt) now: what range deletes removed leaves the disk. */
-  compact(range: { gte: string; lt: string }): Promise<void>
   close(): Promise<void>
 }
 
@@ -226,9 +224,6 @@ export async function openRocks(
       const family = at(bounds.gte ?? bounds.gt ?? bounds.lte ?? bounds.lt ?? '')
       for await (const { key, value } of family.iterator({ ...bounds, capacity }))
         yield { key: key.toString('utf8'), value }
-    },
-    compact({ gte, lt }) {
-      return at(gte).compactRange(gte, lt)
     },
     async close() {
       open.delete(all)

@@ -7,7 +7,7 @@ import type { Codec } from '../bus/codec.ts'
 import { createConsumerStage } from '../bus/consumer-stage.ts'
 import type { StoredEvent } from '../core/event.ts'
 import { onceEvery } from '../core/retry.ts'
-import { eventsExpired } from './metrics.ts'
+import { retentionCutoff } from './metrics.ts'
 import type { EventStore } from './types.ts'
 
 export interface StoreSinkDeps {
@@ -35,13 +35,18 @@ export function createStoreSink(deps: StoreSinkDeps, config: StoreSinkConfig) {
   const failed = onceEvery(60_000)
   let timer: NodeJS.Timeout | undefined
   let pass: Promise<void> | undefined
+  let sweptAt = Number.NEGATIVE_INFINITY
   const stopping = new AbortController()
   const expire = async () => {
     const started = Date.now()
     try {
-      const deleted = await deleteBefore(started - retentionMs, stopping.signal)
-      eventsExpired.inc(deleted)
-      if (deleted > 0) deps.log.info({ events: deleted, ms: Date.now() - started }, 'events past retention deleted')
+      // The dedup id index is swept by a scan of it: once per retention period (the first pass too).
+      const sweepIds = started - sweptAt >= retentionMs
+      await deleteBefore(started - retentionMs, { sweepIds, signal: stopping.signal })
+      if (stopping.signal.aborted) return
+      if (sweepIds) sweptAt = started
+      retentionCutoff.set((started - retentionMs) / 1000)
+      deps.log.debug({ sweepIds, ms: Date.now() - started }, 'events past retention deleted')
     } catch (err) {
       failed((skipped) => deps.log.warn({ err, skipped }, 'deleting events past retention failed; retrying'))
     }

@@ -1,6 +1,6 @@
 // Metrics of the stores (docs/operations.md, "Metrics"). ClickHouse: one observation per INSERT
-// (after group commit), by table (events, runs, requests). Embedded: what retention deleted.
-import { counter, histogram, LATENCY_BUCKETS } from '../core/metrics.ts'
+// (after group commit), by table (events, runs, requests). Embedded: how far retention deleted.
+import { counter, gauge, histogram, LATENCY_BUCKETS } from '../core/metrics.ts'
 
 export const insertDuration = histogram<'table'>({
   name: 'sluice_clickhouse_insert_duration_seconds',
@@ -21,7 +21,7 @@ export const insertFailures = counter<'table'>({
   labelNames: ['table'],
 })
 
-export const eventsExpired = counter({
-  name: 'sluice_store_events_expired_total',
-  help: 'Events the embedded event store deleted once older than SLUICE_EVENT_RETENTION_MS',
+export const retentionCutoff = gauge({
+  name: 'sluice_store_retention_cutoff_seconds',
+  help: "Embedded, with SLUICE_EVENT_RETENTION_MS: the ID time (Unix seconds) below which the event store's last retention pass deleted every event",
 })

@@ -83,6 +83,15 @@ export const keyPart = (value: string) => value.length.toString(16).padStart(4, 
 /** The internal ID every index key ends in. */
 export const internalIdOf = (key: string) => key.slice(-ULID_LENGTH)
 
+/** The largest internal ID the value of an index key (N, G, P, I) holds. */
+export const largestIdOf = (key: string) => key.slice(-ULID_LENGTH - DIGEST_LENGTH, -DIGEST_LENGTH)
+
+/** What an index key holds between its prefix and its ID: a name, an env, both, a dedup id. */
+export const indexedPartOf = (prefix: string, key: string) => key.slice(prefix.length, -ULID_LENGTH - DIGEST_LENGTH)
+
+/** Above every key of an indexed part: what follows the part in a key is an ID (digits and capitals). */
+export const afterPart = (prefix: string, part: string) => prefix + part + AFTER_MS
+
 export const receivedAtHex = (ms: number) => Math.min(Math.max(ms, 0), MAX_ULID_MS).toString(16).padStart(12, '0')
 
 /** The smallest ULID of millisecond `ms` (clamped to what a ULID holds). */
@@ -99,12 +108,6 @@ function onClock(internalId: string, receivedAt: number): boolean {
     clock = { receivedAt, from: time(receivedAt - OFF_CLOCK_MS), below: time(receivedAt + OFF_CLOCK_MS) + AFTER_MS }
   }
   return internalId >= clock.from && internalId < clock.below
-}
-
-/** The key of an event's off-clock entry (H), if its ID's time is off its receive time. */
-export function offClockKey(event: StoredEvent): string | undefined {
-  if (onClock(event.internalId, event.receivedAt)) return undefined
-  return keyPrefix('eventsByReceivedAt', receivedAtHex(event.receivedAt) + event.internalId)
 }
 
 /** An event's index entry, made once for the events of a request (they share a receive time). */
@@ -133,8 +136,8 @@ export function pushIndexOps(events: StoredEvent[], ops: WriteOp[]): void {
       same = byMs.get(ms) ?? byMs.set(ms, []).get(ms)!
     }
     same.push(event)
-    const key = offClockKey(event)
-    if (key !== undefined) {
+    if (!onClock(event.internalId, event.receivedAt)) {
+      const key = keyPrefix('eventsByReceivedAt', receivedAtHex(event.receivedAt) + event.internalId)
       const entry = [event.receivedAt, event.duplicateOf !== undefined, event.env, event.name, event.id]
       ops.push({ type: 'put', key, value: JSON.stringify(entry) })
     }
@@ -264,7 +267,7 @@ export async function* indexEntries(
       const inRange = (from === undefined || id >= from) && (below === undefined || id < below)
       if (inRange && (previous === undefined || id < previous)) held.push(member)
     }
-    const largest = key.slice(-ULID_LENGTH - DIGEST_LENGTH, -DIGEST_LENGTH)
+    const largest = largestIdOf(key)
     if (held.every((m) => m < largest)) continue
     held.sort()
     let cut = held.length

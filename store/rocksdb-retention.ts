@@ -1,67 +1,73 @@
 // Retention of the embedded event store (SLUICE_EVENT_RETENTION_MS): the events whose IDs are older
-// than a time go, with their index and off-clock entries (layout: rocksdb-index.ts). The keys of an
-// event's entries are found from the event itself, a page of events at a time, and each page's events and entries
-// go in one write: a pass cut short by a crash leaves no entry without its event, and the next
-// pass goes on from the oldest event left.
-import type { StoredEvent } from '../core/event.ts'
+// than a time go, with their index and off-clock entries (layout: rocksdb-index.ts), without reading
+// them: events are keyed by ID, so they go in one range delete; an index value holds one
+// millisecond's events under the largest of their IDs, so per name, env, and env and name (few:
+// one seek each finds the next) one range delete takes every value older than the cutoff's
+// millisecond. Dedup ids are many (one per event that has one): their entries are swept by a scan
+// of that index, which the caller asks for about once per retention period. RocksDB's compactions
+// take the deleted bytes off the disk as they reach them.
 import { keyPrefix, keyRange, type KeySpaceName } from '../core/keyspaces.ts'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
-import { keyPart, offClockKey, ulidFloor } from './rocksdb-index.ts'
+import { afterPart, indexedPartOf, internalIdOf, largestIdOf, receivedAtHex, ulidFloor } from './rocksdb-index.ts'
 
-/** Events read and deleted per write. */
-const PAGE = 5_000
+/** Deletes per write in the sweeps. */
+const CHUNK = 5_000
 
 /**
- * Deletes the events whose internal IDs were made before `before` (ms): the ID's time, which is
- * the receive time unless a client's ID seed set it. Returns how many were deleted. `signal` stops it
- * between pages (a shutdown does not wait for a long first pass).
+ * Deletes the events whose internal IDs were made before `before` (ms): the ID's time, which is the
+ * receive time unless a client's ID seed set it. `sweepIds` also sweeps the dedup id index. `signal`
+ * stops it between writes (a shutdown does not wait for a long sweep).
  */
-export async function deleteEventsBefore(rocks: Rocks, before: number, signal?: AbortSignal): Promise<number> {
+export async function deleteEventsBefore(
+  rocks: Rocks,
+  before: number,
+  { sweepIds = false, signal }: { sweepIds?: boolean; signal?: AbortSignal } = {},
+): Promise<void> {
   const cutoff = ulidFloor(before)
-  const end = keyPrefix('events', cutoff)
-  let from = keyRange('events').gte
-  let deleted = 0
-  while (!signal?.aborted) {
-    // Per index, the keys' parts before their IDs (a name, an env, both, a dedup id) this page's events have.
-    const subs = new Map<KeySpaceName, Set<string>>([
-      ['eventsByName', new Set()],
-      ['eventsByEnv', new Set()],
-      ['eventsByEnvName', new Set()],
-      ['eventsById', new Set()],
-    ])
-    const ops: WriteOp[] = []
-    let last: string | undefined
-    let page = 0
-    for await (const { key, value } of rocks.scan({ gte: from, lt: end, limit: PAGE })) {
-      const event = JSON.parse(value.toString()) as StoredEvent
-      const offClock = offClockKey(event)
-      if (offClock !== undefined) ops.push({ type: 'del', key: offClock })
-      subs.get('eventsByName')!.add(keyPart(event.name))
-      subs.get('eventsByEnv')!.add(keyPart(event.env))
-      subs.get('eventsByEnvName')!.add(keyPart(event.env) + keyPart(event.name))
-      if (event.id !== event.internalId) subs.get('eventsById')!.add(keyPart(event.id))
-      last = key
-      page++
-    }
-    if (last === undefined) break
-    // An index value holds one millisecond's events under the largest of their IDs: every value of
-    // a key part below the cutoff's millisecond holds only older events. A dedup id has a value or
-    // two (its events), found and deleted one by one; a name or an env has many: one range delete.
-    for (const [space, parts] of subs) {
-      for (const part of parts) {
-        const range = { gte: keyPrefix(space, part), lt: keyPrefix(space, part + cutoff) }
-        if (space !== 'eventsById') ops.push({ type: 'delRange', start: range.gte, end: range.lt })
-        else for await (const { key } of rocks.scan(range)) ops.push({ type: 'del', key })
-      }
-    }
-    const next = `${last}\0`
-    ops.push({ type: 'delRange', start: from, end: next })
-    await rocks.write(ops)
-    deleted += page
-    from = next
+  const ops: WriteOp[] = [{ type: 'delRange', start: keyRange('events').gte, end: keyPrefix('events', cutoff) }]
+  for (const space of ['eventsByName', 'eventsByEnv', 'eventsByEnvName'] as const)
+    for await (const part of indexedParts(rocks, space))
+      ops.push({ type: 'delRange', start: keyPrefix(space, part), end: keyPrefix(space, part + cutoff) })
+  await rocks.write(ops)
+  // Off-clock entries are keyed by receive time: those received before `before` whose events went.
+  const offClock = keyRange('eventsByReceivedAt')
+  await deleteWhere(
+    rocks,
+    { gte: offClock.gte, lt: offClock.gte + receivedAtHex(before) },
+    internalIdOf,
+    cutoff,
+    signal,
+  )
+  if (sweepIds) await deleteWhere(rocks, keyRange('eventsById'), largestIdOf, cutoff, signal)
+}
+
+/** Each indexed part of an index, one seek apiece. */
+async function* indexedParts(rocks: Rocks, space: KeySpaceName): AsyncGenerator<string> {
+  const { gte, lt } = keyRange(space)
+  for (let from = gte; ; ) {
+    let part: string | undefined
+    for await (const { key } of rocks.scan({ gte: from, lt, limit: 1 })) part = indexedPartOf(gte, key)
+    if (part === undefined) return
+    yield part
+    from = afterPart(gte, part)
   }
-  // Range deletes leave the bytes on disk until a compaction reaches them; events are keyed by
-  // time, so their old files might wait long for one.
-  if (deleted > 0 && !signal?.aborted) await rocks.compact({ gte: keyRange('events').gte, lt: end })
-  return deleted
+}
+
+/** Deletes the keys of `range` whose ID (`idOf`) is below `cutoff`, a chunk per write. */
+async function deleteWhere(
+  rocks: Rocks,
+  range: { gte: string; lt: string },
+  idOf: (key: string) => string,
+  cutoff: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  let ops: WriteOp[] = []
+  for await (const { key } of rocks.scan(range)) {
+    if (idOf(key) < cutoff) ops.push({ type: 'del', key })
+    if (ops.length < CHUNK) continue
+    await rocks.write(ops)
+    ops = []
+    if (signal?.aborted) return
+  }
+  await rocks.write(ops)
 }

@@ -225,7 +225,7 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
     },
     getEvent,
     queryEvents,
-    deleteBefore: (before, signal) => deleteEventsBefore(rocks, before, signal),
+    deleteBefore: (before, options) => deleteEventsBefore(rocks, before, options),
     close: async () => {},
   }
 }

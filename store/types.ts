@@ -29,9 +29,10 @@ export interface EventStore {
   queryEvents(query: EventQuery): Promise<EventPage>
   /**
    * Embedded only (SLUICE_EVENT_RETENTION_MS): deletes the events whose internal IDs were made before
-   * `before` (ms), with their index entries; resolves to how many. `signal` stops it between writes.
-   * ClickHouse's retention is its own.
+   * `before` (ms), with their index entries; `sweepIds` also sweeps the dedup id index (a scan of it,
+   * so about once per retention period); `signal` stops it between writes. ClickHouse's retention
+   * is its own.
    */
-  deleteBefore?(before: number, signal?: AbortSignal): Promise<number>
+  deleteBefore?(before: number, options?: { sweepIds?: boolean; signal?: AbortSignal }): Promise<void>
   close(): Promise<void>
 }

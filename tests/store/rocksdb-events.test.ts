@@ -34,9 +34,6 @@ class CountingRocks implements Rocks {
       yield entry
     }
   }
-  compact(range: { gte: string; lt: string }) {
-    return this.inner.compact(range)
-  }
   close() {
     return this.inner.close()
   }

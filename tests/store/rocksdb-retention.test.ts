@@ -56,6 +56,8 @@ function events(): StoredEvent[] {
   all.push(event(late, 10, { receivedAt: BASE + 550 * STEP_MS, name: 'late/old-id' }))
   const [ahead] = seededUlids(newIdSeed(BASE + 400 * STEP_MS), 1)
   all.push(event(ahead, 400, { receivedAt: BASE + 200 * STEP_MS, name: 'late/new-id' }))
+  const [early] = seededUlids(newIdSeed(BASE + 5 * STEP_MS), 1)
+  all.push(event(early, 5, { receivedAt: BASE + 100 * STEP_MS, name: 'late/old-id' }))
   return all
 }
 
@@ -81,6 +83,8 @@ async function listAll(store: EventStore, q: Omit<EventQuery, 'limit'>): Promise
   }
 }
 
+const SPACES = ['events', 'eventsById', 'eventsByName', 'eventsByEnv', 'eventsByEnvName', 'eventsByReceivedAt'] as const
+
 t.test(
   'events older than the cutoff go from the store and every index; the rest answer as if never stored',
   async (t) => {
@@ -89,8 +93,7 @@ t.test(
     const kept = all.filter((e) => e.internalId >= cutoffId)
     const { rocks, store } = await storeWith(t, all)
     const { store: reference } = await storeWith(t, kept)
-
-    t.equal(await store.deleteBefore!(CUTOFF), all.length - kept.length, 'counts what it deleted')
+    await store.deleteBefore!(CUTOFF)
 
     const queries: Array<Omit<EventQuery, 'limit'>> = [
       {},
@@ -110,74 +113,74 @@ t.test(
       { receivedAfter: BASE + 540 * STEP_MS, name: 'late/old-id' },
       { receivedBefore: BASE + 250 * STEP_MS },
     ]
-    for (const q of queries) t.same(await listAll(store, q), await listAll(reference, q), JSON.stringify(q))
+    const answers = async (when: string) => {
+      for (const q of queries)
+        t.same(await listAll(store, q), await listAll(reference, q), `${when}: ${JSON.stringify(q)}`)
+    }
+    await answers('before the dedup id sweep')
     t.ok((await listAll(store, {})).length > 200, 'newer events are still listed')
     t.equal(await store.getEvent(all[10].internalId), null, 'an old event is gone')
     t.ok(await store.getEvent(all[450].internalId), 'a newer one is there')
 
-    // No key of an older event is left, in any space of the store.
-    const spaces = [
-      'events',
-      'eventsById',
-      'eventsByName',
-      'eventsByEnv',
-      'eventsByEnvName',
-      'eventsByReceivedAt',
-    ] as const
-    for (const space of spaces) {
-      let left = 0
-      let keys = 0
+    /** Keys of older events left in a space (every key ends in an ID; an index value's, then its 8-character digest). */
+    const left = async (space: (typeof SPACES)[number]) => {
+      let older = 0
       for await (const { key } of rocks.scan(keyRange(space))) {
-        keys++
-        // Every key ends in an ID (the index values' after it, the digest of the value: 8 characters).
         const tail = space === 'events' || space === 'eventsByReceivedAt' ? key.slice(-26) : key.slice(-34, -8)
-        if (tail < cutoffId) left++
+        // An off-clock entry (H<receivedAt hex12><ID>) goes once its receive time is past the cutoff too.
+        const received = space === 'eventsByReceivedAt' ? Number.parseInt(key.slice(1, 13), 16) : 0
+        if (tail < cutoffId && received < CUTOFF) older++
       }
-      t.equal(left, 0, `${space} (${KEY_SPACES[space].prefix}): no key of an older event among ${keys}`)
+      return older
     }
-    t.equal(await store.deleteBefore!(CUTOFF), 0, 'a second pass finds nothing')
+    for (const space of SPACES.filter((s) => s !== 'eventsById'))
+      t.equal(await left(space), 0, `${space} (${KEY_SPACES[space].prefix}): no key of an older event`)
+    let offClock = 0
+    for await (const _ of rocks.scan(keyRange('eventsByReceivedAt'))) offClock++
+    t.equal(offClock, 2, 'off-clock entries left: the event kept, and the late one (received after the cutoff)')
+    t.ok((await left('eventsById')) > 0, 'the dedup ids of older events wait for a sweep')
+    await store.deleteBefore!(CUTOFF, { sweepIds: true })
+    t.equal(await left('eventsById'), 0, 'swept')
+    await answers('after it')
   },
 )
 
-t.test('a batch larger than a page: every page goes, with its entries', async (t) => {
-  const many = seededUlids(newIdSeed(BASE), 12_000).map((id, i) => event(id, i, { receivedAt: BASE }))
+t.test('a sweep of more dedup ids than one write takes; a stopped one leaves the rest to the next', async (t) => {
+  const many = seededUlids(newIdSeed(BASE), 12_000).map((id, i) => event(id, i, { receivedAt: BASE, id: `order-${i}` }))
   const { rocks, store } = await storeWith(t, many)
+  const count = async () => {
+    let keys = 0
+    for (const space of SPACES) for await (const _ of rocks.scan(keyRange(space))) keys++
+    return keys
+  }
   const stopped = new AbortController()
   stopped.abort()
-  t.equal(await store.deleteBefore!(BASE + 1, stopped.signal), 0, 'a stopped pass deletes nothing more')
-  t.ok(await store.getEvent(many[0].internalId), 'and leaves what it did not reach')
-  t.equal(await store.deleteBefore!(BASE + 1), many.length)
-  let left = 0
-  for (const space of ['events', 'eventsByName', 'eventsByEnv', 'eventsByEnvName'] as const)
-    for await (const _ of rocks.scan(keyRange(space))) left++
-  t.equal(left, 0, 'no event and no index entry is left')
+  await store.deleteBefore!(BASE + 1, { sweepIds: true, signal: stopped.signal })
+  t.equal(await count(), 12_000 - 5_000, 'stopped after its first write: only dedup ids are left')
+  await store.deleteBefore!(BASE + 1, { sweepIds: true })
+  t.equal(await count(), 0, 'no event and no entry is left')
 })
 
-t.test('sluice dev deletes what is older than SLUICE_EVENT_RETENTION_MS on its own, and counts it', async (t) => {
+t.test('sluice dev deletes what is older than SLUICE_EVENT_RETENTION_MS on its own, and says how far', async (t) => {
   const server = await startServer({ env: { SLUICE_EVENT_RETENTION_MS: '30000' } })
   t.teardown(server.stop)
   // An ID made a minute ago (a client's seed) is past the retention at once; a fresh one is not.
   const old = await postJson(
     `${server.url}/e/k`,
     { name: 'retention/old', data: {} },
-    {
-      'x-service-event-id-seed': newIdSeed(Date.now() - 60_000),
-    },
+    { 'x-service-event-id-seed': newIdSeed(Date.now() - 60_000) },
   )
   const fresh = await postJson(`${server.url}/e/k`, { name: 'retention/fresh', data: {} })
   t.same([old.status, fresh.status], [200, 200])
+  const status = async (id: string) => (await getJson(`${server.url}/v1/events/${id}`)).status
   // Stored first, then deleted by a pass (every 3 s: a tenth of the retention).
-  await eventually(async () =>
-    (await getJson(`${server.url}/v1/events/${fresh.body.ids[0]}`)).status === 200 ? true : undefined,
-  )
-  await eventually(
-    async () => ((await getJson(`${server.url}/v1/events/${old.body.ids[0]}`)).status === 404 ? true : undefined),
-    15_000,
-    200,
-  )
-  t.equal((await getJson(`${server.url}/v1/events/${fresh.body.ids[0]}`)).status, 200, 'the fresh event stays')
+  await eventually(async () => ((await status(fresh.body.ids[0])) === 200 ? true : undefined))
+  await eventually(async () => ((await status(old.body.ids[0])) === 404 ? true : undefined), 15_000, 200)
+  t.equal(await status(fresh.body.ids[0]), 200, 'the fresh event stays')
   t.same((await getJson(`${server.url}/v1/events?name=retention/old`)).body.data, [], 'nor listed by its name')
-  t.ok((await scrape(server.url)).total('sluice_store_events_expired_total') >= 1, 'counted')
+  const cutoff = (await scrape(server.url)).total('sluice_store_retention_cutoff_seconds')
+  const now = Date.now() / 1000
+  t.ok(cutoff > now - 40 && cutoff < now - 29, `the cutoff is ~30 s ago (${cutoff})`)
 })
 
 t.test('the setting: a number of ms, embedded only', async (t) => {
