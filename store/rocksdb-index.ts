@@ -89,6 +89,9 @@ export const largestIdOf = (key: string) => key.slice(-ULID_LENGTH - DIGEST_LENG
 /** What an index key holds between its prefix and its ID: a name, an env, both, a dedup id. */
 export const indexedPartOf = (prefix: string, key: string) => key.slice(prefix.length, -ULID_LENGTH - DIGEST_LENGTH)
 
+/** Above every key of an indexed part: what follows the part in a key is an ID (digits and capitals). */
+export const afterPart = (prefix: string, part: string) => prefix + part + AFTER_MS
+
 export const receivedAtHex = (ms: number) => Math.min(Math.max(ms, 0), MAX_ULID_MS).toString(16).padStart(12, '0')
 
 /** The smallest ULID of millisecond `ms` (clamped to what a ULID holds). */
