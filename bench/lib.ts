@@ -1,6 +1,8 @@
-// Shared bench helpers: child servers, RSS, and JSON + table output (load comes from bench/wrk.ts).
+// Shared bench helpers: child servers, RSS, waiting for RocksDB to go idle, and JSON + table output
+// (load comes from bench/wrk.ts).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -73,4 +75,18 @@ export function report(
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ')
   process.stdout.write(line(columns) + '\n' + line(widths.map((w) => '-'.repeat(w))) + '\n')
   for (const row of rows) process.stdout.write(line(columns.map((c) => String(row[c]))) + '\n')
+}
+
+/**
+ * Waits until RocksDB runs no flush or compaction (twice in a row, 250 ms apart: a flush may start a
+ * compaction), at most 60 s, so the CPU a bench counts includes the compaction its load caused.
+ * `jobsRunning`: the values of `sluice_rocksdb_jobs_running` now. Returns the ms it waited.
+ */
+export async function rocksdbIdle(jobsRunning: () => Promise<number[]>): Promise<number> {
+  const started = Date.now()
+  for (let quiet = 0; quiet < 2 && Date.now() - started < 60_000; await sleep(250)) {
+    const running = await jobsRunning()
+    quiet = running.length > 0 && running.every((n) => n === 0) ? quiet + 1 : 0
+  }
+  return Date.now() - started
 }

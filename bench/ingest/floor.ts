@@ -22,7 +22,7 @@ import { startEmbedded } from '../../cli/embedded.ts'
 import { createLogger } from '../../cli/log.ts'
 import { registry } from '../../core/metrics.ts'
 import { openRocks, type Rocks, type WriteOp } from '../../core/rocks.ts'
-import { report } from '../lib.ts'
+import { report, rocksdbIdle } from '../lib.ts'
 import { cpuMicros, ensureWrk, round, wrk } from '../wrk.ts'
 import { batchOf } from './events.ts'
 
@@ -160,11 +160,9 @@ async function replay(
   const owed = new Map(kept.map(([space]) => [space, 0]))
   const next = new Map(kept.map(([space]) => [space, 0]))
   let truncated = 0
-  const keyOf = (space: string, s: Space, n: number) => {
-    const first = space.startsWith('range:') ? space.slice(6) : space
-    const width = Math.max(12, Math.round(s.keyBytes / Math.max(1, s.ops)) - 1)
-    return first + n.toString(16).padStart(width, '0')
-  }
+  /** The n-th key of a space: its first character, then n, as long as the space's keys were. */
+  const keyOf = (space: string, s: Space, n: number) =>
+    space + n.toString(16).padStart(Math.max(12, Math.round(s.keyBytes / Math.max(1, s.ops)) - 1), '0')
   const opsOfWrite = (): WriteOp[] => {
     const ops: WriteOp[] = []
     for (const [space, s] of kept) {
@@ -175,10 +173,11 @@ async function replay(
         next.set(space, n + 1)
         if (space.startsWith('range:')) {
           // Retention as the log's: from where the last one ended to a few writes ago.
-          const logSpace = spaces.get(space.slice(6))
-          const upTo = (next.get(space.slice(6)) ?? 0) - 8
+          const log = space.slice('range:'.length)
+          const logSpace = spaces.get(log)
+          const upTo = (next.get(log) ?? 0) - 8
           if (logSpace && upTo > truncated)
-            ops.push({ type: 'delRange', start: keyOf(space, logSpace, truncated), end: keyOf(space, logSpace, upTo) })
+            ops.push({ type: 'delRange', start: keyOf(log, logSpace, truncated), end: keyOf(log, logSpace, upTo) })
           truncated = Math.max(truncated, upTo)
         } else if (groupEvents && space === 'E') grouped.push(s.samples[n % s.samples.length])
         else ops.push({ type: 'put', key: keyOf(space, s, n), value: s.samples[n % s.samples.length] })
@@ -200,7 +199,9 @@ async function replay(
     }
     await Promise.all(inFlight)
     const elapsed = (Date.now() - started) / 1000
-    await rocksdbIdle()
+    await rocksdbIdle(async () =>
+      (await registry.getSingleMetric('sluice_rocksdb_jobs_running')!.get()).values.map((v) => v.value),
+    )
     return {
       eventsPerSec: Math.round(written / elapsed),
       cpuPerEventUs: round((cpuMicros(process.pid) - cpuBefore) / written, 2),
@@ -208,15 +209,6 @@ async function replay(
   } finally {
     await rocks.close()
     await rm(dataDir, { recursive: true, force: true })
-  }
-}
-
-/** RocksDB runs no flush or compaction (twice in a row, 250 ms apart), at most 60 s: as bench/ingest waits. */
-async function rocksdbIdle(): Promise<void> {
-  const started = Date.now()
-  for (let quiet = 0; quiet < 2 && Date.now() - started < 60_000; await sleep(250)) {
-    const { values } = await registry.getSingleMetric('sluice_rocksdb_jobs_running')!.get()
-    quiet = values.length > 0 && values.every((v) => v.value === 0) ? quiet + 1 : 0
   }
 }
 

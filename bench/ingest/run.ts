@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { allocatorOf, startChild, startSluice, peakRssMb, report, type Child } from '../lib.ts'
+import { allocatorOf, rocksdbIdle, startChild, startSluice, peakRssMb, report, type Child } from '../lib.ts'
 import { cpuMicros, ensureWrk, round, rssMb, wrk } from '../wrk.ts'
 import { batchOf, event } from './events.ts'
 
@@ -53,7 +53,7 @@ for (const c of CASES) {
   const cpuBefore = cpuMicros(pid)
   const run = await wrk(`${sluice.url}/e/k`, c.body, c.connections, seconds)
   const drainMs = await drained(sluice)
-  const rocksdbMs = await rocksdbIdle(sluice)
+  const rocksdbMs = await rocksdbIdle(() => jobsRunning(sluice))
   const cpuPerReq = (cpuMicros(pid) - cpuBefore) / accepted(run)
   const peak = peakRssMb(pid)
   rows.push(row(`sluice, ${c.case}`, run, c.events, cpuPerReq, idle, peak, drainMs, rocksdbMs))
@@ -119,19 +119,10 @@ function acceptedPerSec(run: Awaited<ReturnType<typeof wrk>>): number {
   return Math.round(accepted(run) / run.seconds)
 }
 
-/**
- * Waits until RocksDB runs no flush or compaction (twice in a row, 250 ms apart: a flush may start a
- * compaction), at most 60 s: the CPU counted includes the compaction the load caused, not only what
- * ran while it lasted.
- */
-async function rocksdbIdle(server: Child): Promise<number> {
-  const started = Date.now()
-  for (let quiet = 0; quiet < 2 && Date.now() - started < 60_000; await sleep(250)) {
-    const metrics = await (await fetch(`${server.url}/metrics`)).text()
-    const running = [...metrics.matchAll(/^sluice_rocksdb_jobs_running\{[^}]*\} (\d+)/gm)]
-    quiet = running.length > 0 && running.every((m) => m[1] === '0') ? quiet + 1 : 0
-  }
-  return Date.now() - started
+/** RocksDB's flushes and compactions running now in `server`, from its /metrics. */
+async function jobsRunning(server: Child): Promise<number[]> {
+  const metrics = await (await fetch(`${server.url}/metrics`)).text()
+  return [...metrics.matchAll(/^sluice_rocksdb_jobs_running\{[^}]*\} (\d+)/gm)].map((m) => Number(m[1]))
 }
 
 /** Sends a marker event and waits until it is stored: the pipeline topics keep order, so all before it is too. */
