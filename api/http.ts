@@ -107,7 +107,7 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
       if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`)
   })
   for (const plugin of plugins) app.register(plugin)
-  // For load balancers and Kubernetes probes (cli/health.ts).
+  // For load balancers and Kubernetes probes (core/health.ts).
   for (const [path, route] of Object.entries(opsRoutes)) {
     app.get(path, async (_request, reply) => {
       const answer = await route()

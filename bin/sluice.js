@@ -4,10 +4,9 @@
 import { existsSync } from 'node:fs'
 import { enableCompileCache } from 'node:module'
 
-// Node's on-disk compile cache (os.tmpdir()/node-compile-cache, or NODE_COMPILE_CACHE; keyed by each
-// file's contents): a start after the first neither strips types again nor compiles from source,
-// which leaves ~12 MiB less resident (idle RSS ~155 → ~142 MiB from the sources) and starts
-// sooner. It never throws; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+// Node's on-disk compile cache (os.tmpdir()/node-compile-cache, or NODE_COMPILE_CACHE): a start after
+// the first neither strips types again nor compiles from source, so it is smaller and sooner
+// (docs/operations.md). It never throws; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 enableCompileCache()
 
 // In a checkout, run the TypeScript sources (Node 24 strips types); an installed package

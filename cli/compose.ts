@@ -1,6 +1,6 @@
-// Wires the stages of the roles a process plays onto the adapters it was given. Both
-// composition roots use it: embedded (RocksDB adapters, every role) and distributed (Kafka
-// and ClickHouse adapters, the roles named by --role).
+// Wires the stages of the roles a process plays onto the adapters it was given, and runs them
+// (core/lifecycle.ts). Both composition roots use it: embedded (RocksDB adapters, every role) and
+// distributed (Kafka and ClickHouse adapters, the roles named by --role).
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/types.ts'
@@ -33,17 +33,13 @@ import { createHttpServer, type RoutePlugin } from '../api/http.ts'
 import { createFunctionParts } from './parts-functions.ts'
 import { createWebhookParts } from './parts-webhooks.ts'
 import type { Config } from './config.ts'
-import { createHealth, type Health, type Probe } from './health.ts'
-import { createOpsServer } from './ops-server.ts'
-import { serveMetrics } from './metrics.ts'
+import { createHealth, type Health, type Probe } from '../core/health.ts'
+import { runProcess, type Stage } from '../core/lifecycle.ts'
+import { serveMetrics } from '../core/metrics-route.ts'
+import { createOpsServer } from '../api/ops-server.ts'
 
 export const ROLES = ['ingest', 'transformer', 'dedup', 'router', 'sink', 'runner', 'api'] as const
 export type Role = (typeof ROLES)[number]
-
-export interface Stage {
-  start(): Promise<void>
-  stop(): Promise<void>
-}
 
 export interface Adapters {
   bus: Bus
@@ -227,10 +223,8 @@ export interface RunOptions {
 }
 
 /**
- * Starts the listener, then the stages: HTTP (with /healthz and /readyz) when the process serves an
- * HTTP role, else the ops listener on --ops-port. stop(): not ready, the HTTP listener drains and
- * closes, the stages stop in reverse (consumers commit and leave), the adapters close, and the ops
- * listener last, so probes get answers during the drain.
+ * Builds the process's listener (HTTP with /healthz and /readyz when it serves an HTTP role, else the
+ * ops listener on --ops-port) and runs the parts' stages under it (core/lifecycle.ts).
  */
 export async function run(
   config: Config,
@@ -243,66 +237,45 @@ export async function run(
   for (const [name, probe] of Object.entries(options.probes ?? {})) health.addProbe(name, probe)
   const metrics = serveMetrics(parts.roles, health.routes['/readyz'])
   const opsRoutes = { ...health.routes, '/metrics': metrics.route }
-  const serveHttp = parts.http.length > 0
   const trustProxy = config.trustProxy.length ? config.trustProxy : false
-  const http = serveHttp
-    ? createHttpServer(
-        {
-          host: config.host,
-          port: config.port,
-          trustProxy,
-          eventLimits: config,
-          limits: config,
-          // The dev server's REST API is open, so a page must not reach it by a rebound name.
-          ...(config.mode === 'dev' && { allowedHosts: config.allowedHosts }),
-        },
-        log,
-        parts.http,
-        opsRoutes,
-      )
-    : undefined
-  const ops = serveHttp ? undefined : createOpsServer({ host: config.host, port: config.opsPort }, opsRoutes)
-  const started: Stage[] = []
-  const stopStarted = async () => {
-    for (const stage of [...started].reverse()) await stage.stop()
-    await options.closeAdapters()
-  }
-  let url: string
-  try {
-    // The listener first: a busy port fails the start at once, and probes get answers (healthz
-    // 200, readyz 503 "starting") while partitions are restored.
-    url = await (http ?? ops)!.start()
-    for (const stage of parts.stages) {
-      await stage.start()
-      started.push(stage)
-    }
-  } catch (err) {
-    // An embedding process (startRunner) lives on: release what was opened before rethrowing.
-    await http?.stop().catch(() => {})
-    await ops?.stop().catch(() => {})
-    await stopStarted().catch((cleanup) => log.warn({ err: cleanup }, 'cleanup after a failed start failed'))
-    metrics.stop()
-    throw err
-  }
-  health.markStarted()
-  log.info({ url, ...upFields }, 'sluice is up')
+  const http =
+    parts.http.length > 0
+      ? createHttpServer(
+          {
+            host: config.host,
+            port: config.port,
+            trustProxy,
+            eventLimits: config,
+            limits: config,
+            // The dev server's REST API is open, so a page must not reach it by a rebound name.
+            ...(config.mode === 'dev' && { allowedHosts: config.allowedHosts }),
+          },
+          log,
+          parts.http,
+          opsRoutes,
+        )
+      : undefined
+  const ops = http ? undefined : createOpsServer({ host: config.host, port: config.opsPort }, opsRoutes)
+  const running = await runProcess(
+    {
+      http,
+      ops,
+      stages: parts.stages,
+      health,
+      closeAdapters: options.closeAdapters,
+      shutdownDelayMs: config.shutdownDelayMs,
+      onExit: metrics.stop,
+    },
+    log,
+    upFields,
+  )
   return {
-    url,
+    url: running.url,
     routes: http?.routes() ?? Object.keys(opsRoutes).map((path) => `GET ${path}`),
     inject: (options) => {
       if (!http) throw new Error('inject: this process serves no HTTP role')
       return http.app.inject(options)
     },
-    async stop() {
-      health.markStopping()
-      if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs))
-      await http?.stop()
-      try {
-        await stopStarted()
-      } finally {
-        await ops?.stop()
-        metrics.stop()
-      }
-    },
+    stop: running.stop,
   }
 }

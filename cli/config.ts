@@ -354,6 +354,20 @@ function checkPairs(config: Config): void {
     )
 }
 
+/** `sluice runner` and startRunner serve functions: from a file, or given in code. */
+export function checkRunnerConfig(config: Config, functionsGiven: boolean): void {
+  if (!functionsGiven && !config.functionsFile)
+    throw new SluiceError(
+      'CONFIG_INVALID',
+      'functionsFile (--functions / SLUICE_FUNCTIONS): sluice runner needs the module that exports the functions',
+    )
+}
+
+/** Against Kafka a runner process plays the runner role only; embedded, it is a whole node. */
+export function runnerConfig(config: Config): Config {
+  return config.kafkaBrokers.length > 0 ? Object.freeze({ ...config, roles: ['runner' as const] }) : config
+}
+
 /** RocksDB's memory and open-file bounds (core/rocks.ts) from the config. */
 export const rocksMemoryOf = (config: Config): RocksMemory => ({
   writeBufferMb: config.rocksdbWriteBufferMb,

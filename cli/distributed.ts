@@ -20,7 +20,7 @@ import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Role, type Running } from './compose.ts'
 import type { Config } from './config.ts'
 import { clickhouseConnection, insightsLimits, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
-import type { Probe } from './health.ts'
+import type { Probe } from '../core/health.ts'
 
 const NEEDS_STORE: Role[] = ['sink', 'api', 'transformer']
 

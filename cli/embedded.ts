@@ -40,7 +40,7 @@ export async function startEmbedded(
   })
   const topics = topicNames(config.topicPrefix)
   // One process: partitions of the event pipeline's topics would buy no parallelism, and each
-  // costs a consumer loop per stage (single-event ingest ran 0.55× as fast with 4). `raw` and the
+  // costs a consumer loop per stage (docs/operations.md). `raw` and the
   // function topics keep SLUICE_PARTITIONS: a transform or run that hangs holds back only its
   // partition, not every other webhook or run.
   const one = { partitions: 1 }

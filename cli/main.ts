@@ -1,10 +1,17 @@
 // The `sluice` command.
 import { parseArgs } from 'node:util'
-import { DEFAULTS, SECRET_FIELDS, SOURCES, flagName, loadConfig, type Config, type Flags } from './config.ts'
-import { createLogger } from './log.ts'
-import { applyHeapGrowingPercent } from './heap-growing.ts'
+import {
+  DEFAULTS,
+  SECRET_FIELDS,
+  SOURCES,
+  checkRunnerConfig,
+  flagName,
+  loadConfig,
+  runnerConfig,
+  type Config,
+  type Flags,
+} from './config.ts'
 import { controlCommand } from './control.ts'
-import { checkRunnerConfig, runnerConfig } from './runner.ts'
 import { webhooksCommand, WEBHOOKS_USAGE } from './webhooks.ts'
 
 const BOOLEAN_FLAGS = new Set(['watch', 'kafkaTls'])
@@ -80,34 +87,9 @@ export async function main(argv: string[]): Promise<number> {
     return 0
   }
   if (command === 'dev' || command === 'start' || command === 'runner') {
-    const config = serverConfig(command, rest)
-    const log = createLogger(config.logLevel)
-    const { startSluice } = await import('./server.ts')
-    // A failure here rejects, and bin/sluice.js exits with status 1 at once.
-    const running = await startSluice(config, log)
-    // Once every module is loaded: a V8 flag set earlier would make V8 reject their compile caches.
-    applyHeapGrowingPercent(config.heapGrowingPercent)
-    if (config.heapGrowingPercent > 0)
-      log.info({ heapGrowingPercent: config.heapGrowingPercent }, 'V8 heap growing percent set')
-    if (command === 'dev')
-      process.stdout.write(`\n  Sluice Dev Server: ${running.url}\n  Event API: POST ${running.url}/e/<any key>\n\n`)
-    const shutdown = async (signal: string) => {
-      log.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping')
-      setTimeout(() => {
-        log.error({ graceMs: config.shutdownGraceMs }, 'shutdown took longer than the grace period; exiting')
-        process.exit(1)
-      }, config.shutdownGraceMs).unref()
-      try {
-        await running.stop()
-      } catch (err) {
-        log.error({ err }, 'shutdown failed')
-        process.exit(1)
-      }
-      log.info('stopped')
-      process.exit(0)
-    }
-    process.once('SIGINT', shutdown)
-    process.once('SIGTERM', shutdown)
+    // Only the server commands load the server (RocksDB, fastify, the stages): control commands start at once.
+    const { serve } = await import('./serve.ts')
+    await serve(command, serverConfig(command, rest))
     return -1 // keeps running
   }
   if (command === 'keys' || command === 'envs' || command === 'send') return controlCommand(command, rest)

@@ -6,24 +6,23 @@ import type { Bus } from '../bus/types.ts'
 import type { Output } from '../bus/output.ts'
 import { createOutput } from '../bus/output.ts'
 import type { TopicNames } from '../bus/topics.ts'
+import { createFunctionTopics } from '../bus/function-topics.ts'
+import type { Codec } from '../bus/codec.ts'
 import type { EventRecord } from '../core/event.ts'
 import type { ControlStore } from '../control/types.ts'
 import type { Envs } from '../control/envs.ts'
 import { createFunctionRegistry, type SyncScope } from '../control/functions.ts'
 import type { SluiceFunction } from '../client/function.ts'
-import type { RunStore } from '../store/runs-types.ts'
-import type { Codec } from '../bus/codec.ts'
-import type { RunnerState } from '../runner/state.ts'
+import type { RunDoc, RunStore } from '../store/runs-types.ts'
+import type { EventStore } from '../store/types.ts'
 import { createRunSink } from '../store/runs-sink.ts'
-import type { RunDoc } from '../store/runs-types.ts'
-import { createRouter } from '../router/index.ts'
+import type { RunnerState } from '../runner/state.ts'
 import type { SendLimits } from '../runner/events.ts'
+import { createRunner } from '../runner/index.ts'
+import { createRouter } from '../router/index.ts'
 import { runsRoutes } from '../api/runs.ts'
 import { functionsRoutes } from '../api/functions.ts'
 import { runActionsRoutes } from '../api/run-actions.ts'
-import type { EventStore } from '../store/types.ts'
-import { createFunctionRunners, createFunctionTopics } from './function-runners.ts'
-import { loadFunctionsFile, watchFunctionsFile } from './functions-file.ts'
 
 export interface FunctionPartsDeps {
   bus: Bus
@@ -46,7 +45,7 @@ export interface FunctionPartsConfig {
   functionsFile?: string
   watch: boolean
   /** Functions given in code (`startRunner`), served besides those of the file. */
-  functions?: SluiceFunction[]
+  functions: SluiceFunction[]
   /** Which registered functions the served set replaces: all of them in embedded mode. */
   scope: SyncScope
   batchRecords: { runner: number; runSink: number; router: number }
@@ -54,60 +53,35 @@ export interface FunctionPartsConfig {
 }
 
 export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPartsConfig) {
-  const { bus, log } = deps
+  const { bus, log, runStore, runCodec } = deps
   const registry = createFunctionRegistry(deps.control, deps.envs)
-  const { runStore, runCodec } = deps
   const runs = createOutput(bus, deps.topics.runs, runCodec, (r) => r.runId)
   const functionTopics = createFunctionTopics(bus, deps.topics, config.partitions)
-  const runners = createFunctionRunners(
-    {
-      bus,
-      registry,
-      topics: functionTopics,
-      outputs: { runs, incoming: deps.incoming },
-      openState: (fn, partition) => deps.openRunnerState(functionTopics.scopeOf(fn), partition),
-      log: log.child({ stage: 'runner' }),
-    },
-    {
-      scope: config.scope,
-      eventLimits: config.eventLimits,
-      maxBatchRecords: config.batchRecords.runner,
-      markRetentionMs: config.markRetentionMs,
-    },
-  )
-  let watcher: { close(): void } | undefined
-
-  async function load(): Promise<SluiceFunction[]> {
-    const fromFile = config.functionsFile ? await loadFunctionsFile(config.functionsFile) : []
-    return [...(config.functions ?? []), ...fromFile]
-  }
-
-  const serving = {
-    async start() {
-      await runners.serve(await load())
-      if (config.functionsFile && config.watch) {
-        watcher = watchFunctionsFile(config.functionsFile, () => {
-          load()
-            .then((functions) => runners.serve(functions))
-            .then(() => log.info({ file: config.functionsFile }, 'functions reloaded'))
-            // A broken edit keeps the functions served before it.
-            .catch((err) => log.error({ err, file: config.functionsFile }, 'functions not reloaded'))
-        })
-      }
-    },
-    async stop() {
-      watcher?.close()
-      await runners.stop()
-    },
-  }
-
   return {
     runSink: createRunSink(
       { bus, codec: runCodec, store: runStore },
       { group: 'run-sink', inputTopic: deps.topics.runs, maxBatchRecords: config.batchRecords.runSink },
     ),
     /** Registers the served functions and runs them; starts before the router. */
-    runners: serving,
+    runners: createRunner(
+      {
+        bus,
+        registry,
+        topics: functionTopics,
+        outputs: { runs, incoming: deps.incoming },
+        openState: (fn, partition) => deps.openRunnerState(functionTopics.scopeOf(fn), partition),
+        log: log.child({ stage: 'runner' }),
+      },
+      {
+        scope: config.scope,
+        eventLimits: config.eventLimits,
+        maxBatchRecords: config.batchRecords.runner,
+        markRetentionMs: config.markRetentionMs,
+        functionsFile: config.functionsFile,
+        watch: config.watch,
+        functions: config.functions,
+      },
+    ),
     router: createRouter(
       {
         bus,

@@ -1,32 +1,39 @@
-// A process that serves functions: `sluice runner --functions FILE` and `startRunner(…)`.
-// In the embedded mode the log is the local RocksDB of this process, so a runner process is a
-// whole single-node Sluice serving those functions. Against Kafka it plays the runner role only.
-import { SluiceError } from '../core/errors.ts'
-import type { SluiceFunction } from '../client/function.ts'
-import { loadConfig, type Config, type Flags } from './config.ts'
+// `sluice/server`: serving functions from the user's own process, `startRunner({ client, functions })`.
+// In the embedded mode the log is the local RocksDB of this process, so a runner process is a whole
+// single-node Sluice serving those functions; against Kafka it plays the runner role only.
+import { isSluiceFunction, type SluiceFunction } from '../client/function.ts'
+import { checkRunnerConfig, loadConfig, runnerConfig } from './config.ts'
 import { createLogger } from './log.ts'
-import type { Running } from './embedded.ts'
-import { startSluice } from './server.ts'
+import type { Running } from './compose.ts'
 
-export function checkRunnerConfig(config: Config, functionsGiven: boolean): void {
-  if (!functionsGiven && !config.functionsFile)
-    throw new SluiceError(
-      'CONFIG_INVALID',
-      'functionsFile (--functions / SLUICE_FUNCTIONS): sluice runner needs the module that exports the functions',
-    )
+export interface RunnerOptions {
+  client: { id: string }
+  functions: SluiceFunction[]
+  /** Server settings, named as the CLI's flags in camelCase (`port`, `dataDir`, …); the rest comes from SLUICE_* variables. */
+  flags?: Record<string, string | boolean | undefined>
+  /** `dev` (open REST API, any event key) or `start` (needs a signing key). Default: `start`. */
+  mode?: 'dev' | 'start'
 }
 
-export async function startRunnerProcess(
-  functions: SluiceFunction[],
-  flags: Flags,
-  mode: 'dev' | 'start',
-): Promise<Running> {
-  const config = loadConfig(mode, flags)
+export interface RunningRunner {
+  url: string
+  stop(): Promise<void>
+}
+
+export async function startRunner(options: RunnerOptions): Promise<RunningRunner> {
+  const functions = options.functions ?? []
+  functions.forEach((fn, i) => {
+    if (!isSluiceFunction(fn))
+      throw new TypeError(`startRunner({ functions }): functions[${i}] is not made by client.createFunction`)
+    if (fn.appId !== options.client.id)
+      throw new TypeError(
+        `startRunner({ functions }): functions[${i}] belongs to app "${fn.appId}", not to the client's app "${options.client.id}"`,
+      )
+  })
+  const config = loadConfig(options.mode ?? 'start', options.flags ?? {})
   checkRunnerConfig(config, functions.length > 0)
-  return startSluice(runnerConfig(config), createLogger(config.logLevel), { functions })
-}
-
-/** Against Kafka a runner process plays the runner role only; embedded, it is a whole node. */
-export function runnerConfig(config: Config): Config {
-  return config.kafkaBrokers.length > 0 ? Object.freeze({ ...config, roles: ['runner' as const] }) : config
+  // Loaded on demand, as by the CLI: the stages, RocksDB and the Kafka clients.
+  const { startSluice } = await import('./server.ts')
+  const running: Running = await startSluice(runnerConfig(config), createLogger(config.logLevel), { functions })
+  return { url: running.url, stop: () => running.stop() }
 }

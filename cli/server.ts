@@ -7,7 +7,7 @@ import { openRocks } from '../core/rocks.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { type Config, rocksMemoryOf } from './config.ts'
 import type { Running } from './embedded.ts'
-import { checkPortFree } from './ops-server.ts'
+import { checkPortFree } from '../api/ops-server.ts'
 
 export async function startSluice(
   config: Config,

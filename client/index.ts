@@ -21,7 +21,6 @@ export type {
   SluiceFunction,
   StepTools,
 } from './function.ts'
-export { startRunner, type RunnerOptions, type RunningRunner } from './runner.ts'
 
 export interface ClientOptions {
   /** The app's id: names the app whose functions this client serves. */
@@ -69,7 +68,7 @@ export class Client {
 
   /**
    * Defines a function of this app, run once per event named `trigger.event` (in the client's
-   * environment). Nothing runs until a runner serves it: `sluice dev --functions FILE` or `startRunner`.
+   * environment). Nothing runs until a runner serves it: `sluice dev --functions FILE`, or `startRunner` from `sluice/server`.
    */
   createFunction(options: FunctionOptions, trigger: FunctionTrigger, handler: FunctionHandler): SluiceFunction {
     return defineFunction({ id: this.id, env: this.env }, options, trigger, handler)

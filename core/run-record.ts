@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { seededUlids, ulidTime } from './ids.ts'
 import type { EventRecord } from './event.ts'
-import type { RunDoc, RunError, RunStatus, StepDoc } from '../store/runs-types.ts'
+import type { RunDoc, RunError, RunStatus, StepDoc } from './run-doc.ts'
 
 export interface CompletedStep {
   id: string

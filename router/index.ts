@@ -8,7 +8,7 @@ import type { Output } from '../bus/output.ts'
 import type { Codec } from '../bus/codec.ts'
 import type { EventRecord } from '../core/event.ts'
 import type { FunctionDoc } from '../control/types.ts'
-import type { RunDoc } from '../store/runs-types.ts'
+import type { RunDoc } from '../core/run-doc.ts'
 import { firstRecord, snapshotOf, type RunRecord } from '../core/run-record.ts'
 
 export interface RouterDeps {

@@ -4,7 +4,7 @@
 // that arrives before the retry is due ends the run (the parked record is dropped when it comes
 // back), and one that arrives after the retry started is itself dropped: the run goes on.
 import type { EventRecord } from '../core/event.ts'
-import type { RunDoc } from '../store/runs-types.ts'
+import type { RunDoc } from '../core/run-doc.ts'
 import type { Outcome } from './outcome.ts'
 import { snapshotOf, type RunRecord } from '../core/run-record.ts'
 

@@ -10,7 +10,7 @@ import {
 import type { SendEvent } from '../client/send.ts'
 import type { FunctionEvent } from '../client/function.ts'
 import { NonRetriableError } from '../client/errors.ts'
-import type { RunDoc } from '../store/runs-types.ts'
+import type { RunDoc } from '../core/run-doc.ts'
 import { sentEventIds, type RunRecord } from '../core/run-record.ts'
 
 export type SendLimits = Pick<EventLimits, 'maxEvents' | 'maxJsonDepth' | 'maxNameLength' | 'maxIdLength'>

@@ -1,7 +1,7 @@
 // What one execution of a run record leads to. Pure: the runner publishes what this decides.
 import { backoffDelayMs, retryPolicies, type RetryPolicy } from '../core/retry.ts'
 import type { Execution } from '../client/step.ts'
-import type { RunDoc } from '../store/runs-types.ts'
+import type { RunDoc } from '../core/run-doc.ts'
 import { snapshotOf, type RunRecord } from '../core/run-record.ts'
 
 export type Outcome =

@@ -7,7 +7,7 @@
 // snapshot takes version 2·seq + 1 (above the failed snapshot's 2·seq, below what executing the
 // record publishes), so the store shows the run queued again and never rolls it back.
 import type { EventRecord } from '../core/event.ts'
-import type { RunDoc } from '../store/runs-types.ts'
+import type { RunDoc } from '../core/run-doc.ts'
 import type { RunRecord } from '../core/run-record.ts'
 
 export function retryOfFailedRun(run: RunDoc, event: EventRecord): { record: RunRecord; snapshot: RunDoc } {

@@ -10,7 +10,7 @@ import { createLocalBus } from '../../bus/local.ts'
 import { jsonCodec } from '../../bus/codec.ts'
 import { createOutput, type Output } from '../../bus/output.ts'
 import { defineFunction, type FunctionHandler } from '../../client/function.ts'
-import { createRunner } from '../../runner/index.ts'
+import { createFunctionRunner } from '../../runner/function-runner.ts'
 import { createRocksRunnerState } from '../../runner/rocksdb.ts'
 import { FUNCTION_BACKOFF } from '../../runner/outcome.ts'
 import { firstRecord, type RunRecord } from '../../core/run-record.ts'
@@ -67,7 +67,7 @@ async function serve(
   const self = createOutput(bus, topic, codec, (r) => r.runId)
   const runs = options.runs ?? new Captured<RunDoc>()
   const incoming = new Captured<EventRecord>()
-  const runner = createRunner(
+  const runner = createFunctionRunner(
     {
       bus,
       fn,

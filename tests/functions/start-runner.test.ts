@@ -1,6 +1,7 @@
 // startRunner({ client, functions }): serving functions from the user's own process.
 import t from 'tap'
-import { Client, startRunner } from 'sluice/client'
+import { Client } from 'sluice/client'
+import { startRunner } from 'sluice/server'
 import { client, emailCustomer, fulfilOrder } from '../../examples/functions.ts'
 import { getJson, removeDir, tempDir } from '../helpers/server.ts'
 import { finishedRuns, sendEvent } from './fixtures/rest.ts'

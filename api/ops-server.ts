@@ -4,7 +4,7 @@
 import { createServer } from 'node:http'
 import { createServer as createTcpServer } from 'node:net'
 import { SluiceError } from '../core/errors.ts'
-import type { OpsResponse, OpsRoute } from './health.ts'
+import type { OpsResponse, OpsRoute } from '../core/health.ts'
 
 export function createOpsServer(config: { host: string; port: number }, routes: Record<string, OpsRoute>) {
   const server = createServer((request, response) => {

@@ -1,8 +1,8 @@
 // GET /metrics of a process (docs/operations.md, "Metrics"): the registry of core/metrics.ts, served
-// beside /healthz and /readyz on the HTTP port or the ops port, plus what only the composition
-// root knows: which roles the process plays and whether it is ready.
-import { gauge, metricsText, startProcessMetrics } from '../core/metrics.ts'
-import { packageVersion } from '../core/version.ts'
+// beside /healthz and /readyz on the HTTP port or the ops port, plus what only the process
+// lifecycle knows: which roles the process plays and whether it is ready.
+import { gauge, metricsText, startProcessMetrics } from './metrics.ts'
+import { packageVersion } from './version.ts'
 import type { OpsRoute } from './health.ts'
 
 const info = gauge<'version' | 'roles'>({

@@ -22,7 +22,7 @@ export interface Health {
   markStopping(): void
   /** Counts work that makes the process not ready while it lasts (a partition being restored). */
   track<T>(what: string, work: Promise<T>): Promise<T>
-  /** Routes by path; cli/compose.ts serves `/metrics` beside these. */
+  /** Routes by path; `/metrics` is served beside these (core/metrics-route.ts). */
   routes: Record<string, OpsRoute>
 }
 
