@@ -30,10 +30,12 @@ export interface ProcessParts {
   onExit(): void
 }
 
-export async function runProcess(parts: ProcessParts, log: Logger, upFields: object): Promise<{
+export interface RunningProcess {
   url: string
   stop(): Promise<void>
-}> {
+}
+
+export async function runProcess(parts: ProcessParts, log: Logger, upFields: object): Promise<RunningProcess> {
   const { http, ops, health } = parts
   const started: Stage[] = []
   const stopStarted = async () => {

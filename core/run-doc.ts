@@ -49,4 +49,3 @@ export interface RunDoc {
   /** Grows with every snapshot of the run: the store keeps the highest. */
   version: number
 }
-
