@@ -1,14 +1,15 @@
 // `POST /v1/runs/<run id>/retry`: a failed run continues from its completed steps (runner/retry.ts).
-// `POST /v1/runs/<run id>/cancel`: a run waiting for a retry ends as cancelled (runner/cancel.ts).
+// `POST /v1/runs/<run id>/cancel`: a run that has not ended (queued, running, waiting, retrying) ends
+// as cancelled (runner/cancel.ts).
 import type { FastifyInstance } from 'fastify'
 import { errors } from './schemas.ts'
 import { Type, type Static } from '@sinclair/typebox'
 import type { Output } from '../bus/output.ts'
 import { SluiceError } from '../core/errors.ts'
 import { isUlid } from '../core/ids.ts'
-import type { RunRecord } from '../core/run-record.ts'
+import type { FunctionRecord } from '../core/run-record.ts'
 import { retryOfFailedRun } from '../runner/retry.ts'
-import { cancelRecordFor, isParked } from '../runner/cancel.ts'
+import { cancelSignal, isCancellable } from '../runner/cancel.ts'
 import type { RunDoc, RunStore } from '../store/runs-types.ts'
 import type { EventStore } from '../store/types.ts'
 import { presentRun } from './runs.ts'
@@ -28,36 +29,26 @@ export interface RunActionsDeps {
   runs: RunStore
   events: EventStore
   /** The function's own topic, where its runner reads the run's records. */
-  functionRuns(fn: { env: string; key: string }): Output<RunRecord>
+  functionRuns(fn: { env: string; key: string }): Output<FunctionRecord>
   snapshots: Output<RunDoc>
 }
 
 export function runActionsRoutes(deps: RunActionsDeps) {
-  async function runAndEvent(id: string) {
-    const run = isUlid(id) ? await deps.runs.getRun(id) : null
-    if (!run) throw new SluiceError('NOT_FOUND', `run "${id}" does not exist (or is not stored yet)`)
-    const stored = await deps.events.getEvent(run.eventId)
-    if (!stored) throw new SluiceError('NOT_FOUND', `event "${run.eventId}" of run "${id}" is not stored`)
-    const { duplicateOf: _, ...event } = stored
-    return { run, event }
-  }
-
   return async (app: FastifyInstance) => {
     app.post<{ Params: Params }>(
       '/v1/runs/:id/cancel',
       { schema: { params: Params, response: { 202: CancelRequested, ...errors(401, 404, 409) } } },
       async (request, reply) => {
-        const { run, event } = await runAndEvent(request.params.id)
-        if (!isParked(run))
-          throw new SluiceError(
-            'RUN_NOT_CANCELLABLE',
-            `run "${run.runId}" is ${run.status} and not waiting for a retry: it cannot be cancelled now`,
-          )
+        const { id } = request.params
+        const run = isUlid(id) ? await deps.runs.getRun(id) : null
+        if (!run) throw new SluiceError('NOT_FOUND', `run "${id}" does not exist (or is not stored yet)`)
+        if (!isCancellable(run))
+          throw new SluiceError('RUN_NOT_CANCELLABLE', `run "${run.runId}" is ${run.status}: it has ended already`)
         await deps
           .functionRuns({ env: run.env, key: run.functionId })
-          .publish([cancelRecordFor(run, event, Date.now())])
+          .publish([cancelSignal(run.runId, { kind: 'api' }, Date.now())])
         reply.code(202)
-        // Taken by the runner unless the retry started first (then the run goes on): the run's status tells.
+        // The step in flight, if any, finishes first; the run's status tells when it has ended.
         return { data: { run_id: run.runId, cancel_requested: true } }
       },
     )

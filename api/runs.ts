@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { SluiceError } from '../core/errors.ts'
 import { isUlid } from '../core/ids.ts'
 import type { RunDoc, RunStore, StepDoc } from '../store/runs-types.ts'
+import type { CancelCause, PauseDoc, RunError } from '../core/run-doc.ts'
 import { pageCursor } from './query.ts'
 import { errors, IdParams, List, One, Page, Run, RunsQuery } from './schemas.ts'
 
@@ -84,8 +85,10 @@ export function presentRun(r: RunDoc) {
     attempts: r.attempts,
     steps: r.steps.map(presentStep),
     output: r.output ?? null,
-    error: r.error ?? null,
+    error: r.error ? presentError(r.error) : null,
     next_attempt_at: iso(r.nextAttemptAt),
+    waiting_for: presentPause(r.steps.find((s) => s.status === 'waiting')?.pause),
+    cancelled_by: r.error?.cancelledBy ? snakeCause(r.error.cancelledBy) : null,
     queued_at: iso(r.queuedAt),
     started_at: iso(r.startedAt),
     ended_at: iso(r.endedAt),
@@ -97,8 +100,33 @@ function presentStep(s: StepDoc) {
     id: s.id,
     status: s.status,
     output: s.output ?? null,
-    error: s.error ?? null,
+    error: s.error ? presentError(s.error) : null,
     attempts: s.attempts,
     ended_at: iso(s.endedAt),
+    pause: presentPause(s.pause),
+  }
+}
+
+function presentError({ cancelledBy: _, ...error }: RunError) {
+  return error
+}
+
+function snakeCause(cause: CancelCause) {
+  return cause.kind === 'api' ? cause : { kind: cause.kind, event_id: cause.eventId, event_name: cause.eventName }
+}
+
+function presentPause(p: PauseDoc | undefined) {
+  if (!p) return null
+  return {
+    kind: p.kind,
+    started_at: iso(p.startedAt),
+    until: iso(p.until),
+    ...(p.event !== undefined && { event: p.event }),
+    ...(p.match !== undefined && { match: p.match }),
+    ...(p.if !== undefined && { if: p.if }),
+    ...(p.function !== undefined && { function: p.function }),
+    ...(p.runId !== undefined && { run_id: p.runId }),
+    ...(p.matchedEventId !== undefined && { matched_event_id: p.matchedEventId }),
+    ...(p.timedOut !== undefined && { timed_out: p.timedOut }),
   }
 }

@@ -102,7 +102,7 @@ export const StoredEvent = Type.Object({
   received_at: Type.Integer({ description: 'Receive time, milliseconds' }),
   source: Type.Object(
     {
-      kind: Literals(['api', 'webhook', 'function', 'replay']),
+      kind: Literals(['api', 'webhook', 'function', 'replay', 'invoke', 'cron']),
       key_id: Type.Optional(Type.String()),
       event_id: Type.Optional(Type.String({ description: 'replay: the internal ID of the event copied' })),
       webhook_id: Type.Optional(Type.String()),
@@ -110,6 +110,9 @@ export const StoredEvent = Type.Object({
       function_id: Type.Optional(Type.String()),
       run_id: Type.Optional(Type.String()),
       step_id: Type.Optional(Type.String()),
+      seq: Type.Optional(Type.Integer({ description: "invoke: the caller's waiting record" })),
+      target: Type.Optional(Type.String({ description: 'invoke: the function it runs' })),
+      cron: Type.Optional(Type.String({ description: 'cron: the schedule that ticked' })),
     },
     { description: 'Where the event came from' },
   ),
@@ -135,7 +138,24 @@ export const FunctionSchema = Type.Object({
   app_id: Type.String(),
   function_id: Type.String(),
   name: Type.String(),
-  trigger: Type.Object({ event: Type.String() }),
+  triggers: Type.Array(
+    Type.Union([
+      Type.Object({
+        event: Type.String({ description: 'An event name, a `prefix/*`, or `*`' }),
+        if: Type.Optional(Type.String({ description: 'A CEL filter over `event`' })),
+      }),
+      Type.Object({ cron: Type.String({ description: 'A cron schedule, with an optional `TZ=<zone> ` prefix' }) }),
+    ]),
+  ),
+  cancel_on: Type.Array(
+    Type.Object({
+      event: Type.String(),
+      match: Type.Optional(Type.String()),
+      if: Type.Optional(Type.String()),
+      timeout_ms: Nullable(Type.Integer()),
+    }),
+    { description: 'Events that end a run of the function' },
+  ),
   retries: Type.Integer(),
   timeout_ms: Nullable(Type.Integer()),
   registered_at: Time('Registration time'),
@@ -146,13 +166,37 @@ const RunError = Type.Object({
   code: Type.Optional(Type.String()),
   stack: Type.Optional(Type.String()),
 })
+const CancelledBy = Type.Object(
+  {
+    kind: Literals(['api', 'event']),
+    event_id: Type.Optional(Type.String()),
+    event_name: Type.Optional(Type.String()),
+  },
+  { description: 'What cancelled the run: POST /v1/runs/<id>/cancel, or a cancelOn event' },
+)
+const Pause = Type.Object(
+  {
+    kind: Literals(['sleep', 'event', 'invoke']),
+    started_at: Time('When the pause began'),
+    until: Time('When a sleep ends, or a wait or an invocation times out'),
+    event: Type.Optional(Type.String({ description: 'A wait: the awaited event name' })),
+    match: Type.Optional(Type.String()),
+    if: Type.Optional(Type.String()),
+    function: Type.Optional(Type.String({ description: 'An invocation: the function invoked' })),
+    run_id: Type.Optional(Type.String({ description: "An invocation: the invoked function's run" })),
+    matched_event_id: Type.Optional(Type.String({ description: 'A wait: the event that resumed it' })),
+    timed_out: Type.Optional(Type.Boolean()),
+  },
+  { description: 'What a step that paused the run (sleep, waitForEvent, invoke) waited for, and how it ended' },
+)
 const Step = Type.Object({
   id: Type.String(),
-  status: Literals(['completed', 'retrying', 'failed']),
+  status: Literals(['completed', 'retrying', 'failed', 'waiting']),
   output: Json("The step's JSON result, or null"),
   error: Nullable(RunError),
   attempts: Type.Integer(),
   ended_at: Nullable(Time('End time')),
+  pause: Nullable(Pause),
 })
 export const Run = Type.Object({
   run_id: Ulid('Run ID'),
@@ -166,6 +210,8 @@ export const Run = Type.Object({
   output: Json("The function's JSON result, or null"),
   error: Nullable(RunError),
   next_attempt_at: Nullable(Time('Next retry')),
+  waiting_for: Nullable(Pause),
+  cancelled_by: Nullable(CancelledBy),
   queued_at: Nullable(Time('Queue time')),
   started_at: Nullable(Time('Start time')),
   ended_at: Nullable(Time('End time')),

@@ -55,6 +55,27 @@ export const eventSchema = {
           doc: 'A copy of a stored event, sent again by POST /v1/events/<id>/replay.',
           fields: [{ name: 'eventId', type: 'string' }],
         },
+        {
+          type: 'record',
+          name: 'InvokeSource',
+          doc: "Sent by step.invoke: runs function `target` only; its end resumes the caller's record `seq`.",
+          fields: [
+            { name: 'functionId', type: 'string' },
+            { name: 'runId', type: 'string' },
+            { name: 'stepId', type: 'string' },
+            { name: 'seq', type: 'int' },
+            { name: 'target', type: 'string' },
+          ],
+        },
+        {
+          type: 'record',
+          name: 'CronSource',
+          doc: "A tick of function `functionId`'s cron schedule: runs that function only.",
+          fields: [
+            { name: 'functionId', type: 'string' },
+            { name: 'cron', type: 'string' },
+          ],
+        },
       ],
     },
     {
@@ -93,6 +114,8 @@ const SOURCE_BRANCH = {
   webhook: 'dev.sluice.WebhookSource',
   function: 'dev.sluice.FunctionSource',
   replay: 'dev.sluice.ReplaySource',
+  invoke: 'dev.sluice.InvokeSource',
+  cron: 'dev.sluice.CronSource',
 } as const
 
 function sourceToAvro(source: EventSource): Record<string, unknown> {
@@ -105,6 +128,12 @@ function sourceToAvro(source: EventSource): Record<string, unknown> {
       return { [SOURCE_BRANCH.function]: { functionId: source.functionId, runId: source.runId, stepId: source.stepId } }
     case 'replay':
       return { [SOURCE_BRANCH.replay]: { eventId: source.eventId } }
+    case 'invoke': {
+      const { kind: _, ...fields } = source
+      return { [SOURCE_BRANCH.invoke]: fields }
+    }
+    case 'cron':
+      return { [SOURCE_BRANCH.cron]: { functionId: source.functionId, cron: source.cron } }
     default: {
       const unknown: never = source
       throw new Error(`unknown event source ${JSON.stringify(unknown)}`)
@@ -134,7 +163,7 @@ interface AvroEvent {
   ts: number
   env: string
   receivedAt: number
-  source: Record<string, Record<string, string | null>>
+  source: Record<string, Record<string, string | number | null>>
   duplicateOf: string | null
 }
 
@@ -154,7 +183,13 @@ export function eventFromAvro(value: AvroEvent): StoredEvent {
   return event
 }
 
-function sourceFromAvro(branch: string, fields: Record<string, string | null>): EventSource {
+function sourceFromAvro(branch: string, avro: Record<string, string | number | null>): EventSource {
+  const fields = avro as Record<string, string | null>
+  if (branch === SOURCE_BRANCH.invoke) {
+    const { functionId, runId, stepId, target } = fields as Record<string, string>
+    return { kind: 'invoke', functionId, runId, stepId, seq: avro.seq as number, target }
+  }
+  if (branch === SOURCE_BRANCH.cron) return { kind: 'cron', functionId: fields.functionId!, cron: fields.cron! }
   if (branch === SOURCE_BRANCH.webhook)
     return { kind: 'webhook', webhookId: fields.webhookId!, requestId: fields.requestId! }
   if (branch === SOURCE_BRANCH.function)

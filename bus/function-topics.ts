@@ -5,7 +5,7 @@ import type { Bus } from './types.ts'
 import { createOutput, type Output } from './output.ts'
 import { jsonCodec } from './codec.ts'
 import { functionTopic, type TopicNames } from './topics.ts'
-import type { RunRecord } from '../core/run-record.ts'
+import type { FunctionRecord } from '../core/run-record.ts'
 
 export interface FunctionRef {
   env: string
@@ -13,9 +13,9 @@ export interface FunctionRef {
 }
 
 export function createFunctionTopics(bus: Bus, names: TopicNames, partitions: number) {
-  const codec = jsonCodec<RunRecord>()
+  const codec = jsonCodec<FunctionRecord>()
   const ensured = new Map<string, Promise<void>>()
-  const outputs = new Map<string, Output<RunRecord>>()
+  const outputs = new Map<string, Output<FunctionRecord>>()
   const scopeOf = (fn: FunctionRef) => `${fn.env}~${fn.key}`
   const topicOf = (fn: FunctionRef) => functionTopic(names, scopeOf(fn))
 
@@ -36,7 +36,7 @@ export function createFunctionTopics(bus: Bus, names: TopicNames, partitions: nu
     /** Names a function's runner group and its state key space. */
     scopeOf,
     ensure,
-    output(fn: FunctionRef): Output<RunRecord> {
+    output(fn: FunctionRef): Output<FunctionRecord> {
       const topic = topicOf(fn)
       let output = outputs.get(topic)
       if (!output) {

@@ -11,6 +11,12 @@ export interface TopicNames {
   dedupChangelog: string
   functionPrefix: string
   functionStatePrefix: string
+  /** Open waits and the events that may match them, keyed by what must match (router/matcher.ts). */
+  waits: string
+  /** Which (env, event name, match path) have waits: compacted, one partition, read whole by routers. */
+  waitKeys: string
+  /** The wait matcher's state changelog (distributed mode), partitioned as `waits`. */
+  waitsState: string
 }
 
 export function topicNames(prefix = 'sluice'): TopicNames {
@@ -25,6 +31,9 @@ export function topicNames(prefix = 'sluice'): TopicNames {
     dedupChangelog: `${prefix}.dedup-changelog`,
     functionPrefix: `${prefix}.fn.`,
     functionStatePrefix: `${prefix}.fn-state.`,
+    waits: `${prefix}.waits`,
+    waitKeys: `${prefix}.wait-keys`,
+    waitsState: `${prefix}.waits-state`,
   }
 }
 

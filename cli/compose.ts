@@ -21,6 +21,7 @@ import { createStoreSink } from '../store/index.ts'
 import type { DedupStore } from '../dedup/types.ts'
 import { createDedup } from '../dedup/index.ts'
 import type { RunnerState } from '../runner/state.ts'
+import type { WaitStore } from '../router/waits-store.ts'
 import type { SyncScope } from '../control/functions.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { createIngest } from '../ingest/index.ts'
@@ -38,6 +39,9 @@ import { runProcess, type Stage } from '../core/lifecycle.ts'
 import { serveMetrics } from '../core/metrics-route.ts'
 import { createOpsServer } from '../api/ops-server.ts'
 
+/** How often the wait matcher forgets waits that timed out (they no longer match; this frees their space). */
+const WAITS_EXPIRE_INTERVAL_MS = 60_000
+
 export const ROLES = ['ingest', 'transformer', 'dedup', 'router', 'sink', 'runner', 'api'] as const
 export type Role = (typeof ROLES)[number]
 
@@ -54,6 +58,8 @@ export interface Adapters {
   /** State of one partition of `incoming` (restored from its changelog in distributed mode). */
   openDedupStore(partition: number): Promise<DedupStore>
   openRunnerState(scope: string, partition: number): Promise<RunnerState>
+  /** State of one partition of `waits` (restored from its changelog in distributed mode). */
+  openWaitStore(partition: number): Promise<WaitStore>
 }
 
 export interface ComposeOptions {
@@ -81,6 +87,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     openDedupStore: (partition) => health.track('dedup partitions restoring', given.openDedupStore(partition)),
     openRunnerState: (scope, partition) =>
       health.track('runner partitions restoring', given.openRunnerState(scope, partition)),
+    openWaitStore: (partition) => health.track('wait partitions restoring', given.openWaitStore(partition)),
   }
   const { bus, topics, codecs, roles } = { ...adapters, roles: options.roles }
   const envs = createEnvs(adapters.control)
@@ -99,6 +106,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
       runCodec: codecs.run,
       eventCodec: codecs.event,
       openRunnerState: adapters.openRunnerState,
+      openWaitStore: adapters.openWaitStore,
       log,
     },
     {
@@ -114,6 +122,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
         router: config.routerBatchRecords,
       },
       markRetentionMs: config.functionMarkRetentionMs,
+      waitsExpireIntervalMs: WAITS_EXPIRE_INTERVAL_MS,
     },
   )
   const webhooks = createWebhookParts(
@@ -166,7 +175,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   }
   if (roles.has('transformer')) stages.push(webhooks.transformer)
   if (roles.has('runner')) stages.push(functions.runners)
-  if (roles.has('router')) stages.push(functions.router)
+  if (roles.has('router')) stages.push(functions.matcher, functions.router)
   if (roles.has('ingest')) {
     const pipeline = [topics.incoming, topics.events, topics.duplicates]
     const { localLogMaxBacklogRecords: limit, localLogBacklogWaitMs: waitMs } = config

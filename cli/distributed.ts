@@ -16,6 +16,7 @@ import { createClickHouseStores } from '../store/clickhouse.ts'
 import { createClickHouseInsights } from '../store/clickhouse-insights.ts'
 import { openChangelogDedupStore } from '../dedup/changelog.ts'
 import { openChangelogRunnerState } from '../runner/changelog.ts'
+import { openChangelogWaitStore } from '../router/waits-changelog.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Role, type Running } from './compose.ts'
 import type { Config } from './config.ts'
@@ -61,6 +62,10 @@ export async function startDistributed(
     [topics.events]: partitions,
     [topics.duplicates]: partitions,
     [topics.runs]: partitions,
+    [topics.waits]: partitions,
+    [topics.waitKeys]: { partitions: 1, compacted: true },
+    // Compacted only: a wait may stay open a year, and each is tombstoned when it ends.
+    [topics.waitsState]: { partitions: config.partitions, compacted: true },
     // Same partition count as incoming: a dedup partition's changelog is the same partition number.
     [topics.dedupChangelog]: { partitions: config.partitions, compacted: true, retentionMs: 2 * config.dedupWindowMs },
     [topics.control]: { partitions: 1, compacted: true },
@@ -99,17 +104,14 @@ export async function startDistributed(
         windowMs: config.dedupWindowMs,
         log,
       }),
+    openWaitStore: (partition) =>
+      openChangelogWaitStore({ rocks, bus, topic: topics.waitsState, partition, log }),
     openRunnerState: async (scope, partition) => {
       // Kept beside the function's topic, with its partition count; marks age out of it as they expire.
       const topic = functionStateTopic(topics, scope)
-      await bus.ensureTopics({
-        [topic]: {
-          partitions: config.partitions,
-          compacted: true,
-          retentionMs: config.functionMarkRetentionMs + 24 * 60 * 60_000,
-        },
-      })
-      return openChangelogRunnerState({ rocks, bus, topic, scope, partition, log })
+      const retentionMs = config.functionMarkRetentionMs + 24 * 60 * 60_000
+      await bus.ensureTopics({ [topic]: { partitions: config.partitions, compacted: true, retentionMs } })
+      return openChangelogRunnerState({ rocks, bus, topic, scope, partition, retentionMs, log })
     },
   }
   const parts = compose(adapters, config, log, {

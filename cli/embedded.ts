@@ -13,6 +13,7 @@ import { createRocksRequestStore } from '../store/requests-rocksdb.ts'
 import { createRocksInsights } from '../store/insights-rocksdb.ts'
 import { createRocksDedupStore } from '../dedup/rocksdb.ts'
 import { createRocksRunnerState } from '../runner/rocksdb.ts'
+import { createRocksWaitStore } from '../router/waits-rocksdb.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Running } from './compose.ts'
 import { type Config, rocksMemoryOf } from './config.ts'
@@ -51,7 +52,10 @@ export async function startEmbedded(
     [topics.events]: one,
     [topics.duplicates]: one,
     [topics.runs]: one,
+    [topics.waits]: one,
+    [topics.waitKeys]: { partitions: 1, compacted: true },
   })
+  const waitStore = createRocksWaitStore(rocks, 'all')
   const dedupStore = createRocksDedupStore(rocks, { windowMs: config.dedupWindowMs })
   const adapters: Adapters = {
     bus,
@@ -66,6 +70,7 @@ export async function startEmbedded(
     // One RocksDB holds every partition's state, so one store (and one state per function) serves them all.
     openDedupStore: async () => dedupStore,
     openRunnerState: async (scope: string) => createRocksRunnerState(rocks, scope),
+    openWaitStore: async () => waitStore,
   }
   // This process is the only one serving functions: the registry is exactly what it serves.
   const parts = compose(adapters, config, log, {

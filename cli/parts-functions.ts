@@ -20,6 +20,9 @@ import type { RunnerState } from '../runner/state.ts'
 import type { SendLimits } from '../runner/events.ts'
 import { createRunner } from '../runner/index.ts'
 import { createRouter } from '../router/index.ts'
+import { createMatcher } from '../router/matcher.ts'
+import { createWaitsTopic } from '../router/waits-topic.ts'
+import type { WaitStore } from '../router/waits-store.ts'
 import { runsRoutes } from '../api/runs.ts'
 import { functionsRoutes } from '../api/functions.ts'
 import { runActionsRoutes } from '../api/run-actions.ts'
@@ -32,6 +35,7 @@ export interface FunctionPartsDeps {
   runCodec: Codec<RunDoc>
   eventCodec: Codec<EventRecord>
   openRunnerState(scope: string, partition: number): Promise<RunnerState>
+  openWaitStore(partition: number): Promise<WaitStore>
   control: ControlStore
   envs: Envs
   topics: TopicNames
@@ -50,6 +54,7 @@ export interface FunctionPartsConfig {
   scope: SyncScope
   batchRecords: { runner: number; runSink: number; router: number }
   markRetentionMs: number
+  waitsExpireIntervalMs: number
 }
 
 export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPartsConfig) {
@@ -57,6 +62,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
   const registry = createFunctionRegistry(deps.control, deps.envs)
   const runs = createOutput(bus, deps.topics.runs, runCodec, (r) => r.runId)
   const functionTopics = createFunctionTopics(bus, deps.topics, config.partitions)
+  const waits = createWaitsTopic(bus, deps.topics)
   return {
     runSink: createRunSink(
       { bus, codec: runCodec, store: runStore },
@@ -68,7 +74,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
         bus,
         registry,
         topics: functionTopics,
-        outputs: { runs, incoming: deps.incoming },
+        outputs: { runs, incoming: deps.incoming, waits: waits.output },
         openState: (fn, partition) => deps.openRunnerState(functionTopics.scopeOf(fn), partition),
         log: log.child({ stage: 'runner' }),
       },
@@ -86,11 +92,27 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
       {
         bus,
         codec: deps.eventCodec,
-        triggerIndex: () => registry.triggerIndex(),
+        functions: () => registry.list(),
         outputs: { runs, functionRuns: (fn) => functionTopics.output(fn) },
+        waits,
         log: log.child({ stage: 'router' }),
       },
       { inputTopic: deps.topics.events, group: 'router', maxBatchRecords: config.batchRecords.router },
+    ),
+    /** Resumes waits and cancels runs on matching events; runs with the router. */
+    matcher: createMatcher(
+      {
+        bus,
+        functionRuns: (fn) => functionTopics.output(fn),
+        openStore: deps.openWaitStore,
+        log: log.child({ stage: 'matcher' }),
+      },
+      {
+        inputTopic: deps.topics.waits,
+        group: 'wait-matcher',
+        maxBatchRecords: config.batchRecords.router,
+        expireIntervalMs: config.waitsExpireIntervalMs,
+      },
     ),
     routes: [
       runsRoutes({ runs: runStore }),

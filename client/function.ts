@@ -2,6 +2,9 @@
 // Plain data plus the handler, so a runner recognises one by its `kind` field rather than
 // by `instanceof` (a user's file may load the client from another copy of the package).
 import type { SendEvent } from './send.ts'
+import { parseDuration, parseTime } from '../core/duration.ts'
+import { compileExpression, parsePath } from '../core/expression.ts'
+import { parseCron } from '../core/cron.ts'
 
 export const FUNCTION_KIND = 'sluice/function'
 export const DEFAULT_FUNCTION_RETRIES = 3
@@ -22,11 +25,42 @@ export interface FunctionEvent {
   receivedAt: number
 }
 
+/** Milliseconds, or a string of parts: `"30s"`, `"5m"`, `"2h"`, `"7d"`, `"1h30m"` (at most a year). */
+export type Duration = number | string
+
+export interface WaitForEventOptions {
+  /** The name of the event to wait for. */
+  event: string
+  /** How long to wait; the step then returns null. */
+  timeout: Duration
+  /** A field path (`"data.orderId"`): the awaited event's value must equal the triggering event's. */
+  match?: string
+  /** A CEL expression over `event` (the triggering event) and `async` (the awaited one). */
+  if?: string
+}
+
+export interface InvokeOptions {
+  /** The function to run: its definition, or its `<app id>-<function id>` key. */
+  function: SluiceFunction | string
+  /** The invoked run's event data. */
+  data?: Record<string, unknown>
+  /** How long to wait for its result before the step fails (default: a year). */
+  timeout?: Duration
+}
+
 export interface StepTools {
   /** Runs `fn` once per run: a completed step's JSON result is replayed, never re-executed. */
   run<T>(id: string, fn: () => T | Promise<T>): Promise<Jsonified<T>>
   /** Sends events once per run: deterministic IDs let dedup drop any repeat. */
   sendEvent(id: string, events: SendEvent | SendEvent[]): Promise<{ ids: string[] }>
+  /** Pauses the run for `duration`, holding nothing in memory meanwhile. */
+  sleep(id: string, duration: Duration): Promise<void>
+  /** Pauses the run until `time` (a Date, ISO 8601 string or epoch ms); a time past continues at once. */
+  sleepUntil(id: string, time: Date | string | number): Promise<void>
+  /** The first matching event received after the wait began, or null at the timeout. */
+  waitForEvent(id: string, options: WaitForEventOptions): Promise<FunctionEvent | null>
+  /** Runs another function with `data` as its event's data and returns its result; its failure throws here. */
+  invoke<T = unknown>(id: string, options: InvokeOptions): Promise<T>
 }
 
 /** What survives a JSON round trip: memoised step results are JSON. */
@@ -56,6 +90,17 @@ export interface FunctionContext {
 
 export type FunctionHandler = (context: FunctionContext) => unknown
 
+/** Ends a run (queued, waiting or retrying) when a matching event arrives. */
+export interface CancelOn {
+  event: string
+  /** A field path: the cancelling event's value must equal the triggering event's. */
+  match?: string
+  /** A CEL expression over `event` (the triggering event) and `async` (the cancelling one). */
+  if?: string
+  /** How long after the run began a matching event still cancels it. */
+  timeout?: Duration
+}
+
 export interface FunctionOptions {
   id: string
   name?: string
@@ -67,10 +112,22 @@ export interface FunctionOptions {
    * The timed-out code is not stopped (JavaScript cannot be), only no longer waited for.
    */
   timeoutMs?: number
+  cancelOn?: CancelOn[]
 }
 
-export interface FunctionTrigger {
+/**
+ * What starts a run: an event by name (`"shop/*"` matches every name under `shop/`), optionally
+ * filtered by a CEL expression over `event`; or a cron schedule (`"0 9 * * 1-5"`, with an optional
+ * `TZ=Europe/Paris ` prefix or a leading seconds field).
+ */
+export type FunctionTrigger = { event: string; if?: string } | { cron: string }
+
+/** A cancellation as the runner applies it: durations in milliseconds. */
+export interface CancelRule {
   event: string
+  match?: string
+  if?: string
+  timeoutMs?: number
 }
 
 export interface SluiceFunction {
@@ -82,7 +139,8 @@ export interface SluiceFunction {
   name: string
   retries: number
   timeoutMs: number
-  trigger: FunctionTrigger
+  triggers: FunctionTrigger[]
+  cancelOn: CancelRule[]
   /** The environment the function is served in: the client's branch env, or production. */
   env: string
   handler: FunctionHandler
@@ -91,7 +149,7 @@ export interface SluiceFunction {
 export function defineFunction(
   app: { id: string; env?: string },
   options: FunctionOptions,
-  trigger: FunctionTrigger,
+  trigger: FunctionTrigger | FunctionTrigger[],
   handler: FunctionHandler,
 ): SluiceFunction {
   if (!options || typeof options.id !== 'string' || options.id === '')
@@ -106,8 +164,6 @@ export function defineFunction(
     throw new TypeError(
       `createFunction({ timeoutMs }): timeoutMs must be an integer from 1 to ${MAX_FUNCTION_TIMEOUT_MS}`,
     )
-  if (!trigger || typeof trigger.event !== 'string' || trigger.event === '')
-    throw new TypeError('createFunction(options, { event }): event must be a non-empty event name')
   if (typeof handler !== 'function')
     throw new TypeError('createFunction(options, trigger, handler): handler must be a function')
   return {
@@ -118,11 +174,119 @@ export function defineFunction(
     name: options.name ?? options.id,
     retries,
     timeoutMs,
-    trigger: { event: trigger.event },
+    triggers: checkTriggers(trigger),
+    cancelOn: checkCancelOn(options.cancelOn),
     env: app.env ?? 'production',
     handler,
   }
 }
+
+const MAX_TRIGGERS = 10
+
+function checkTriggers(given: FunctionTrigger | FunctionTrigger[]): FunctionTrigger[] {
+  const list = Array.isArray(given) ? given : [given]
+  if (list.length === 0 || list.length > MAX_TRIGGERS)
+    throw new TypeError(`createFunction(options, triggers): from 1 to ${MAX_TRIGGERS} triggers`)
+  return list.map((t, i) => {
+    const where = Array.isArray(given) ? `triggers[${i}]` : 'trigger'
+    const fail = (what: string, message: string) => {
+      throw new TypeError(`createFunction(options, { ${where}.${what} }): ${message}`)
+    }
+    if (t && 'cron' in t && t.cron !== undefined) {
+      const schedule = parseCron(t.cron)
+      if (!schedule.ok) fail('cron', schedule.message)
+      return { cron: t.cron }
+    }
+    const event = (t as { event?: unknown } | null)?.event
+    if (typeof event !== 'string' || !EVENT_PATTERN.test(event))
+      fail('event', 'must be an event name, or a prefix ending in "/*" (e.g. "shop/*")')
+    const filter = (t as { if?: unknown }).if
+    if (filter !== undefined) {
+      const compiled = compileExpression(filter, ['event'])
+      if (!compiled.ok) fail('if', compiled.message)
+    }
+    return { event: event as string, ...(filter !== undefined && { if: filter as string }) }
+  })
+}
+
+/** A name, or a prefix ending in `/*`; `*` alone matches every event. */
+const EVENT_PATTERN = /^(\*|[^*]+(\/\*)?)$/
+
+function checkCancelOn(given: CancelOn[] | undefined): CancelRule[] {
+  if (given === undefined) return []
+  if (!Array.isArray(given)) throw new TypeError('createFunction({ cancelOn }): must be an array')
+  return given.map((c, i) => {
+    const fail = (what: string, message: string) => {
+      throw new TypeError(`createFunction({ cancelOn[${i}].${what} }): ${message}`)
+    }
+    if (typeof c?.event !== 'string' || c.event === '' || c.event.includes('*'))
+      fail('event', 'must be an event name')
+    const rule: CancelRule = { event: c.event }
+    if (c.match !== undefined) {
+      const path = parsePath(c.match)
+      if (!path.ok) fail('match', path.message)
+      rule.match = c.match
+    }
+    if (c.if !== undefined) {
+      const compiled = compileExpression(c.if, ['event', 'async'])
+      if (!compiled.ok) fail('if', compiled.message)
+      rule.if = c.if
+    }
+    if (c.timeout !== undefined) {
+      const timeout = parseDuration(c.timeout)
+      if (!timeout.ok) fail('timeout', timeout.message)
+      else rule.timeoutMs = timeout.value
+    }
+    return rule
+  })
+}
+
+/** A step's wait options, checked when the step is called (a bad one fails the run: it cannot become good). */
+export function checkWaitOptions(stepId: string, options: WaitForEventOptions) {
+  const fail = (what: string, message: string): never => {
+    throw new TypeError(`step.waitForEvent("${stepId}", { ${what} }): ${message}`)
+  }
+  if (typeof options?.event !== 'string' || options.event === '') fail('event', 'must be an event name')
+  const timeout = parseDuration(options.timeout)
+  if (!timeout.ok) return fail('timeout', timeout.message)
+  if (options.match !== undefined) {
+    const path = parsePath(options.match)
+    if (!path.ok) fail('match', path.message)
+  }
+  if (options.if !== undefined) {
+    const compiled = compileExpression(options.if, ['event', 'async'])
+    if (!compiled.ok) fail('if', compiled.message)
+  }
+  return { event: options.event, timeoutMs: timeout.value, match: options.match, if: options.if }
+}
+
+export function checkSleep(stepId: string, duration: Duration): number {
+  const parsed = parseDuration(duration)
+  if (!parsed.ok) throw new TypeError(`step.sleep("${stepId}", duration): ${parsed.message}`)
+  return parsed.value
+}
+
+export function checkSleepUntil(stepId: string, time: unknown): number {
+  const parsed = parseTime(time)
+  if (!parsed.ok) throw new TypeError(`step.sleepUntil("${stepId}", time): ${parsed.message}`)
+  return parsed.value
+}
+
+export function checkInvoke(stepId: string, options: InvokeOptions) {
+  const fail = (what: string, message: string): never => {
+    throw new TypeError(`step.invoke("${stepId}", { ${what} }): ${message}`)
+  }
+  const target = options?.function
+  const key = isSluiceFunction(target) ? target.key : target
+  if (typeof key !== 'string' || key === '') return fail('function', 'must be a function or its "<app>-<id>" key')
+  const data = options.data ?? {}
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) fail('data', 'must be a JSON object')
+  const timeout = parseDuration(options.timeout ?? MAX_INVOKE_TIMEOUT)
+  if (!timeout.ok) return fail('timeout', timeout.message)
+  return { functionKey: key, data, timeoutMs: timeout.value }
+}
+
+const MAX_INVOKE_TIMEOUT = '365d'
 
 export function isSluiceFunction(value: unknown): value is SluiceFunction {
   return (

@@ -13,6 +13,10 @@ import {
 export { NonRetriableError, SluiceRequestError } from './errors.ts'
 export type { SendEvent } from './send.ts'
 export type {
+  CancelOn,
+  Duration,
+  InvokeOptions,
+  WaitForEventOptions,
   FunctionContext,
   FunctionEvent,
   FunctionHandler,
@@ -67,10 +71,15 @@ export class Client {
   }
 
   /**
-   * Defines a function of this app, run once per event named `trigger.event` (in the client's
-   * environment). Nothing runs until a runner serves it: `sluice dev --functions FILE`, or `startRunner` from `sluice/server`.
+   * Defines a function of this app, run once per event its triggers match in the client's environment
+   * (or on its cron schedule). Nothing runs until a runner serves it: `sluice dev --functions FILE`, or
+   * `startRunner` from `sluice/server`.
    */
-  createFunction(options: FunctionOptions, trigger: FunctionTrigger, handler: FunctionHandler): SluiceFunction {
+  createFunction(
+    options: FunctionOptions,
+    trigger: FunctionTrigger | FunctionTrigger[],
+    handler: FunctionHandler,
+  ): SluiceFunction {
     return defineFunction({ id: this.id, env: this.env }, options, trigger, handler)
   }
 }

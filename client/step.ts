@@ -7,7 +7,16 @@
 // try/catch around a step can never swallow the interruption. The runner checkpoints the
 // reported step as a new record of the run and the next execution continues from there.
 import type { SendEvent } from './send.ts'
-import type { FunctionEvent, FunctionLogger, SluiceFunction, StepTools } from './function.ts'
+import {
+  checkInvoke,
+  checkSleep,
+  checkSleepUntil,
+  checkWaitOptions,
+  type FunctionEvent,
+  type FunctionLogger,
+  type SluiceFunction,
+  type StepTools,
+} from './function.ts'
 
 export interface SerializedError {
   name: string
@@ -28,6 +37,14 @@ export type Execution =
   | { kind: 'completed'; output: unknown }
   /** A step or the handler threw. `nonRetriable`: NonRetriableError (or a result that can never be JSON). */
   | { kind: 'error'; stepId?: string; error: SerializedError; nonRetriable: boolean }
+  /** The run pauses at a new step until something resumes it (runner/ARCHITECTURE.md, "Waits"). */
+  | { kind: 'pause'; stepId: string; pause: Pause }
+
+/** What a paused step waits for. Durations are relative to when the runner checkpoints the pause. */
+export type Pause =
+  | { kind: 'sleep'; untilMs: number }
+  | { kind: 'event'; event: string; timeoutMs: number; match?: string; if?: string }
+  | { kind: 'invoke'; functionKey: string; data: Record<string, unknown>; timeoutMs: number }
 
 export interface ExecutionInput {
   event: FunctionEvent
@@ -102,10 +119,42 @@ export function executeFunction(fn: SluiceFunction, input: ExecutionInput): Prom
     return never()
   }
 
+  /** A step that pauses the run: memoised once resumed; otherwise the execution ends with what it waits for. */
+  function pause(rawId: string, describe: (id: string) => Pause | null): Promise<any> {
+    const id = uniqueId(rawId)
+    if (memo.has(id)) return Promise.resolve(structuredClone(memo.get(id)))
+    if (stepInFlight) return never()
+    stepInFlight = id
+    let paused: Pause | null
+    try {
+      paused = describe(id)
+    } catch (err) {
+      // A bad duration or expression never becomes good on retry.
+      settle({ kind: 'error', stepId: id, error: serializeError(err), nonRetriable: true })
+      return never()
+    }
+    // A sleep that is already over is a step that completed at once.
+    settle(paused ? { kind: 'pause', stepId: id, pause: paused } : { kind: 'step', stepId: id, output: null, durationMs: 0 })
+    return never()
+  }
+
   const tools: StepTools = {
     run: (id, body) => step(id, body),
     sendEvent: (id, events) =>
       step(id, async () => ({ ids: await input.sendEvents(id, Array.isArray(events) ? events : [events]) })),
+    sleep: (id, duration) =>
+      pause(id, (stepId) => {
+        const ms = checkSleep(stepId, duration)
+        return ms === 0 ? null : { kind: 'sleep', untilMs: Date.now() + ms }
+      }),
+    sleepUntil: (id, time) =>
+      pause(id, (stepId) => {
+        const untilMs = checkSleepUntil(stepId, time)
+        return untilMs <= Date.now() ? null : { kind: 'sleep', untilMs }
+      }),
+    waitForEvent: (id, options) =>
+      pause(id, (stepId) => ({ kind: 'event', ...withoutUndefined(checkWaitOptions(stepId, options)) })),
+    invoke: (id, options) => pause(id, (stepId) => ({ kind: 'invoke', ...checkInvoke(stepId, options) })),
   }
 
   Promise.resolve()
@@ -128,6 +177,10 @@ export function executeFunction(fn: SluiceFunction, input: ExecutionInput): Prom
       },
     )
   return done
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T
 }
 
 /** By code, never instanceof: the user's file may load its own copy of the client. */

@@ -22,15 +22,6 @@ export function createFunctionRegistry(control: ControlStore, envs: Envs) {
         .filter((f) => env === undefined || f.env === env)
         .sort((a, b) => a.id.localeCompare(b.id))
     },
-    /** `env\0event name` → the functions it triggers; built once per routed batch. */
-    triggerIndex(): Map<string, FunctionDoc[]> {
-      const index = new Map<string, FunctionDoc[]>()
-      for (const doc of control.list('function')) {
-        const key = `${doc.env}\0${doc.trigger.event}`
-        index.get(key)?.push(doc) ?? index.set(key, [doc])
-      }
-      return index
-    },
     /** Makes the registry hold exactly `functions` within `scope`; creates branch environments on demand. */
     async sync(functions: FunctionRegistration[], scope: SyncScope): Promise<FunctionDoc[]> {
       const now = Date.now()

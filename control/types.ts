@@ -72,7 +72,10 @@ export interface FunctionDoc {
   appId: string
   functionId: string
   name: string
-  trigger: { event: string }
+  /** An event name (or a `prefix/*`) with an optional CEL filter, or a cron schedule. */
+  triggers: Array<{ event: string; if?: string } | { cron: string }>
+  /** Events that end a run (`match`: a field path; `if`: CEL; `timeoutMs` after the run was queued). */
+  cancelOn?: Array<{ event: string; match?: string; if?: string; timeoutMs?: number }>
   retries: number
   /** Absent on registrations from before timeouts existed. */
   timeoutMs?: number

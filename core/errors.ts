@@ -42,7 +42,7 @@ export const errorCatalogue = {
   RUN_NOT_CANCELLABLE: {
     statusCode: 409,
     retriable: false,
-    message: 'Only a run waiting for a retry can be cancelled',
+    message: 'Only a run that has not ended can be cancelled',
   },
   BODY_TOO_LARGE: { statusCode: 413, retriable: false, message: 'The request body is over the limit' },
   RATE_LIMITED: {

@@ -5,6 +5,10 @@ export type EventSource =
   | { kind: 'function'; functionId: string; runId: string; stepId: string }
   /** A copy sent by POST /v1/events/<id>/replay, so the event's functions run again. */
   | { kind: 'replay'; eventId: string }
+  /** Sent by step.invoke: it runs function `target` only, and its end resumes the caller's record `seq`. */
+  | { kind: 'invoke'; functionId: string; runId: string; stepId: string; seq: number; target: string }
+  /** A tick of function `functionId`'s cron schedule: it runs that function only. */
+  | { kind: 'cron'; functionId: string; cron: string }
 
 export interface EventRecord {
   internalId: string

@@ -131,6 +131,23 @@ export const KEY_SPACES = {
     scanned: true,
     rangeDeleted: true,
   }),
+  runnerParkedByRun: space('Q', 'runner/rocksdb.ts', '<scope>\\0<runId> → <dueAt hex12>\\0<seq> of its parked record', {
+    rangeDeleted: true,
+  }),
+  runnerCron: space('J', 'runner/rocksdb.ts', '<scope>\\0<cron schedule> → the last cron tick run (ms)', {
+    rangeDeleted: true,
+  }),
+  waits: space('M', 'router/waits-rocksdb.ts', '<scope>\\0<match key>\\0<waitId> → wait registration JSON', {
+    scanned: true,
+    rangeDeleted: true,
+  }),
+  waitsByExpiry: space('Y', 'router/waits-rocksdb.ts', '<scope>\\0<expiresAt hex12>\\0<waitId> → match key', {
+    scanned: true,
+    rangeDeleted: true,
+  }),
+  waitsById: space('Z', 'router/waits-rocksdb.ts', '<scope>\\0<waitId> → <expiresAt hex12>\\0<match key>', {
+    rangeDeleted: true,
+  }),
 } as const
 
 export type KeySpaceName = keyof typeof KEY_SPACES

@@ -7,16 +7,45 @@ export interface RunError {
   message: string
   code?: string
   stack?: string
+  /** A cancelled run's error (code RUN_CANCELLED) says what cancelled it. */
+  cancelledBy?: CancelCause
 }
 
-/** `cancelled`: a retry that waited for its backoff was cancelled (POST /v1/runs/<id>/cancel). */
-export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled'
-export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled']
+export type CancelCause =
+  | { kind: 'api' }
+  | { kind: 'event'; eventId: string; eventName: string }
+
+/**
+ * `waiting`: paused at a sleep, a wait for an event or an invoked function (its step says for what);
+ * `cancelled`: ended by POST /v1/runs/<id>/cancel or a `cancelOn` event (its error says which).
+ */
+export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled'
+export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']
+
+/** What a paused step waits for, or waited for once done (then with how it ended). */
+export interface PauseDoc {
+  kind: 'sleep' | 'event' | 'invoke'
+  startedAt: number
+  /** When a sleep ends, or when a wait or an invocation times out. */
+  until: number
+  /** A wait: the awaited event's name, and the `match` and `if` it was given. */
+  event?: string
+  match?: string
+  if?: string
+  /** An invocation: the function (`<app>-<id>`) and its run. */
+  function?: string
+  runId?: string
+  /** Once resumed: the matching event's internal ID, or true when the wait or the invocation timed out. */
+  matchedEventId?: string
+  timedOut?: boolean
+}
 
 export interface StepDoc {
   id: string
-  /** `retrying`: its last attempt threw and a retry waits; `failed`: it failed the run. */
-  status: 'completed' | 'retrying' | 'failed'
+  /** `retrying`: its last attempt threw and a retry waits; `failed`: it failed the run; `waiting`: it pauses the run. */
+  status: 'completed' | 'retrying' | 'failed' | 'waiting'
+  /** Steps that pause the run (sleeps, waits, invocations): what for, and how it ended. */
+  pause?: PauseDoc
   /** The step's JSON result (completed steps). */
   output?: unknown
   /** The last error of a step that is being retried or that failed the run. */

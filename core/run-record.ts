@@ -5,14 +5,50 @@
 import { createHash } from 'node:crypto'
 import { seededUlids, ulidTime } from './ids.ts'
 import type { EventRecord } from './event.ts'
-import type { RunDoc, RunError, RunStatus, StepDoc } from './run-doc.ts'
+import type { CancelCause, PauseDoc, RunDoc, RunError, RunStatus, StepDoc } from './run-doc.ts'
 
 export interface CompletedStep {
   id: string
   output: unknown
   attempts: number
   endedAt: number
+  /** A step that paused the run: what it waited for and how that ended. */
+  pause?: PauseDoc
 }
+
+/**
+ * What a waiting record (parked until `dueAt`) waits for. Reaching `dueAt` ends the pause: a sleep
+ * is over, a wait returns null, an invocation fails. A signal (RunSignal) may end it sooner.
+ */
+export type Waiting = PauseDoc & { stepId: string }
+
+/** The run that invoked this one (step.invoke), told when this run ends. */
+export interface InvokedBy {
+  runId: string
+  /** The caller's `<app>-<id>` and environment: where its records go. */
+  functionKey: string
+  env: string
+  /** The caller's waiting record. */
+  seq: number
+  stepId: string
+}
+
+/** A message to a run on its function's topic, keyed by its run ID like the run's records. */
+export interface RunSignal {
+  runId: string
+  signal:
+    /** Ends the waiting record `seq` with the awaited event. */
+    | { kind: 'event'; seq: number; event: EventRecord }
+    /** Ends the waiting record `seq` with the invoked run's result. */
+    | { kind: 'invoked'; seq: number; output?: unknown; error?: RunError }
+    /** Ends the run, whatever it is doing: the step in flight finishes, nothing after it runs. */
+    | { kind: 'cancel'; at: number; cause: CancelCause }
+}
+
+/** What a function's topic carries. */
+export type FunctionRecord = RunRecord | RunSignal
+
+export const isSignal = (record: FunctionRecord): record is RunSignal => 'signal' in record
 
 export interface RunRecord {
   runId: string
@@ -29,10 +65,11 @@ export interface RunRecord {
   steps: CompletedStep[]
   /** The error of the last attempt, while a retry waits. */
   failing?: { stepId?: string; error: RunError; endedAt: number }
-  /** A retry: not to be executed before this time. */
+  /** A retry or a pause: not to be executed before this time. */
   dueAt?: number
-  /** Set on the record POST /v1/runs/<id>/cancel writes: it ends the run instead of executing it (runner/cancel.ts). */
-  cancel?: { at: number }
+  /** Set on a record that pauses the run until `dueAt`, unless a signal ends the pause first. */
+  waiting?: Waiting
+  invokedBy?: InvokedBy
   queuedAt: number
   startedAt?: number
 }
@@ -76,6 +113,7 @@ export function snapshotOf(record: RunRecord, status: RunStatus, extra: Partial<
     output: s.output,
     attempts: s.attempts,
     endedAt: s.endedAt,
+    ...(s.pause && { pause: s.pause }),
   }))
   if (record.failing?.stepId !== undefined)
     steps.push({
@@ -85,6 +123,10 @@ export function snapshotOf(record: RunRecord, status: RunStatus, extra: Partial<
       attempts: record.attempt,
       endedAt: record.failing.endedAt,
     })
+  if (record.waiting) {
+    const { stepId, ...pause } = record.waiting
+    steps.push({ id: stepId, status: 'waiting', pause, attempts: record.attempt + 1, endedAt: pause.startedAt })
+  }
   return {
     runId: record.runId,
     functionId: record.functionId,
@@ -97,7 +139,7 @@ export function snapshotOf(record: RunRecord, status: RunStatus, extra: Partial<
     queuedAt: record.queuedAt,
     ...(record.startedAt !== undefined && { startedAt: record.startedAt }),
     ...(record.failing && { error: record.failing.error }),
-    ...(record.dueAt !== undefined && status === 'running' && { nextAttemptAt: record.dueAt }),
+    ...(record.dueAt !== undefined && status === 'running' && !record.waiting && { nextAttemptAt: record.dueAt }),
     version: record.seq * 2,
     ...extra,
   }

@@ -1,6 +1,8 @@
-// The router stage: every event on `events` becomes one run record per function its name
-// triggers in its environment, on that function's own output (topic). Run IDs derive from
-// (event, function), so a redelivered event re-publishes the same runs, which the runner drops.
+// The router stage: every event on `events` becomes one run record per function it starts (by name,
+// cron tick or invocation; router/routes.ts), on that function's own output (topic), with the run's
+// cancellations registered with the wait matcher; and it is sent to the matcher for the open waits it
+// may match. Run IDs derive from (event, function), so a redelivered event re-publishes the same runs,
+// which the runner drops. The stage also runs the wait matcher (router/matcher.ts).
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/types.ts'
 import { createConsumerStage } from '../bus/consumer-stage.ts'
@@ -9,14 +11,18 @@ import type { Codec } from '../bus/codec.ts'
 import type { EventRecord } from '../core/event.ts'
 import type { FunctionDoc } from '../control/types.ts'
 import type { RunDoc } from '../core/run-doc.ts'
-import { firstRecord, snapshotOf, type RunRecord } from '../core/run-record.ts'
+import { firstRecord, snapshotOf, type FunctionRecord, type RunRecord } from '../core/run-record.ts'
+import { routeIndex } from './routes.ts'
+import type { WaitsTopic } from './waits-topic.ts'
+import { cancelRegistrations } from './cancellations.ts'
 
 export interface RouterDeps {
   bus: Bus
   codec: Codec<EventRecord>
-  /** `env\0event name` → the functions it triggers, read once per batch. */
-  triggerIndex(): Map<string, FunctionDoc[]>
-  outputs: { runs: Output<RunDoc>; functionRuns(fn: FunctionDoc): Output<RunRecord> }
+  /** The registered functions, read once per batch. */
+  functions(): FunctionDoc[]
+  outputs: { runs: Output<RunDoc>; functionRuns(fn: FunctionDoc): Output<FunctionRecord> }
+  waits: WaitsTopic
   log: Logger
 }
 
@@ -28,31 +34,45 @@ export interface RouterConfig {
 
 export function createRouter(deps: RouterDeps, config: RouterConfig) {
   async function route(events: EventRecord[]): Promise<void> {
-    const index = deps.triggerIndex()
-    if (index.size === 0) return
+    // Every wait registered before now is known: an event of this batch received after it is routed to it.
+    await deps.waits.refresh()
+    const functions = deps.functions()
+    const index = routeIndex(functions)
     const now = Date.now()
     const perFunction = new Map<string, { fn: FunctionDoc; records: RunRecord[] }>()
     const queued: RunDoc[] = []
     for (const event of events) {
-      for (const fn of index.get(`${event.env}\0${event.name}`) ?? []) {
+      for (const fn of index.functionsFor(event)) {
         const record = firstRecord(event, fn.key, now)
+        const { source } = event
+        if (source.kind === 'invoke')
+          record.invokedBy = {
+            runId: source.runId,
+            functionKey: source.functionId,
+            env: event.env,
+            seq: source.seq,
+            stepId: source.stepId,
+          }
         const target = perFunction.get(fn.id) ?? perFunction.set(fn.id, { fn, records: [] }).get(fn.id)!
         target.records.push(record)
         queued.push(snapshotOf(record, 'queued'))
       }
     }
+    const runs = [...perFunction.values()]
     await Promise.all([
-      ...[...perFunction.values()].map(({ fn, records }) => deps.outputs.functionRuns(fn).publish(records)),
+      ...runs.map(({ fn, records }) => deps.outputs.functionRuns(fn).publish(records)),
       deps.outputs.runs.publish(queued),
+      deps.waits.route(events),
     ])
+    // After the runs: a cancel that finds no run yet would end it before it began.
+    const cancels = runs.flatMap(({ fn, records }) => records.flatMap((r) => cancelRegistrations(fn, r, now)))
+    await deps.waits.output.register(cancels)
   }
 
-  // With no function registered there is nothing to route: events are not even decoded.
-  const idle = () => deps.triggerIndex().size === 0
   return createConsumerStage(
     deps.bus,
     deps.codec,
-    { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords, idle },
+    { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords },
     route,
   )
 }

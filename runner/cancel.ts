@@ -1,41 +1,29 @@
-// Cancelling a run whose retry waits for its backoff (the dashboard's Cancel button). The REST API
-// writes a cancel record with the seq of the parked retry: whichever of the two the runner
-// processes first raises the run's mark to that seq, and the mark drops the other. So a cancel
-// that arrives before the retry is due ends the run (the parked record is dropped when it comes
-// back), and one that arrives after the retry started is itself dropped: the run goes on.
-import type { EventRecord } from '../core/event.ts'
-import type { RunDoc } from '../core/run-doc.ts'
+// Cancelling a run (POST /v1/runs/<id>/cancel, or a `cancelOn` event): a signal on the run's topic.
+// The runner ends the run at once when it holds the run's parked record (a retry or a pause), else
+// marks it `cancelling`, and the run's next record ends it instead of executing: the step in flight,
+// if any, finishes; nothing after it runs. A cancel of a run that ended is dropped.
+import type { CancelCause, RunDoc } from '../core/run-doc.ts'
+import { snapshotOf, type RunRecord, type RunSignal } from '../core/run-record.ts'
 import type { Outcome } from './outcome.ts'
-import { snapshotOf, type RunRecord } from '../core/run-record.ts'
 
-/** The run is waiting for a retry: `running` with the next attempt's time set. */
-export const isParked = (run: RunDoc): boolean => run.status === 'running' && run.nextAttemptAt !== undefined
+/** A run that has not ended: only those can be cancelled. */
+export const isCancellable = (run: RunDoc): boolean =>
+  run.status === 'queued' || run.status === 'running' || run.status === 'waiting'
 
-/** The cancel record for a parked run; its seq is the parked retry's (its snapshot's version is 2·seq). */
-export function cancelRecordFor(run: RunDoc, event: EventRecord, nowMs: number): RunRecord {
-  if (!isParked(run)) throw new Error(`cancelRecordFor: run ${run.runId} is not waiting for a retry`)
-  const retrying = run.steps.find((s) => s.status === 'retrying')
-  return {
-    runId: run.runId,
-    functionId: run.functionId,
-    env: run.env,
-    event,
-    seq: run.version / 2,
-    attempt: 0,
-    attempts: run.attempts,
-    steps: run.steps
-      .filter((s) => s.status === 'completed')
-      .map((s) => ({ id: s.id, output: s.output, attempts: s.attempts, endedAt: s.endedAt })),
-    ...(run.error && {
-      failing: { ...(retrying && { stepId: retrying.id }), error: run.error, endedAt: retrying?.endedAt ?? nowMs },
-    }),
-    queuedAt: run.queuedAt,
-    ...(run.startedAt !== undefined && { startedAt: run.startedAt }),
-    cancel: { at: nowMs },
-  }
+export function cancelSignal(runId: string, cause: CancelCause, nowMs: number): RunSignal {
+  return { runId, signal: { kind: 'cancel', at: nowMs, cause } }
 }
 
-/** What the runner does with a cancel record: the final snapshot, nothing executed. */
-export function cancelled(record: RunRecord, nowMs: number): Outcome {
-  return { kind: 'cancelled', run: snapshotOf(record, 'cancelled', { endedAt: nowMs, version: record.seq * 2 + 2 }) }
+/** The final snapshot of a run cancelled at `record` (its parked record, or the next one it reached). */
+export function cancelled(record: RunRecord, cause: CancelCause, nowMs: number): Outcome {
+  const by = cause.kind === 'api' ? 'POST /v1/runs/<id>/cancel' : `event ${cause.eventName} (${cause.eventId})`
+  const run = snapshotOf(record, 'cancelled', {
+    endedAt: nowMs,
+    version: record.seq * 2 + 2,
+    error: { name: 'RunCancelled', code: 'RUN_CANCELLED', message: `cancelled by ${by}`, cancelledBy: cause },
+  })
+  // A retry is not waited for any longer; a pause stays shown: what the run waited for when cancelled.
+  run.steps = run.steps.filter((s) => s.status !== 'retrying')
+  delete run.nextAttemptAt
+  return { kind: 'cancelled', run }
 }

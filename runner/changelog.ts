@@ -4,17 +4,18 @@
 // with an empty disk): whoever is assigned partition N restores from partition N of the changelog.
 //
 // Changelog records go to the partition of the state they belong to (explicit partition, not the
-// key's hash). Keys: `m\0<runId>` → highest processed seq; `p\0<runId>\0<seq>` → the parked
-// record's JSON, and an empty value (tombstone) once it is re-published. Record timestamps are
-// the runs' times for marks, so retention (set where the topic is created) ages them out as
-// expiry does; parked records are stamped when parked.
+// key's hash). Keys: `m\0<runId>` → the run's mark; `p\0<runId>\0<seq>` → the parked record's
+// JSON, and an empty value (tombstone) once it is re-published or resumed; `c\0<cron>` → the
+// last cron tick. Record timestamps are the runs' times for marks, so retention (set where the
+// topic is created) ages them out as expiry does; parked records and ticks are stamped when
+// written, and re-written by `refresh` before retention could drop them (a sleep may last a year).
 import type { Logger } from 'pino'
 import type { Bus, BusRecord } from '../bus/types.ts'
 import type { Rocks } from '../core/rocks.ts'
 import { ulidTime } from '../core/ids.ts'
 import type { RunRecord } from '../core/run-record.ts'
-import { createRocksRunnerState } from './rocksdb.ts'
-import type { RunnerState } from './state.ts'
+import { createRocksRunnerState, cronTicks, parkedRecords } from './rocksdb.ts'
+import { decodeMark, encodeMark, type RunnerState } from './state.ts'
 import { deleteRange } from '../core/keyspaces.ts'
 
 export interface ChangelogRunnerOptions {
@@ -24,6 +25,8 @@ export interface ChangelogRunnerOptions {
   topic: string
   /** The function's key space in the local RocksDB. */
   scope: string
+  /** The topic's retention: an entry older than this may be gone. */
+  retentionMs: number
   partition: number
   log: Logger
 }
@@ -37,35 +40,48 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
 
   // The newest value per key wins, as compaction would have it; then applied in one go.
   const latest = new Map<string, Buffer>()
+  let oldestStamp = Number.POSITIVE_INFINITY
   await bus.readPartition(topic, partition, async (records) => {
     for (const r of records) latest.set(r.key, r.value)
+    for (const r of records) if (r.key.startsWith('p\0') && r.value.length > 0) oldestStamp = Math.min(oldestStamp, r.timestampMs)
   })
-  const marks: Array<{ runId: string; seq: number }> = []
+  const marks: Array<{ runId: string; mark: ReturnType<typeof decodeMark> }> = []
   const parked: RunRecord[] = []
+  const ticks: Array<{ cron: string; atMs: number }> = []
   for (const [key, value] of latest) {
     if (value.length === 0) continue
-    if (key.startsWith('m\0')) marks.push({ runId: key.slice(2), seq: Number(value.toString()) })
+    if (key.startsWith('m\0')) marks.push({ runId: key.slice(2), mark: decodeMark(value.toString()) })
     else if (key.startsWith('p\0')) parked.push(JSON.parse(value.toString()) as RunRecord)
+    else if (key.startsWith('c\0')) ticks.push({ cron: key.slice(2), atMs: Number(value.toString()) })
   }
-  await local.save({ processed: marks, parked })
+  // A run has one parked record at a time; older ones of a run are leftovers of a crash (fenced by its mark).
+  await local.save({ marks, parked, unparked: [], cronTicks: ticks })
   options.log.info(
     { topic, partition, marks: marks.length, parked: parked.length },
     'runner partition restored from its changelog',
   )
 
+  // Re-written every half retention, so no parked entry is older than the retention allows.
+  const halfRetention = Math.floor(options.retentionMs / 2)
+  let nextRefreshAt = Math.min(Date.now() + halfRetention, oldestStamp + halfRetention)
   const record = (key: string, value: string, atMs: number): BusRecord => ({ key, value, partition, timestampMs: atMs })
   const parkKey = (r: RunRecord) => `p\0${r.runId}\0${r.seq}`
 
   return {
     processed: (runIds) => local.processed(runIds),
     async save(update) {
+      const now = Date.now()
       const changes = [
-        ...update.processed.map((m) => record(`m\0${m.runId}`, String(m.seq), ulidTime(m.runId))),
-        ...update.parked.map((r) => record(parkKey(r), JSON.stringify(r), Date.now())),
+        ...update.unparked.map((r) => record(parkKey(r), '', now)),
+        ...update.marks.map((m) => record(`m\0${m.runId}`, encodeMark(m.mark), ulidTime(m.runId))),
+        ...update.parked.map((r) => record(parkKey(r), JSON.stringify(r), now)),
+        ...(update.cronTicks ?? []).map((t) => record(`c\0${t.cron}`, String(t.atMs), now)),
       ]
       // Both must hold before the runner commits its batch; a failure redelivers the batch.
       await Promise.all([changes.length > 0 ? bus.publish(topic, changes) : undefined, local.save(update)])
     },
+    parkedOf: (runId) => local.parkedOf(runId),
+    lastCronTick: (cron) => local.lastCronTick(cron),
     due: (nowMs, limit) => local.due(nowMs, limit),
     nextDueAt: () => local.nextDueAt(),
     async unpark(records) {
@@ -79,6 +95,20 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
       ])
     },
     expire: (beforeMs) => local.expire(beforeMs),
+    async refresh(nowMs) {
+      if (nowMs < nextRefreshAt) return
+      let page: BusRecord[] = []
+      for await (const r of parkedRecords(rocks, scope)) {
+        page.push(record(parkKey(r), JSON.stringify(r), nowMs))
+        if (page.length === 500) {
+          await bus.publish(topic, page)
+          page = []
+        }
+      }
+      for await (const tick of cronTicks(rocks, scope)) page.push(record(`c\0${tick.cron}`, String(tick.atMs), nowMs))
+      if (page.length > 0) await bus.publish(topic, page)
+      nextRefreshAt = nowMs + halfRetention
+    },
     close: () => local.close(),
   }
 }

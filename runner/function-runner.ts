@@ -1,30 +1,32 @@
 // The runner of one function: one consumer group on the function's topic. Each record is one step
 // of a run: execute up to the next new step, then checkpoint it as the run's next record, retry it
-// later, or finish the run. See ARCHITECTURE.md.
+// later, pause it, or finish the run. Signals on the same topic resume paused runs or cancel them.
+// See ARCHITECTURE.md.
 import type { Logger } from 'pino'
 import type { Batch, Bus, Subscription } from '../bus/types.ts'
-import type { Output } from '../bus/output.ts'
 import type { Codec } from '../bus/codec.ts'
-import type { EventRecord } from '../core/event.ts'
 import type { RetryPolicy } from '../core/retry.ts'
-import { sleep } from '../core/retry.ts'
 import { secondsSince } from '../core/metrics.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { executeFunction } from '../client/step.ts'
-import type { RunDoc } from '../core/run-doc.ts'
-import { snapshotOf, type RunRecord } from '../core/run-record.ts'
+import { isSignal, snapshotOf, type FunctionRecord, type RunRecord } from '../core/run-record.ts'
 import { decide, type Outcome } from './outcome.ts'
 import { cancelled } from './cancel.ts'
-import type { ProcessedMark, RunnerState } from './state.ts'
-import { failedEvent, functionEvent, sentEvents, type SendLimits } from './events.ts'
+import { resolveDue, resolveSignal, type Resolution } from './waits.ts'
+import type { RunMark, RunnerState, StateUpdate } from './state.ts'
+import { functionEvent, sentEvents, type SendLimits } from './events.ts'
 import { countRunEnd, functionLabel, stepDuration } from './metrics.ts'
+import { createApplier, type RunnerOutputs } from './apply.ts'
+import { createTimers } from './timers.ts'
+import { createCronSchedule } from './cron.ts'
 
 export interface FunctionRunnerDeps {
   bus: Bus
   fn: SluiceFunction
-  codec: Codec<RunRecord>
-  /** `self`: this function's own topic (checkpoints and retries); `incoming`: sent events, like ingest. */
-  outputs: { self: Output<RunRecord>; runs: Output<RunDoc>; incoming: Output<EventRecord> }
+  codec: Codec<FunctionRecord>
+  outputs: RunnerOutputs
+  /** Whether `key` is served in `env`: step.invoke of anything else fails at once. */
+  isServed(env: string, key: string): boolean
   /** Opens the state of one input partition (the same object may serve several). */
   openState(partition: number): Promise<RunnerState>
   log: Logger
@@ -40,34 +42,26 @@ export interface FunctionRunnerConfig {
   maxBatchRecords: number
 }
 
-const PARK_SCAN_LIMIT = 500
-const IDLE_TIMER_CHECK_MS = 1_000
-const MARK_EXPIRY_INTERVAL_MS = 60 * 60_000
 const RUNNING_SNAPSHOT_AFTER_MS = 100
+const ended = (o: Outcome) => o.kind === 'completed' || o.kind === 'failed' || o.kind === 'cancelled'
 
 export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionRunnerConfig) {
   const { fn, outputs, log } = deps
   const policy: RetryPolicy = { ...config.backoff, retries: fn.retries }
   const fnLabel = functionLabel(fn.key)
   const states = new Map<number, RunnerState>()
+  const apply = createApplier(fn, outputs, log)
+  const timers = createTimers(() => states.values(), outputs.self, config, log)
+  // Partition 0's owner runs the function's cron schedules: one owner at a time, handed over with it.
+  const cron = createCronSchedule(fn, outputs.incoming, log)
   let subscription: Subscription | undefined
-  let stopping = false
-  let woken = false
-  let sleeping: AbortController | undefined
-  let timerLoop: Promise<void> | undefined
   /** Outcomes executed but not yet durable, by run and seq (see handle); emptied as they are applied. */
   const unapplied = new Map<string, Outcome>()
-
-  /** A newly parked retry may be due before the timer loop's next check. */
-  function wakeTimers(): void {
-    woken = true
-    sleeping?.abort()
-  }
 
   async function handle(batch: Batch): Promise<void> {
     const state = states.get(batch.partition)
     if (!state) throw new Error(`runner ${fn.key}: partition ${batch.partition} has no open state`)
-    const byRun = new Map<string, RunRecord[]>()
+    const byRun = new Map<string, FunctionRecord[]>()
     for (const { value } of batch.records) {
       const record = deps.codec.decode(value)
       const list = byRun.get(record.runId)
@@ -76,45 +70,105 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
     }
     const runIds = [...byRun.keys()]
     const marks = await state.processed(runIds)
-    const processed: ProcessedMark[] = []
-    const parked: RunRecord[] = []
-    const now = Date.now()
-    // Runs execute concurrently; the records of one run (duplicates) in order. All settle before
-    // a failure redelivers the batch, so a redelivery never overlaps executions still in flight.
+    const update: StateUpdate = { marks: [], parked: [], unparked: [] }
+    // Runs execute concurrently; the records of one run in order. All settle before a failure
+    // redelivers the batch, so a redelivery never overlaps executions still in flight.
     const settled = await Promise.allSettled(
-      runIds.map(async (runId, i) => {
-        let last = marks[i]
-        for (const record of byRun.get(runId)!) {
-          if (record.seq <= last) continue // a duplicate of a record already processed
-          if (record.dueAt !== undefined && record.dueAt > now) {
-            parked.push(record)
-            continue
-          }
-          // A redelivery after the log refused this record's outcome applies that outcome again instead
-          // of executing again: an outage of the log must not re-run the step once per redelivery.
-          const key = `${runId}\0${record.seq}`
-          const outcome = unapplied.get(key) ?? (await execute(record))
-          unapplied.delete(key)
-          await apply(record, outcome).catch((err) => {
-            unapplied.set(key, outcome)
-            throw err
-          })
-          countRunEnd(fnLabel, outcome)
-          last = record.seq
-          processed.push({ runId, seq: record.seq })
-        }
-      }),
+      runIds.map((runId, i) => handleRun(state, runId, byRun.get(runId)!, marks[i], update)),
     )
     // Only after their successors are durable: a crash before this line re-executes the steps in flight.
-    await state.save({ processed, parked })
-    if (parked.length > 0) wakeTimers()
+    await state.save(update)
+    if (update.parked.length > 0) timers.wake()
     // The runs that could not publish their outcome (the log is unavailable) run again on redelivery.
     const failure = settled.find((r) => r.status === 'rejected')
     if (failure) throw failure.reason
   }
 
+  /** The records and signals of one run in a batch, in order; what changes goes into `update`. */
+  async function handleRun(
+    state: RunnerState,
+    runId: string,
+    items: FunctionRecord[],
+    initial: RunMark,
+    update: StateUpdate,
+  ): Promise<void> {
+    let mark = initial
+    let parkedHere: RunRecord | undefined
+    const setMark = (next: RunMark) => {
+      mark = next
+      const at = update.marks.findIndex((m) => m.runId === runId)
+      if (at >= 0) update.marks[at] = { runId, mark }
+      else update.marks.push({ runId, mark })
+    }
+    /** The run's parked record (parked by this batch, or before), no longer to be held. */
+    const takeParked = async (): Promise<RunRecord | null> => {
+      const parked = parkedHere ?? (await state.parkedOf(runId))
+      if (!parked || parked.seq <= mark.seq) return null
+      if (parkedHere) update.parked.splice(update.parked.indexOf(parkedHere), 1)
+      else update.unparked.push(parked)
+      parkedHere = undefined
+      return parked
+    }
+    const finish = async (record: RunRecord, outcome: Outcome) => {
+      await applyOnce(record, outcome)
+      setMark({ seq: record.seq, state: ended(outcome) ? 'ended' : 'open' })
+    }
+
+    for (const item of items) {
+      if (isSignal(item)) {
+        const { signal } = item
+        if (mark.state === 'ended') continue
+        if (signal.kind === 'cancel') {
+          const parked = await takeParked()
+          if (parked) await finish(parked, cancelled(parked, signal.cause, Date.now()))
+          // The step in flight finishes; the run's next record ends it (below).
+          else setMark({ seq: mark.seq, state: 'cancelling', cause: signal.cause })
+          continue
+        }
+        if (signal.seq <= mark.seq) continue // the pause ended already (timed out, or resumed)
+        const parked = parkedHere ?? (await state.parkedOf(runId))
+        const resolution = parked && parked.seq === signal.seq ? resolveSignal(parked, signal, Date.now()) : null
+        if (!resolution) continue
+        await takeParked()
+        await finish(parked!, mark.state === 'cancelling' ? cancelled(parked!, mark.cause!, Date.now()) : await resolve(parked!, resolution))
+        continue
+      }
+      const record = item
+      if (record.seq <= mark.seq) continue // a duplicate of a record already processed
+      if (mark.state === 'cancelling') {
+        await finish(record, cancelled(record, mark.cause!, Date.now()))
+        continue
+      }
+      if (record.dueAt !== undefined && record.dueAt > Date.now()) {
+        parkedHere = record
+        update.parked.push(record)
+        continue
+      }
+      await finish(record, record.waiting ? await resolve(record, resolveDue(record, Date.now())) : await execute(record))
+    }
+  }
+
+  /** A redelivery after the log refused an outcome applies it again instead of executing again. */
+  async function applyOnce(record: RunRecord, outcome: Outcome): Promise<void> {
+    const key = `${record.runId}\0${record.seq}`
+    const pending = unapplied.get(key) ?? outcome
+    unapplied.delete(key)
+    await apply(record, pending).catch((err) => {
+      unapplied.set(key, pending)
+      throw err
+    })
+    countRunEnd(fnLabel, pending)
+  }
+
+  async function resolve(record: RunRecord, resolution: Resolution): Promise<Outcome> {
+    if (resolution.kind === 'execute') return execute(resolution.record)
+    const { stepId, error } = resolution
+    return decide(record, { kind: 'error', stepId, error, nonRetriable: true }, policy, Date.now(), Date.now())
+  }
+
   async function execute(record: RunRecord): Promise<Outcome> {
-    if (record.cancel) return cancelled(record, Date.now())
+    const cached = unapplied.get(`${record.runId}\0${record.seq}`)
+    if (cached) return cached
     const startedAt = Date.now()
     const startedNs = process.hrtime.bigint()
     // A first execution that takes a while shows as running before its checkpoint; a quick one
@@ -140,101 +194,52 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
       },
     })
     clearTimeout(showRunning)
-    const outcome = decide(record, execution, policy, startedAt, Date.now())
+    let outcome = decide(record, execution, policy, startedAt, Date.now())
+    if (execution.kind === 'pause' && execution.pause.kind === 'invoke' && !deps.isServed(record.env, execution.pause.functionKey)) {
+      const error = {
+        name: 'TypeError',
+        code: 'INVOKE_UNKNOWN_FUNCTION',
+        message: `step.invoke("${execution.stepId}"): no function "${execution.pause.functionKey}" is served in environment "${record.env}"`,
+      }
+      outcome = decide(record, { kind: 'error', stepId: execution.stepId, error, nonRetriable: true }, policy, startedAt, Date.now())
+    }
     stepDuration.observe({ function: fnLabel, outcome: outcome.kind }, secondsSince(startedNs))
     return outcome
   }
 
-  async function apply(record: RunRecord, outcome: Outcome): Promise<void> {
-    switch (outcome.kind) {
-      case 'continue':
-      case 'retry':
-        await Promise.all([
-          outputs.self.publish([outcome.next]),
-          outputs.runs.publish([snapshotOf(outcome.next, 'running')]),
-        ])
-        return
-      case 'completed':
-      case 'cancelled':
-        await outputs.runs.publish([outcome.run])
-        return
-      case 'failed': {
-        log.info({ runId: record.runId, error: outcome.run.error?.message }, 'run failed')
-        const notice = failedEvent(record, outcome.run)
-        await Promise.all([
-          outputs.runs.publish([outcome.run]),
-          notice ? outputs.incoming.publish([notice]) : undefined,
-        ])
-        return
-      }
-      default: {
-        const unknown: never = outcome
-        throw new Error(`unknown outcome ${JSON.stringify(unknown)}`)
-      }
-    }
-  }
-
-  /** Re-publishes parked retries once due; only then forgets them (a crash re-publishes: fenced). */
-  async function runTimers(): Promise<void> {
-    let nextExpiryAt = 0
-    while (!stopping) {
-      woken = false
-      let next = Date.now() + IDLE_TIMER_CHECK_MS
-      try {
-        const expire = Date.now() >= nextExpiryAt
-        for (const state of new Set(states.values())) {
-          for (
-            let due = await state.due(Date.now(), PARK_SCAN_LIMIT);
-            due.length > 0;
-            due = await state.due(Date.now(), PARK_SCAN_LIMIT)
-          ) {
-            await outputs.self.publish(due.map(({ dueAt: _, ...ready }) => ready))
-            await state.unpark(due)
-          }
-          const dueAt = await state.nextDueAt()
-          if (dueAt !== null) next = Math.min(next, dueAt)
-          if (expire) await state.expire(Date.now() - config.markRetentionMs)
-        }
-        if (expire) nextExpiryAt = Date.now() + MARK_EXPIRY_INTERVAL_MS
-      } catch (err) {
-        log.error({ err }, 're-publishing due retries failed; trying again')
-      }
-      if (stopping || woken) continue
-      sleeping = new AbortController()
-      await sleep(Math.max(0, next - Date.now()), sleeping.signal)
-      sleeping = undefined
-    }
-  }
-
   return {
     async start() {
-      stopping = false
       subscription = await deps.bus.subscribe({
         group: config.group,
         topics: [config.inputTopic],
         maxBatchRecords: config.maxBatchRecords,
         handler: handle,
         onAssign: async (assigned) => {
-          for (const p of assigned.flatMap((a) => a.partitions)) states.set(p, await deps.openState(p))
-          wakeTimers()
+          for (const p of assigned.flatMap((a) => a.partitions)) {
+            const state = await deps.openState(p)
+            states.set(p, state)
+            if (p === 0) cron.start(state)
+          }
+          timers.wake()
         },
         onRevoke: async (revoked) => {
           // Another runner now owns these runs; it executes what was not applied here.
           unapplied.clear()
           for (const p of revoked.flatMap((a) => a.partitions)) {
+            if (p === 0) await cron.stop()
             const state = states.get(p)
             states.delete(p)
             if (state && ![...states.values()].includes(state)) await state.close()
           }
         },
       })
-      timerLoop = runTimers()
+      timers.start()
     },
     async stop() {
-      stopping = true
-      wakeTimers()
       await subscription?.stop()
-      await timerLoop
+      await cron.stop()
+      await timers.stop()
     },
   }
 }
+

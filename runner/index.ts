@@ -11,6 +11,7 @@ import type { RunDoc } from '../core/run-doc.ts'
 import { SluiceError } from '../core/errors.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import type { FunctionRegistry, SyncScope } from '../control/functions.ts'
+import type { WaitsOutput } from '../router/waits-types.ts'
 import { createFunctionRunner } from './function-runner.ts'
 import type { RunnerState } from './state.ts'
 import type { SendLimits } from './events.ts'
@@ -21,7 +22,7 @@ export interface RunnerDeps {
   bus: Bus
   registry: FunctionRegistry
   topics: FunctionTopics
-  outputs: { runs: Output<RunDoc>; incoming: Output<EventRecord> }
+  outputs: { runs: Output<RunDoc>; incoming: Output<EventRecord>; waits: WaitsOutput }
   openState(fn: FunctionRef, partition: number): Promise<RunnerState>
   log: Logger
 }
@@ -70,7 +71,8 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
         appId: f.appId,
         functionId: f.id,
         name: f.name,
-        trigger: f.trigger,
+        triggers: f.triggers,
+        ...(f.cancelOn.length > 0 && { cancelOn: f.cancelOn }),
         retries: f.retries,
         timeoutMs: f.timeoutMs,
       })),
@@ -84,7 +86,14 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
           bus: deps.bus,
           fn,
           codec: deps.topics.codec,
-          outputs: { self: deps.topics.output(fn), runs: deps.outputs.runs, incoming: deps.outputs.incoming },
+          outputs: {
+            self: deps.topics.output(fn),
+            runs: deps.outputs.runs,
+            incoming: deps.outputs.incoming,
+            waits: deps.outputs.waits,
+            functionRuns: (ref) => deps.topics.output(ref),
+          },
+          isServed: (env, key) => deps.registry.list(env).some((f) => f.key === key),
           openState: (partition) => deps.openState(fn, partition),
           log: log.child({ fn: fn.key, env: fn.env }),
         },
@@ -99,7 +108,8 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
       ),
     )
     for (const runner of running) await runner.start()
-    log.info({ functions: functions.map((f) => `${f.env}/${f.key} ← ${f.trigger.event}`) }, 'serving functions')
+    const triggers = (f: SluiceFunction) => f.triggers.map((t) => ('cron' in t ? `cron ${t.cron}` : t.event)).join(', ')
+    log.info({ functions: functions.map((f) => `${f.env}/${f.key} ← ${triggers(f)}`) }, 'serving functions')
   }
 
   async function stopAll(): Promise<void> {

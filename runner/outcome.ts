@@ -3,6 +3,8 @@ import { backoffDelayMs, retryPolicies, type RetryPolicy } from '../core/retry.t
 import type { Execution } from '../client/step.ts'
 import type { RunDoc } from '../core/run-doc.ts'
 import { snapshotOf, type RunRecord } from '../core/run-record.ts'
+import type { EventRecord } from '../core/event.ts'
+import { waitingRecord } from './waits.ts'
 
 export type Outcome =
   /** A step completed: its checkpoint is the next record of the run. */
@@ -11,8 +13,10 @@ export type Outcome =
   | { kind: 'retry'; next: RunRecord }
   | { kind: 'completed'; run: RunDoc }
   | { kind: 'failed'; run: RunDoc }
-  /** A cancel record: the run ends without executing (runner/cancel.ts). */
+  /** A cancel signal: the run ends without executing further (runner/cancel.ts). */
   | { kind: 'cancelled'; run: RunDoc }
+  /** A step paused the run: the next record waits (runner/waits.ts) until its due time or a signal. */
+  | { kind: 'wait'; next: RunRecord; invoke?: EventRecord }
 
 /** Backoff between attempts; `retries` comes from each function. */
 export const FUNCTION_BACKOFF: Omit<RetryPolicy, 'retries'> = retryPolicies.functionBackoff
@@ -24,7 +28,12 @@ export function decide(
   startedAt: number,
   nowMs: number,
 ): Outcome {
-  const { failing: _lastError, dueAt: _dueAt, ...settled } = { ...record, startedAt: record.startedAt ?? startedAt }
+  const {
+    failing: _lastError,
+    dueAt: _dueAt,
+    waiting: _waiting,
+    ...settled
+  } = { ...record, startedAt: record.startedAt ?? startedAt }
   const terminalVersion = record.seq * 2 + 2
   switch (execution.kind) {
     case 'step':
@@ -65,6 +74,8 @@ export function decide(
         },
       }
     }
+    case 'pause':
+      return { kind: 'wait', ...waitingRecord(record, execution.stepId, execution.pause, nowMs, settled) }
     default: {
       const unknown: never = execution
       throw new Error(`unknown execution ${JSON.stringify(unknown)}`)

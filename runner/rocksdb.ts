@@ -1,33 +1,57 @@
 // RunnerState on the embedded RocksDB, one key space per function:
-//   `F<scope>\0<runId>` → highest processed seq   (run IDs are ULIDs: expiry is one range delete)
+//   `F<scope>\0<runId>` → the run's mark   (run IDs are ULIDs: expiry is one range delete)
 //   `S<scope>\0<dueAt hex12>\0<runId>\0<seq>` → parked RunRecord JSON   (sorted by due time)
-import type { Rocks } from '../core/rocks.ts'
+//   `Q<scope>\0<runId>` → `<dueAt hex12>\0<seq>` of the run's parked record   (a signal finds it)
+//   `J<scope>\0<cron>` → the last cron tick run
+import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { seededUlids } from '../core/ids.ts'
 import type { RunRecord } from '../core/run-record.ts'
-import type { RunnerState } from './state.ts'
+import { decodeMark, encodeMark, NO_MARK, type RunnerState } from './state.ts'
 import { keyPrefix, keyRange } from '../core/keyspaces.ts'
+
+const hex12 = (n: number) => n.toString(16).padStart(12, '0')
 
 export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState {
   const markPrefix = keyPrefix('runnerMarks', `${scope}\0`)
   const parkPrefix = keyPrefix('runnerParked', `${scope}\0`)
+  const byRunPrefix = keyPrefix('runnerParkedByRun', `${scope}\0`)
+  const cronPrefix = keyPrefix('runnerCron', `${scope}\0`)
   const markKey = (runId: string) => markPrefix + runId
-  const parkKey = (r: RunRecord) =>
-    `${parkPrefix}${(r.dueAt ?? 0).toString(16).padStart(12, '0')}\0${r.runId}\0${r.seq}`
+  const parkTail = (r: RunRecord) => `${hex12(r.dueAt ?? 0)}\0${r.seq}`
+  const parkKey = (r: RunRecord) => `${parkPrefix}${hex12(r.dueAt ?? 0)}\0${r.runId}\0${r.seq}`
+  const park = (r: RunRecord): WriteOp[] => [
+    { type: 'put', key: parkKey(r), value: JSON.stringify(r) },
+    { type: 'put', key: byRunPrefix + r.runId, value: parkTail(r) },
+  ]
+  const unpark = (r: RunRecord): WriteOp[] => [
+    { type: 'del', key: parkKey(r) },
+    // Only the run's current parked record is indexed; a newer one may have replaced it already.
+    ...(r.seq >= 0 ? [{ type: 'del' as const, key: byRunPrefix + r.runId }] : []),
+  ]
 
   return {
     async processed(runIds) {
       const values = await rocks.getMany(runIds.map(markKey))
-      return values.map((v) => (v ? Number(v.toString()) : -1))
+      return values.map((v) => (v ? decodeMark(v.toString()) : NO_MARK))
     },
-    async save({ processed, parked }) {
+    async save({ marks, parked, unparked, cronTicks = [] }) {
       await rocks.write([
-        ...processed.map((m) => ({ type: 'put' as const, key: markKey(m.runId), value: String(m.seq) })),
-        ...parked.map((r) => ({ type: 'put' as const, key: parkKey(r), value: JSON.stringify(r) })),
+        ...unparked.flatMap(unpark),
+        ...marks.map((m) => ({ type: 'put' as const, key: markKey(m.runId), value: encodeMark(m.mark) })),
+        ...parked.flatMap(park),
+        ...cronTicks.map((t) => ({ type: 'put' as const, key: cronPrefix + t.cron, value: String(t.atMs) })),
       ])
+    },
+    async parkedOf(runId) {
+      const tail = await rocks.get(byRunPrefix + runId)
+      if (!tail) return null
+      const [dueAt, seq] = tail.toString().split('\0')
+      const value = await rocks.get(`${parkPrefix}${dueAt}\0${runId}\0${seq}`)
+      return value ? (JSON.parse(value.toString()) as RunRecord) : null
     },
     async due(nowMs, limit) {
       const records: RunRecord[] = []
-      const upTo = `${parkPrefix}${(nowMs + 1).toString(16).padStart(12, '0')}`
+      const upTo = `${parkPrefix}${hex12(nowMs + 1)}`
       for await (const { value } of rocks.scan({ gte: parkPrefix, lt: upTo, limit })) {
         records.push(JSON.parse(value.toString()) as RunRecord)
         if (records.length === limit) break
@@ -41,12 +65,37 @@ export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState
       return null
     },
     async unpark(records) {
-      await rocks.write(records.map((r) => ({ type: 'del', key: parkKey(r) })))
+      // Re-published at their due time: the index entry goes only if it still names this record.
+      const current = await rocks.getMany(records.map((r) => byRunPrefix + r.runId))
+      await rocks.write(
+        records.flatMap((r, i) => [
+          { type: 'del' as const, key: parkKey(r) },
+          ...(current[i]?.toString() === parkTail(r) ? [{ type: 'del' as const, key: byRunPrefix + r.runId }] : []),
+        ]),
+      )
+    },
+    async lastCronTick(cron) {
+      const value = await rocks.get(cronPrefix + cron)
+      return value ? Number(value.toString()) : null
     },
     async expire(beforeMs) {
       const timePrefix = seededUlids(`${Math.max(0, beforeMs)},AAAAAAAAAAAAAA==`, 1)[0].slice(0, 10)
       await rocks.write([{ type: 'delRange', start: markPrefix, end: markPrefix + timePrefix }])
     },
+    refresh: async () => {},
     close: async () => {},
   }
+}
+
+/** Every record parked in `scope`, by due time. */
+export async function* parkedRecords(rocks: Rocks, scope: string): AsyncIterable<RunRecord> {
+  for await (const { value } of rocks.scan({ ...keyRange('runnerParked', `${scope}\0`), batch: 256 }))
+    yield JSON.parse(value.toString()) as RunRecord
+}
+
+/** The last tick of every cron schedule in `scope`. */
+export async function* cronTicks(rocks: Rocks, scope: string): AsyncIterable<{ cron: string; atMs: number }> {
+  const prefix = keyPrefix('runnerCron', `${scope}\0`)
+  for await (const { key, value } of rocks.scan(keyRange('runnerCron', `${scope}\0`)))
+    yield { cron: key.slice(prefix.length), atMs: Number(value.toString()) }
 }

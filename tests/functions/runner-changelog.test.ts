@@ -12,6 +12,7 @@ import type { Bus } from '../../bus/types.ts'
 import { openRocks } from '../../core/rocks.ts'
 import { newUlids } from '../../core/ids.ts'
 import { openChangelogRunnerState } from '../../runner/changelog.ts'
+import { NO_MARK } from '../../runner/state.ts'
 import type { RunRecord } from '../../core/run-record.ts'
 import { testServices } from '../infra/services.ts'
 import { removeDir, tempDir } from '../helpers/server.ts'
@@ -90,6 +91,7 @@ for (const [name, openBus] of adapters) {
         topic,
         scope: 'production~app-fn',
         partition: 1,
+        retentionMs: 60_000,
         log,
       })
       const p2 = await openChangelogRunnerState({
@@ -98,18 +100,26 @@ for (const [name, openBus] of adapters) {
         topic,
         scope: 'production~app-fn',
         partition: 2,
+        retentionMs: 60_000,
         log,
       })
+      const open = (seq: number) => ({ seq, state: 'open' as const })
       await p1.save({
-        processed: [
-          { runId: runA, seq: 3 },
-          { runId: runB, seq: 0 },
+        marks: [
+          { runId: runA, mark: open(3) },
+          { runId: runB, mark: open(0) },
         ],
         parked: [retry(runB, 1, now + 60_000), retry(runC, 2, now - 1)],
+        unparked: [],
+        cronTicks: [{ cron: '0 9 * * *', atMs: now - 1000 }],
       })
-      await p1.save({ processed: [{ runId: runA, seq: 4 }], parked: [] })
+      await p1.save({
+        marks: [{ runId: runA, mark: { seq: 4, state: 'cancelling', cause: { kind: 'api' } } }],
+        parked: [],
+        unparked: [],
+      })
       await p1.unpark([retry(runC, 2, now - 1)]) // re-published: must not come back
-      await p2.save({ processed: [{ runId: runD, seq: 9 }], parked: [retry(runD, 10, now + 5_000)] })
+      await p2.save({ marks: [{ runId: runD, mark: open(9) }], parked: [retry(runD, 10, now + 5_000)], unparked: [] })
 
       const second = await openRocks(join(dir, 'second'))
       t.teardown(() => second.close())
@@ -119,13 +129,17 @@ for (const [name, openBus] of adapters) {
         topic,
         scope: 'production~app-fn',
         partition: 1,
+        retentionMs: 60_000,
         log,
       })
       t.same(
         await restored.processed([runA, runB, runC, runD]),
-        [4, 0, -1, -1],
-        'the newest mark per run of partition 1 only',
+        [{ seq: 4, state: 'cancelling', cause: { kind: 'api' } }, open(0), NO_MARK, NO_MARK],
+        'the newest mark per run of partition 1 only, with its state',
       )
+      t.same((await restored.parkedOf(runB))?.seq, 1, "a run's parked record is found by its run")
+      t.equal(await restored.parkedOf(runC), null, 'not once unparked')
+      t.equal(await restored.lastCronTick('0 9 * * *'), now - 1000, 'the last cron tick')
       t.equal(await restored.nextDueAt(), now + 60_000, "the parked retry, not the unparked one nor partition 2's")
       t.same(
         (await restored.due(now + 60_000, 10)).map((r) => [r.runId, r.seq]),

@@ -14,7 +14,7 @@ import { createFunctionRunner } from '../../runner/function-runner.ts'
 import { createRocksRunnerState } from '../../runner/rocksdb.ts'
 import { FUNCTION_BACKOFF } from '../../runner/outcome.ts'
 import { firstRecord, type RunRecord } from '../../core/run-record.ts'
-import type { RunnerState } from '../../runner/state.ts'
+import { NO_MARK, type RunnerState } from '../../runner/state.ts'
 import type { RunDoc } from '../../store/runs-types.ts'
 import { eventually, removeDir, tempDir } from '../helpers/server.ts'
 
@@ -72,7 +72,8 @@ async function serve(
       bus,
       fn,
       codec,
-      outputs: { self, runs, incoming },
+      outputs: { self, runs, incoming, functionRuns: () => self, waits: { register: async () => {}, remove: async () => {} } },
+      isServed: () => true,
       openState: async () => options.state ?? createRocksRunnerState(rocks, topic),
       log,
     },
@@ -142,8 +143,8 @@ t.test('a step re-executed because its mark was lost sends the same event IDs, w
   // A crash between publishing a step's checkpoint and saving the mark: the mark is never saved.
   const forgetful: RunnerState = {
     ...real,
-    processed: async (ids) => ids.map(() => -1),
-    save: async ({ parked }) => real.save({ processed: [], parked }),
+    processed: async (ids) => ids.map(() => NO_MARK),
+    save: async ({ parked, unparked }) => real.save({ marks: [], parked, unparked }),
   }
   let sends = 0
   const { self, incoming, finished } = await serve(

@@ -1,0 +1,62 @@
+// WaitStore on RocksDB, per scope (the embedded node's one scope, or a partition's):
+//   `M<scope>\0<matchKey>\0<waitId>` → registration JSON   (an event's candidates: one prefix scan)
+//   `Y<scope>\0<expiresAt hex12>\0<waitId>` → ''           (expiry, by time)
+//   `Z<scope>\0<waitId>` → `<expiresAt hex12>\0<matchKey>` (forgetting a wait by its ID)
+import type { Rocks, WriteOp } from '../core/rocks.ts'
+import { keyPrefix, keyRange } from '../core/keyspaces.ts'
+import { matchKey, type WaitRegistration } from './waits-types.ts'
+import type { WaitStore } from './waits-store.ts'
+
+const hex12 = (n: number) => Math.max(0, Math.min(n, 0xffffffffffff)).toString(16).padStart(12, '0')
+
+export function createRocksWaitStore(rocks: Rocks, scope: string): WaitStore {
+  const byKey = keyPrefix('waits', `${scope}\0`)
+  const byExpiry = keyPrefix('waitsByExpiry', `${scope}\0`)
+  const byId = keyPrefix('waitsById', `${scope}\0`)
+
+  return {
+    async find(key) {
+      const waits: WaitRegistration[] = []
+      for await (const { value } of rocks.scan(keyRange('waits', `${scope}\0${key}\0`)))
+        waits.push(JSON.parse(value.toString()) as WaitRegistration)
+      return waits
+    },
+    async apply({ put, remove }) {
+      const ops: WriteOp[] = []
+      const index = await rocks.getMany(remove.map((id) => byId + id))
+      remove.forEach((waitId, i) => {
+        const entry = index[i]?.toString()
+        if (entry === undefined) return
+        const at = entry.indexOf('\0')
+        ops.push(
+          { type: 'del', key: `${byKey}${entry.slice(at + 1)}\0${waitId}` },
+          { type: 'del', key: `${byExpiry}${entry.slice(0, at)}\0${waitId}` },
+          { type: 'del', key: byId + waitId },
+        )
+      })
+      for (const wait of put) {
+        const key = matchKey(wait)
+        const expires = hex12(wait.expiresAt)
+        ops.push(
+          { type: 'put', key: `${byKey}${key}\0${wait.waitId}`, value: JSON.stringify(wait) },
+          { type: 'put', key: `${byExpiry}${expires}\0${wait.waitId}`, value: '' },
+          { type: 'put', key: byId + wait.waitId, value: `${expires}\0${key}` },
+        )
+      }
+      await rocks.write(ops)
+    },
+    async expired(nowMs, limit) {
+      const ids: string[] = []
+      for await (const { key } of rocks.scan({ gte: byExpiry, lt: `${byExpiry}${hex12(nowMs + 1)}`, limit }))
+        ids.push(key.slice(byExpiry.length + 13))
+      return ids
+    },
+    close: async () => {},
+  }
+}
+
+/** Every registration of `scope` (what a changelog restores, or re-writes). */
+export async function* allWaits(rocks: Rocks, scope: string): AsyncIterable<WaitRegistration> {
+  for await (const { value } of rocks.scan({ ...keyRange('waits', `${scope}\0`), batch: 256 }))
+    yield JSON.parse(value.toString()) as WaitRegistration
+}
