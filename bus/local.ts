@@ -22,7 +22,7 @@ import type {
 } from './types.ts'
 import { partitionOf } from './partition.ts'
 import { decodeBatch, decodedOf, encodeBatch, type BatchPart } from './record-batch.ts'
-import { lastOffset, logKey, offsetKey, offsetKeyParts, offsetOf, truncate, upgradeLogFormat } from './local-layout.ts'
+import { lastOffset, logKey, offsetKey, offsetKeyParts, offsetOf, truncate } from './local-layout.ts'
 import { keyPrefix, keyRange } from '../core/keyspaces.ts'
 import { publishMetrics } from './metrics.ts'
 
@@ -125,11 +125,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   }, config.retentionCheckMs)
   retentionTimer.unref()
 
-  let upgraded: Promise<void> | undefined
-
   async function ensureTopics(specs: Record<string, TopicSpec>): Promise<void> {
-    upgraded ??= upgradeLogFormat(rocks, log)
-    await upgraded
     for (const [topic, wanted] of Object.entries(specs)) {
       if (topics.has(topic)) continue
       const stored = await rocks.get(keyPrefix('logTopics', topic))

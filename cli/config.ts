@@ -368,8 +368,9 @@ export function runnerConfig(config: Config): Config {
   return config.kafkaBrokers.length > 0 ? Object.freeze({ ...config, roles: ['runner' as const] }) : config
 }
 
-/** RocksDB's memory and open-file bounds (core/rocks.ts) from the config. */
-export const rocksMemoryOf = (config: Config): RocksMemory => ({
+/** RocksDB's memory and open-file bounds (core/rocks.ts) from the config (or DEFAULTS, in tests and benches). */
+type RocksSettings = Pick<Config, 'rocksdbWriteBufferMb' | 'rocksdbWriteBuffers' | 'rocksdbMaxOpenFiles'>
+export const rocksMemoryOf = (config: RocksSettings): RocksMemory => ({
   writeBufferMb: config.rocksdbWriteBufferMb,
   writeBuffers: config.rocksdbWriteBuffers,
   maxOpenFiles: config.rocksdbMaxOpenFiles,

@@ -7,7 +7,7 @@ import { createLocalBus } from '../bus/local.ts'
 import { topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
 import { createRocksControlStore } from '../control/rocksdb.ts'
-import { openRocksEventStore } from '../store/rocksdb.ts'
+import { createRocksEventStore } from '../store/rocksdb.ts'
 import { createRocksRunStore } from '../store/runs-rocksdb.ts'
 import { createRocksRequestStore } from '../store/requests-rocksdb.ts'
 import { createRocksInsights } from '../store/insights-rocksdb.ts'
@@ -61,7 +61,7 @@ export async function startEmbedded(
     bus,
     topics,
     control: await createRocksControlStore(rocks),
-    events: await openRocksEventStore(rocks, { log: log.child({ component: 'store' }) }),
+    events: createRocksEventStore(rocks),
     runs: createRocksRunStore(rocks),
     requests: createRocksRequestStore(rocks),
     insights: createRocksInsights(rocks),

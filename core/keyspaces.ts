@@ -2,8 +2,8 @@
 // space's prefix; scans and range deletes take their bounds from `keyRange`, never from a
 // neighbouring letter, so a new space cannot silently fall inside another's scan or range
 // delete. tests/core/keyspaces.test.ts fails when two prefixes overlap (one starts the other)
-// or when code writes a bound of its own. The byte values are those of existing data dirs:
-// changing one needs an upgrade of stored data.
+// or when code writes a bound of its own. Changing what a space holds, or its prefix, raises
+// DATA_FORMAT (core/data-format.ts): data dirs of another format are refused, not converted.
 
 export interface KeySpace {
   prefix: string
@@ -24,16 +24,10 @@ export interface KeySpace {
  * time-ordered internal ID, an index by name then ID, dedup marks by time bucket), or consumed and
  * deleted within moments (the log), gets a family of its own: a file then spans only that space's
  * keys, so compaction moves it down the levels instead of rewriting it with every other space's keys
- * in between. In one family, compaction took 41 % of the server's CPU in a 20-minute soak of
- * 500-event batches. A family's space has a one-letter prefix: a key's first character picks it.
+ * in between. A family's space has a one-letter prefix: a key's first character picks it.
  * `bloomFilter`: only dedup looks up keys that are mostly absent; the others are read by range, or
- * by keys that exist, where a filter saves nothing. Without one, a family's files have 64 KiB
- * blocks, and each open file's table reader holds its index block (a few KiB): at most
- * SLUICE_ROCKSDB_MAX_OPEN_FILES files are open. With one (dedup), index and filter blocks go into
- * the block cache, which bounds them. (Every new file's index block went into the cache before,
- * read or not, and filled it at ~1 MiB a minute in the soak, all families together.)
- * `blockCache`: the binding gives each family a 32 MiB block cache of its own, which then holds
- * only what reads bring in. The log has none: consumers read it from the tail in memory, or once.
+ * by keys that exist, where a filter saves nothing (their open files hold their index blocks instead:
+ * core/rocks.ts). `blockCache`: the log has none, as consumers read it from the tail in memory, or once.
  */
 export const FAMILIES = {
   log: { writeBufferShare: 1, bloomFilter: false, blockCache: false },
@@ -66,16 +60,13 @@ export const KEY_SPACES = {
   }),
   logOffsets: space('O', 'bus/local.ts', '<group>\\0<topic>\\0<partition> → next offset', { scanned: true }),
   logTopics: space('T', 'bus/local.ts', '<topic> → topic spec JSON'),
-  logFormat: space('Vlog', 'bus/local-layout.ts', 'the local log format version'),
   control: space('C', 'control/rocksdb.ts', '<kind>\\0<id> → control document JSON', { scanned: true }),
   dedup: space('D', 'dedup/rocksdb.ts', '[p<N>/]<bucket hex12>\\0<env>\\0<id> → <receivedAt>,<internalId>', {
     rangeDeleted: true,
     family: 'dedup',
   }),
-  // An event without a caller `id` is keyed by its internal ID (a ULID), marked in a group per
-  // millisecond of those IDs: in its own family, without a bloom filter, because only a caller id of
-  // ULID form ever looks a group up, and the keys follow time within a bucket and environment, so a
-  // lookup reads at most a block per level. (Before groups, one `<internalId>` key per event.)
+  // Marks of events without a caller `id`, grouped per millisecond of their internal IDs: no bloom
+  // filter, as only a caller id of ULID form looks a group up, and keys follow time within a bucket.
   dedupInternalIds: space(
     'U',
     'dedup/rocksdb.ts',
@@ -87,8 +78,7 @@ export const KEY_SPACES = {
     rangeDeleted: true,
     family: 'events',
   }),
-  // Event indexes (store/rocksdb-index.ts): ‹v› is a value after its length. Rebuilt (range deleted
-  // first) when a data dir of an older layout opens.
+  // Event indexes (store/rocksdb-index.ts): ‹v› is a value after its length.
   eventsById: space('I', 'store/rocksdb.ts', '‹dedup id›<internalId> → index entries', {
     scanned: true,
     rangeDeleted: true,
@@ -113,7 +103,6 @@ export const KEY_SPACES = {
     scanned: true,
     rangeDeleted: true,
   }),
-  eventsFormat: space('Vevents', 'store/rocksdb.ts', 'the event store format version'),
   runs: space('Rr', 'store/runs-rocksdb.ts', '<runId> → run JSON', { scanned: true }),
   runsByEvent: space('Re', 'store/runs-rocksdb.ts', "<eventId>\\0<runId> → ''", { scanned: true }),
   runsByFunction: space('Rf', 'store/runs-rocksdb.ts', "<functionId>\\0<runId> → ''", { scanned: true }),
@@ -148,6 +137,7 @@ export const KEY_SPACES = {
   waitsById: space('Z', 'router/waits-rocksdb.ts', '<scope>\\0<waitId> → <expiresAt hex12>\\0<match key>', {
     rangeDeleted: true,
   }),
+  dataFormat: space('V', 'core/data-format.ts', 'the data format of the whole data dir (one version)'),
 } as const
 
 export type KeySpaceName = keyof typeof KEY_SPACES

@@ -3,10 +3,12 @@
 // One RocksDB per data dir; every adapter owns a key prefix, so a write batch is atomic
 // across them and there is a single WAL to recover. The spaces core/keyspaces.ts gives a column
 // family are kept in it; a key's first character picks it, and a batch stays atomic across them.
+// An open refuses a data dir of another data format (core/data-format.ts).
 import RocksDB from 'rocksdb-native'
 import { SluiceError } from './errors.ts'
 import type { Logger } from 'pino'
-import { FAMILIES, KEY_SPACES, keyRange, type FamilyName, type KeySpace, type KeySpaceName } from './keyspaces.ts'
+import { FAMILIES, KEY_SPACES, type FamilyName, type KeySpace } from './keyspaces.ts'
+import { DATA_FORMAT, checkDataFormat } from './data-format.ts'
 import { gauge } from './metrics.ts'
 
 export type WriteOp =
@@ -105,26 +107,19 @@ interface NativeDb {
   /** A session on column family `family`, created at open when missing. */
   columnFamily(family: object): NativeDb
   readonly defaultColumnFamily: { _handle: unknown }
-  compactRange(start: string, end: string): Promise<void>
   ready(): Promise<void>
   read(opts?: { capacity?: number; autoDestroy?: boolean }): NativeBatch
   write(opts?: { capacity?: number; autoDestroy?: boolean }): NativeBatch
-  iterator(range: Omit<ScanRange, 'gt'> & { gt?: string | Buffer; capacity?: number }): AsyncIterable<{
-    key: Buffer
-    value: Buffer
-  }>
+  iterator(range: ScanRange & { capacity?: number }): AsyncIterable<{ key: Buffer; value: Buffer }>
   getProperty(name: string): Promise<string | number>
   close(): Promise<void>
 }
 
 /**
- * Memory RocksDB may hold for writes: `writeBuffers` memtables per column family, of `writeBufferMb`
- * times the family's share (core/keyspaces.ts; rocksdb-native's defaults, 2 × 64 MiB, were half the
- * embedded server's peak RSS). A memtable takes memory as it is written, so a family written little
- * costs little. Each family's block cache (all but the log's: core/keyspaces.ts) is the binding's
- * fixed 32 MiB LRU (rocksdb-native has no option for its size). At most `maxOpenFiles` files are
- * open at once: each open file holds a descriptor and its table reader (~2 KiB, more with an index
- * held outside the cache), and with no bound both grow with the data stored.
+ * RocksDB's memory bounds (docs/operations.md, "Memory and backpressure"): `writeBuffers` memtables
+ * per column family of `writeBufferMb` times the family's share (core/keyspaces.ts), and at most
+ * `maxOpenFiles` files open, each holding a descriptor and a table reader. Required: the config
+ * (cli/config.ts) holds the one default.
  */
 export interface RocksMemory {
   writeBufferMb: number
@@ -134,11 +129,8 @@ export interface RocksMemory {
 
 type FamilyOptions = { writeBufferShare: number; bloomFilter: boolean; blockCache: boolean }
 
-export async function openRocks(
-  path: string,
-  memory: RocksMemory = { writeBufferMb: 16, writeBuffers: 2, maxOpenFiles: 1000 },
-  log?: Pick<Logger, 'info'>,
-): Promise<Rocks> {
+/** Refuses a data dir of another data format (core/data-format.ts), and one in use by another process. */
+export async function openRocks(path: string, memory: RocksMemory, log?: Pick<Logger, 'info'>): Promise<Rocks> {
   const Native = RocksDB as unknown as new (path: string, opts?: object) => NativeDb
   const { constants, ColumnFamily } = RocksDB as unknown as {
     constants: { pinningTier: Record<'NONE', number> }
@@ -146,17 +138,12 @@ export async function openRocks(
   }
   const options = ({ writeBufferShare, bloomFilter, blockCache }: FamilyOptions) => ({
     writeBufferSize: Math.max(1, Math.round(memory.writeBufferMb * writeBufferShare)) * 1024 * 1024,
-    // Without a filter, each open file's table reader holds its index block (a few KiB with 64 KiB
-    // blocks), bounded by maxOpenFiles. In the block cache, every new file's index went in, read or
-    // not, and filled it towards its 32 MiB (~1 MiB a minute in the soak); the cache now holds only
-    // what reads bring in.
+    // Without a filter, an open file's table reader holds its index block, bounded by maxOpenFiles;
+    // in the block cache every new file's index would go in, read or not.
     ...(!bloomFilter && { filterPolicy: null, tableBlockSize: 64 * 1024, tableCacheIndexAndFilterBlocks: false }),
     ...(!blockCache && { blockCache: false, tableCacheIndexAndFilterBlocks: false }),
     maxWriteBufferNumber: memory.writeBuffers,
-    // Where they live in the block cache (families with a filter), index and filter blocks may be
-    // evicted like data blocks. The binding pins them all by default, so the cache outgrew its
-    // 32 MiB with every file written (the event store keeps growing): 48 MiB after 7 minutes of the
-    // soak, and rising.
+    // The binding pins index and filter blocks in the cache, which then grows past its size with every file.
     topLevelIndexPinningTier: constants.pinningTier.NONE,
     partitionPinningTier: constants.pinningTier.NONE,
     unpartitionedPinningTier: constants.pinningTier.NONE,
@@ -186,10 +173,13 @@ export async function openRocks(
     if (family !== undefined) byFirst[prefix.charCodeAt(0)] = families.get(family)
   /** The column family (a session of the binding) holding `key`. */
   const at = (key: string) => byFirst[key.charCodeAt(0)] ?? db
-  await moveIntoFamilies(db, at, log)
-  const all = new Map([['default', db], ...families])
-  open.add(all)
-  return {
+  const all = new Map<string, NativeDb>([['default', db], ...families])
+  const close = async () => {
+    open.delete(all)
+    for (const family of families.values()) await family.close()
+    await db.close()
+  }
+  const rocks: Rocks = {
     get(key) {
       const batch = at(key).read({ capacity: 1, autoDestroy: true })
       const value = batch.get(key)
@@ -225,12 +215,26 @@ export async function openRocks(
       for await (const { key, value } of family.iterator({ ...bounds, capacity }))
         yield { key: key.toString('utf8'), value }
     },
-    async close() {
-      open.delete(all)
-      for (const family of families.values()) await family.close()
-      await db.close()
-    },
+    close,
   }
+  try {
+    const format = await checkDataFormat(path, {
+      get: (key) => rocks.get(key),
+      put: (key, value) => rocks.write([{ type: 'put', key, value }]),
+      isEmpty: () => isEmpty(all.values()),
+    })
+    if (format === 'created') log?.info({ path, dataFormat: DATA_FORMAT }, 'new data dir')
+  } catch (err) {
+    await close()
+    throw err
+  }
+  open.add(all)
+  return rocks
+}
+
+async function isEmpty(families: Iterable<NativeDb>): Promise<boolean> {
+  for (const family of families) for await (const _ of family.iterator({ limit: 1, capacity: 1 })) return false
+  return true
 }
 
 /**
@@ -244,40 +248,4 @@ export async function openRocks(
 function inFamily(batch: NativeBatch, family: NativeDb): void {
   const ops = (batch as unknown as { _operations: Array<{ columnFamily: unknown }> })._operations
   ops[ops.length - 1].columnFamily = family.defaultColumnFamily._handle
-}
-
-const MOVE_CHUNK = 1_000
-
-/**
- * Moves the keys of a data dir written before its space had a column family from the default family
- * into that family: each chunk's puts and deletes in one batch, so a key is in one family at every
- * moment and a move cut short by a crash goes on at the next start.
- */
-async function moveIntoFamilies(db: NativeDb, at: (key: string) => NativeDb, log?: Pick<Logger, 'info'>) {
-  for (const [name, space] of Object.entries(KEY_SPACES) as Array<[KeySpaceName, KeySpace]>) {
-    if (space.family === undefined) continue
-    const range = keyRange(name)
-    const family = at(range.gte)
-    let moved = 0
-    for (let after: Buffer | undefined; ; ) {
-      const from = after === undefined ? { gte: range.gte } : { gt: after }
-      const entries = []
-      for await (const entry of db.iterator({ ...from, lt: range.lt, limit: MOVE_CHUNK, capacity: MOVE_CHUNK }))
-        entries.push(entry)
-      if (entries.length === 0) break
-      const batch = db.write({ capacity: 2 * entries.length, autoDestroy: true })
-      for (const { key, value } of entries) {
-        batch.tryPut(key, value)
-        inFamily(batch, family)
-        batch.tryDelete(key)
-      }
-      await batch.flush()
-      moved += entries.length
-      after = entries[entries.length - 1].key
-    }
-    if (moved > 0) {
-      await db.compactRange(range.gte, range.lt)
-      log?.info({ space: name, family: space.family, keys: moved }, 'key space moved into its column family')
-    }
-  }
 }

@@ -1,15 +1,13 @@
-// DedupStore on RocksDB. A key first seen at t lives in bucket floor(t / window):
+// DedupStore on RocksDB (dedup/ARCHITECTURE.md). A key first seen at t lives in bucket floor(t / window):
 // `D<prefix><bucket hex12>\0<env>\0<id>` → `<receivedAt>,<internalId>`. An event without a caller
 // id (its internal ID is its dedup key) is marked in `U` (core/keyspaces.ts), in groups: one value
 // per bucket, environment and millisecond of the internal IDs (an ID's first 10 characters), holding
 // runs of the IDs received at one time, `<receivedAt>,<id>,<id>…`, joined by ';'. A request's events
-// are then a put or two, not one each: one put per event cost a fifth of the embedded server's CPU
-// under 500-event batches (the binding reads each op's fields one by one, and the memtable, flush
-// and compaction go by entries). A mark written before groups, under its internal ID, is a run of
-// one, and is still read. A lookup reads the event's bucket and the one before (three near a
-// bucket's end), and for an id of ULID form also, in each of them, its millisecond's group and its
-// own key in `U`: point reads, batched over the whole batch. It compares times exactly; expiry
-// range-deletes every bucket older than the previous one.
+// are then a put or two, not one each: RocksDB's cost (the binding, memtable, flush, compaction) goes
+// by entries. A lookup reads the event's bucket and the one before (three near a bucket's end), and
+// for an id of ULID form also its millisecond's group in `U` in each of them: point reads, batched
+// over the whole batch. It compares times exactly; expiry range-deletes every bucket older than the
+// previous one.
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import type { DedupKey, DedupStore, SeenEntry } from './types.ts'
 import { keyPrefix } from '../core/keyspaces.ts'
@@ -23,7 +21,8 @@ const ULID_LENGTH = 26
 const TIME_LENGTH = 10
 
 export interface RocksDedupConfig {
-  windowMs: number /** Separates stores sharing one RocksDB (one per partition in distributed mode). */
+  windowMs: number
+  /** Separates stores sharing one RocksDB (one per partition in distributed mode). */
   prefix?: string
 }
 
@@ -99,21 +98,13 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
     async lookup(keys) {
       // The event's bucket and the one before (the window reaches into it). Records from several
       // ingest nodes may arrive slightly out of time order, so near a bucket's end the next one
-      // is read too. Point reads cost ~3 µs each here: most events need only two. An id of ULID
-      // form may be an earlier event's internal ID: its millisecond's group in U is read too, and
-      // its own key there, as marks were written before groups.
-      const groupReads = new Set<string>()
+      // is read too. An id of ULID form may be an earlier event's internal ID: its group in U too.
       const reads = keys.map((k) => {
         const bucket = bucketOf(k.receivedAt)
         const buckets = (bucket + 1) * config.windowMs - k.receivedAt < CLOCK_SKEW_MS ? [-1, 0, 1] : [-1, 0]
         const read = buckets.map((d) => entryKey(callerIds, bucket + d, k.env, k.id))
         if (!ULID_FORM.test(k.id)) return read
-        for (const d of buckets) read.push(entryKey(internalIds, bucket + d, k.env, k.id))
-        for (const d of buckets) {
-          const group = entryKey(internalIds, bucket + d, k.env, k.id.slice(0, TIME_LENGTH))
-          groupReads.add(group)
-          read.push(group)
-        }
+        for (const d of buckets) read.push(entryKey(internalIds, bucket + d, k.env, k.id.slice(0, TIME_LENGTH)))
         return read
       })
       const values = await rocks.getMany(reads.flat())
@@ -122,7 +113,7 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
         let found: string | null = null
         for (const read of reads[i]) {
           const value = values[at++]
-          found ??= groupReads.has(read) ? memberWithin(key, value) : markWithin(key, value)
+          found ??= read.startsWith(internalIds) ? memberWithin(key, value) : markWithin(key, value)
         }
         return found
       })
@@ -134,10 +125,8 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
       return done
     },
     async expire(nowMs) {
-      // Once per bucket: a range delete written again for nothing would still be flushed with the
-      // next file, stretching its key range from the space's start to the newest mark, so every
-      // flush of marks overlapped, and compaction rewrote, all the marks on disk (140 MiB a minute
-      // in the soak).
+      // Once per bucket: a range delete written again for nothing is flushed with the next file, whose
+      // key range then spans every mark on disk, and compaction rewrites them all.
       const end = Math.max(0, bucketOf(nowMs) - 1)
       if (end <= expiredBelow) return
       await rocks.write(

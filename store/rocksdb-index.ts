@@ -21,10 +21,9 @@
 // its run began): those, and only those, are also in H, so a receive-time query reads an ID-time
 // window widened by OFF_CLOCK_MS plus the few H entries of its time range.
 import { hash } from 'node:crypto'
-import type { Logger } from 'pino'
 import type { StoredEvent } from '../core/event.ts'
 import { seededUlids } from '../core/ids.ts'
-import { deleteRange, keyPrefix, keyRange } from '../core/keyspaces.ts'
+import { keyPrefix } from '../core/keyspaces.ts'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 
 /**
@@ -33,11 +32,6 @@ import type { Rocks, WriteOp } from '../core/rocks.ts'
  * beyond its range, so it stays small.
  */
 export const OFF_CLOCK_MS = 2_000
-/**
- * 3: index entries grouped by insert and millisecond. 2: one entry per event and index (N, G, P, H, and
- * I with lengths and receive times). 1: E and `I<id>\0<internalId>` → ''.
- */
-const FORMAT = '3'
 const ULID_LENGTH = 26
 /** An internal ID's millisecond: its first 10 characters. */
 const TIME_LENGTH = 10
@@ -276,37 +270,4 @@ export async function* indexEntries(
     held = held.slice(0, cut)
   }
   yield* give(held.sort())
-}
-
-/**
- * Builds the indexes of a data dir written before this layout, in batches of `batchEvents`: the old
- * entries are deleted first, and the format is marked by the last write, so a crash midway leaves it
- * unmarked and the next open starts over. Events are only read, never rewritten, so nothing stored
- * can be lost to the upgrade.
- */
-export async function upgradeEventIndexes(rocks: Rocks, log?: Logger, batchEvents = 5_000): Promise<number> {
-  const formatKey = keyPrefix('eventsFormat')
-  if ((await rocks.get(formatKey))?.toString() === FORMAT) return 0
-  const spaces = ['eventsById', 'eventsByName', 'eventsByEnv', 'eventsByEnvName', 'eventsByReceivedAt'] as const
-  await rocks.write(spaces.map((space) => deleteRange(space)))
-  const started = Date.now()
-  for await (const _ of rocks.scan({ ...keyRange('events'), limit: 1 })) {
-    log?.info('building the event store indexes for events stored before them (once; ~1 min per million events)')
-  }
-  let batch: StoredEvent[] = []
-  let indexed = 0
-  for await (const { value } of rocks.scan(keyRange('events'))) {
-    batch.push(JSON.parse(value.toString()) as StoredEvent)
-    if (++indexed % batchEvents === 0) {
-      const ops: WriteOp[] = []
-      pushIndexOps(batch, ops)
-      await rocks.write(ops)
-      batch = []
-    }
-  }
-  const ops: WriteOp[] = []
-  pushIndexOps(batch, ops)
-  await rocks.write([...ops, { type: 'put', key: formatKey, value: FORMAT }])
-  if (indexed > 0) log?.info({ events: indexed, ms: Date.now() - started }, 'event store indexes built')
-  return indexed
 }

@@ -3,7 +3,6 @@
 // first, and reads at most `scanBudget` entries, an event read counting as several of them:
 // past that it returns the page it has, with a cursor to continue from, so no query's cost grows
 // with the store.
-import type { Logger } from 'pino'
 import type { StoredEvent } from '../core/event.ts'
 import { keyPrefix, keyRange, type KeySpaceName } from '../core/keyspaces.ts'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
@@ -19,7 +18,6 @@ import {
   readOffClockEntry,
   receivedAtHex,
   ulidFloor,
-  upgradeEventIndexes,
   type IndexEntry,
   type IndexMember,
   type OffClockEntry,
@@ -28,7 +26,6 @@ import {
 export interface RocksEventStoreOptions {
   /** Entries one query may read before it answers with what it found and a cursor. */
   scanBudget?: number
-  log?: Logger
 }
 
 export const DEFAULT_SCAN_BUDGET = 5_000
@@ -37,12 +34,6 @@ const SCANNED_EVENT_COST = 5
 const FETCHED_EVENT_COST = 20
 /** Events fetched by one multi-get while a query reads an index. */
 const CHUNK = 128
-
-/** Opens the store, first building the indexes of a data dir written before them. */
-export async function openRocksEventStore(rocks: Rocks, options: RocksEventStoreOptions = {}): Promise<EventStore> {
-  await upgradeEventIndexes(rocks, options.log)
-  return createRocksEventStore(rocks, options)
-}
 
 interface Plan {
   space: KeySpaceName

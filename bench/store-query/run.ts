@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { StoredEvent } from '../../core/event.ts'
 import { seededUlids } from '../../core/ids.ts'
-import { deleteRange, keyPrefix } from '../../core/keyspaces.ts'
 import { openRocks, type WriteOp } from '../../core/rocks.ts'
-import { DEFAULT_SCAN_BUDGET, openRocksEventStore } from '../../store/rocksdb.ts'
+import { DEFAULT_SCAN_BUDGET, createRocksEventStore } from '../../store/rocksdb.ts'
 import { eventKey } from '../../store/rocksdb-index.ts'
 import type { EventQuery, EventStore } from '../../store/types.ts'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
 import { report } from '../lib.ts'
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000)
@@ -21,7 +21,6 @@ const ENVS = ['production', 'production', 'production', 'staging', 'feature-x']
 /** One event every 10 ms: 1M events span ~2.8 hours. */
 const STEP_MS = 10
 const START = Date.UTC(2026, 10, 1)
-const INDEXES = ['eventsById', 'eventsByName', 'eventsByEnv', 'eventsByEnvName', 'eventsByReceivedAt'] as const
 const HOT_ID_EVERY = 50 // every 50th event repeats one dedup id (a duplicate), the worst case for `id=`
 
 function makeEvent(i: number): StoredEvent {
@@ -84,15 +83,15 @@ async function time(store: EventStore, q: EventQuery): Promise<Timing> {
 const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-store-'))
 try {
   // The cost of the indexes: the same events written as the event only, then by the store.
-  const bare = await openRocks(join(dir, 'bare'))
+  const bare = await openRocks(join(dir, 'bare'), rocksMemoryOf(DEFAULTS))
   const sample = Math.min(100_000, EVENTS)
   const bareUs = await insertCpu(sample, (events) =>
     bare.write(events.map((e): WriteOp => ({ type: 'put', key: eventKey(e.internalId), value: JSON.stringify(e) }))),
   )
   await bare.close()
 
-  const rocks = await openRocks(join(dir, 'db'))
-  const store = await openRocksEventStore(rocks)
+  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+  const store = createRocksEventStore(rocks)
   const fillStarted = Date.now()
   const indexedUs = await insertCpu(EVENTS, (events) => store.insertEvents(events))
   const fillS = (Date.now() - fillStarted) / 1000
@@ -123,11 +122,6 @@ try {
     const cursor = r.more ? 'yes' : 'no'
     rows.push({ query: label, p50_ms: r.p50.toFixed(2), p99_ms: r.p99.toFixed(2), events: r.events, cursor })
   }
-  // The upgrade of a data dir of the old layout: the same events without the indexes, opened again.
-  await rocks.write([...INDEXES.map((space) => deleteRange(space)), { type: 'del', key: keyPrefix('eventsFormat') }])
-  const upgradeStarted = Date.now()
-  await openRocksEventStore(rocks)
-  const upgradeS = (Date.now() - upgradeStarted) / 1000
   await rocks.close()
   report('store-query', rows, {
     events: EVENTS,
@@ -135,7 +129,6 @@ try {
     limit: 50,
     scanBudget: DEFAULT_SCAN_BUDGET,
     fillSeconds: fillS,
-    upgradeSeconds: upgradeS,
     insertCpuUsPerEvent: { eventOnly: Number(bareUs.toFixed(2)), withIndexes: Number(indexedUs.toFixed(2)) },
     indexCpuUsPerEvent: Number((indexedUs - bareUs).toFixed(2)),
   })

@@ -2,6 +2,7 @@ import t from 'tap'
 import { join } from 'node:path'
 import pino from 'pino'
 import { openRocks, type Rocks } from '../../core/rocks.ts'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus, ConsumedRecord } from '../../bus/types.ts'
 import { decodeRecord, jsonCodec } from '../../bus/codec.ts'
@@ -18,14 +19,14 @@ busSuite(
   'local RocksDB bus',
   async () => {
     const dir = await tempDir()
-    let rocks: Rocks = await openRocks(join(dir, 'db'))
+    let rocks: Rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
     let bus: Bus = createLocalBus(rocks, log, config)
     return {
       bus,
       async reopen() {
         await bus.close()
         await rocks.close()
-        rocks = await openRocks(join(dir, 'db'))
+        rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
         bus = createLocalBus(rocks, log, config)
         return bus
       },
@@ -44,7 +45,7 @@ busSuite(
 
 async function openLocal(options: Partial<typeof config> & { commitIntervalMs?: number } = {}) {
   const dir = await tempDir()
-  let rocks = await openRocks(join(dir, 'db'))
+  let rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
   let bus = createLocalBus(rocks, log, { ...config, ...options })
   return {
     get bus() {
@@ -56,7 +57,7 @@ async function openLocal(options: Partial<typeof config> & { commitIntervalMs?: 
     async reopen() {
       await bus.close()
       await rocks.close()
-      rocks = await openRocks(join(dir, 'db'))
+      rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
       bus = createLocalBus(rocks, log, { ...config, ...options })
       return bus
     },
@@ -205,7 +206,7 @@ t.test(
   'local bus: each retention check deletes only what was consumed since the last one, and an idle log writes nothing',
   async (t) => {
     const dir = await tempDir()
-    const rocks = await openRocks(join(dir, 'db'))
+    const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
     const ranges: string[] = []
     const offset = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
     const spied: Rocks = {
@@ -276,54 +277,6 @@ t.test(
     )
     await eventually(async () => (seen.length === 5 ? true : undefined), 5_000)
     t.same(seen, ['0:a', '1:b', '2:c', '3:d', '4:e'], 'offsets go on from 3, and the group reads d and e')
-  },
-)
-
-t.test(
-  'local bus: a data dir of the one-record-per-value format is upgraded, and its records are still delivered, in order, once',
-  async (t) => {
-    const dir = await tempDir()
-    t.teardown(() => removeDir(dir))
-    const rocks = await openRocks(join(dir, 'db'))
-    // As the previous release wrote them: [u16 key length][key][f64 timestamp][value] under L<topic>\0<partition>\0<offset hex16>.
-    const oldRecord = (key: string, ts: number, value: string) => {
-      const k = Buffer.from(key)
-      const b = Buffer.alloc(10 + k.length + Buffer.byteLength(value))
-      b.writeUInt16BE(k.length, 0)
-      k.copy(b, 2)
-      b.writeDoubleBE(ts, 2 + k.length)
-      b.write(value, 10 + k.length)
-      return b
-    }
-    await rocks.write([
-      { type: 'put', key: 'Tupgrade', value: JSON.stringify({ partitions: 1 }) },
-      ...['a', 'b', 'c'].map((v, i) => ({
-        type: 'put' as const,
-        key: `Lupgrade\u00000\u0000${i.toString(16).padStart(16, '0')}`,
-        value: oldRecord(`k-${v}`, 1000 + i, v),
-      })),
-      { type: 'put', key: 'Ogroup\u0000upgrade\u00000', value: '1' }, // this group had consumed 'a'
-    ])
-    const bus = createLocalBus(rocks, log, config)
-    t.teardown(async () => {
-      await bus.close()
-      await rocks.close()
-    })
-    await bus.ensureTopics({ upgrade: { partitions: 1 } })
-    const seen: string[] = []
-    const sub = await bus.subscribe({
-      group: 'group',
-      topics: ['upgrade'],
-      handler: async (b) => void seen.push(...b.records.map((r) => `${r.key}=${r.value}@${r.timestampMs}#${r.offset}`)),
-    })
-    t.teardown(() => sub.stop())
-    await bus.publish('upgrade', [{ key: 'k-d', value: 'd', timestampMs: 2000 }])
-    await eventually(async () => (seen.length === 3 ? true : undefined))
-    t.same(
-      seen,
-      ['k-b=b@1001#1', 'k-c=c@1002#2', 'k-d=d@2000#3'],
-      'old records after the committed offset, then new ones',
-    )
   },
 )
 

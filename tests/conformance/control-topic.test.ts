@@ -10,6 +10,7 @@ import { createPlatformaticKafkaBus } from '../../bus/kafka-platformatic.ts'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus } from '../../bus/types.ts'
 import { openRocks } from '../../core/rocks.ts'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
 import { createTopicControlStore } from '../../control/topic.ts'
 import type { ControlStore } from '../../control/types.ts'
 import { testServices } from '../infra/services.ts'
@@ -43,7 +44,7 @@ const adapters: Array<[string, () => Promise<BusFixture>]> = [
     'local bus',
     async () => {
       const dir = await tempDir()
-      const rocks = await openRocks(join(dir, 'db'))
+      const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
       const bus = createLocalBus(rocks, log, { maxBatchRecords: 100, retentionCheckMs: 60_000 })
       return {
         bus,

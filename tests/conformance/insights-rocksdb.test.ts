@@ -3,8 +3,9 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { openRocks } from '../../core/rocks.ts'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
 import { newUlid } from '../../core/ids.ts'
-import { openRocksEventStore } from '../../store/rocksdb.ts'
+import { createRocksEventStore } from '../../store/rocksdb.ts'
 import { createRocksRunStore } from '../../store/runs-rocksdb.ts'
 import { createRocksRequestStore } from '../../store/requests-rocksdb.ts'
 import { createRocksInsights } from '../../store/insights-rocksdb.ts'
@@ -13,10 +14,10 @@ import { insightsSuite } from './insights-suite.ts'
 
 async function open(scanBudget?: number) {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'))
+  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
   return {
     insights: createRocksInsights(rocks, { scanBudget }),
-    events: await openRocksEventStore(rocks),
+    events: createRocksEventStore(rocks),
     runs: createRocksRunStore(rocks),
     requests: createRocksRequestStore(rocks),
     close: async () => {

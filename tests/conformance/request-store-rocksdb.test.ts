@@ -1,13 +1,14 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { openRocks } from '../../core/rocks.ts'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
 import { createRocksRequestStore } from '../../store/requests-rocksdb.ts'
 import { tempDir, removeDir } from '../helpers/server.ts'
 import { requestStoreSuite } from './request-store-suite.ts'
 
 requestStoreSuite(t, 'RocksDB WebhookRequestStore', async () => {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'))
+  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
   return {
     store: createRocksRequestStore(rocks),
     close: async () => {

@@ -1,13 +1,14 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { openRocks } from '../../core/rocks.ts'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
 import { createRocksRunStore } from '../../store/runs-rocksdb.ts'
 import { tempDir, removeDir } from '../helpers/server.ts'
 import { runStoreSuite } from './run-store-suite.ts'
 
 runStoreSuite(t, 'RocksDB RunStore', async () => {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'))
+  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
   return {
     store: createRocksRunStore(rocks),
     close: async () => {

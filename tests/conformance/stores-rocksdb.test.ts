@@ -1,7 +1,8 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { openRocks } from '../../core/rocks.ts'
-import { openRocksEventStore } from '../../store/rocksdb.ts'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
+import { createRocksEventStore } from '../../store/rocksdb.ts'
 import { createRocksDedupStore } from '../../dedup/rocksdb.ts'
 import { createRocksControlStore } from '../../control/rocksdb.ts'
 import { tempDir, removeDir } from '../helpers/server.ts'
@@ -11,7 +12,7 @@ import { controlStoreSuite } from './control-store-suite.ts'
 
 async function rocksIn() {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'))
+  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
   return {
     dir,
     rocks,
@@ -24,7 +25,7 @@ async function rocksIn() {
 
 eventStoreSuite(t, 'RocksDB EventStore', async () => {
   const r = await rocksIn()
-  return { store: await openRocksEventStore(r.rocks), close: r.close }
+  return { store: createRocksEventStore(r.rocks), close: r.close }
 })
 
 dedupStoreSuite(t, 'RocksDB DedupStore', async (windowMs) => {
@@ -34,13 +35,13 @@ dedupStoreSuite(t, 'RocksDB DedupStore', async (windowMs) => {
 
 controlStoreSuite(t, 'RocksDB ControlStore', async () => {
   const dir = await tempDir()
-  let rocks = await openRocks(join(dir, 'db'))
+  let rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
   const store = await createRocksControlStore(rocks)
   return {
     store,
     async reopen() {
       await rocks.close()
-      rocks = await openRocks(join(dir, 'db'))
+      rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
       return createRocksControlStore(rocks)
     },
     async close() {

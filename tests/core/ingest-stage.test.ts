@@ -8,6 +8,7 @@ import { createIngest } from '../../ingest/index.ts'
 import type { Output } from '../../bus/output.ts'
 import type { EventRecord } from '../../core/event.ts'
 import { openRocks } from '../../core/rocks.ts'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
 import { createRocksControlStore } from '../../control/rocksdb.ts'
 import { createEnvs } from '../../control/envs.ts'
 import { createKeys } from '../../control/keys.ts'
@@ -23,7 +24,7 @@ class SwitchableOutput implements Output<EventRecord> {
 }
 
 const dir = await tempDir()
-const rocks = await openRocks(join(dir, 'db'))
+const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
 t.teardown(async () => {
   await rocks.close()
   await removeDir(dir)

@@ -10,6 +10,7 @@ import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus } from '../../bus/types.ts'
 import { openRocks, type Rocks } from '../../core/rocks.ts'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
 import { openChangelogDedupStore } from '../../dedup/changelog.ts'
 import { createRocksDedupStore } from '../../dedup/rocksdb.ts'
 import type { DedupStore, SeenEntry } from '../../dedup/types.ts'
@@ -22,7 +23,7 @@ const PARTITIONS = 3
 const NOW = Date.now()
 
 async function rocksIn(dir: string, name: string): Promise<Rocks> {
-  return openRocks(join(dir, name))
+  return openRocks(join(dir, name), rocksMemoryOf(DEFAULTS))
 }
 
 const adapters: Array<[string, (dir: string) => Promise<{ bus: Bus; close(): Promise<void> }>]> = [

@@ -11,6 +11,7 @@ import { createOutput } from '../../bus/output.ts'
 import { jsonCodec } from '../../bus/codec.ts'
 import type { Bus } from '../../bus/types.ts'
 import { openRocks } from '../../core/rocks.ts'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
 import type { EventRecord, StoredEvent } from '../../core/event.ts'
 import { createDedup } from '../../dedup/index.ts'
 import { openChangelogDedupStore } from '../../dedup/changelog.ts'
@@ -31,7 +32,7 @@ const codec = jsonCodec<StoredEvent>()
 
 async function dedupInstance(t: Test, name: string) {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'))
+  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
   const bus = await createTestKafkaBus(
     { brokers: testServices().kafkaBrokers, clientId: `sluice-dedup-${name}`, sessionTimeoutMs: 6000 },
     log,

@@ -4,15 +4,14 @@
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import { openRocks, type Rocks, type WriteOp } from '../../core/rocks.ts'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
 import { createRocksDedupStore } from '../../dedup/rocksdb.ts'
 import { tempDir, removeDir } from '../helpers/server.ts'
-import { keyPrefix } from '../../core/keyspaces.ts'
-import { newUlid } from '../../core/ids.ts'
 
 /** A RocksDB in a temp dir, closed and removed after the test. */
 async function openTempRocks(t: Test): Promise<Rocks> {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'))
+  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
   t.teardown(async () => {
     await rocks.close()
     await removeDir(dir)
@@ -45,21 +44,4 @@ t.test('expiry range-deletes old buckets once per bucket, and again when the nex
   await store.expire(13_000)
   t.equal(rangeDeletes.length, 2, 'the next bucket: the one before the previous goes')
   t.same(await store.lookup([{ env: 'e', id: 'kept', receivedAt: 11_600 }]), [null], 'kept: now gone')
-})
-
-t.test('a mark written before groups (one key per internal ID) is still found, and expires', async (t) => {
-  const rocks = await openTempRocks(t)
-  const now = 1_800_000_000_000
-  const windowMs = 60_000
-  const id = newUlid(now)
-  const bucket = Math.floor(now / windowMs)
-    .toString(16)
-    .padStart(12, '0')
-  await rocks.write([
-    { type: 'put', key: `${keyPrefix('dedupInternalIds')}${bucket}\0e\0${id}`, value: `${now},${id}` },
-  ])
-  const store = createRocksDedupStore(rocks, { windowMs })
-  t.same(await store.lookup([{ env: 'e', id, receivedAt: now + 1_000 }]), [id])
-  await store.expire(now + 3 * windowMs)
-  t.same(await store.lookup([{ env: 'e', id, receivedAt: now + 1_000 }]), [null])
 })

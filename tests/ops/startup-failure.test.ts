@@ -1,7 +1,12 @@
 // A role that cannot start exits non-zero at once (Kubernetes and systemd restart only a process
-// that exits): a busy port, a busy data dir, a busy ops port.
+// that exits): a busy port, a busy data dir, a data dir of another data format, a busy ops port.
 import t from 'tap'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
+import { DATA_FORMAT } from '../../core/data-format.ts'
+import { keyPrefix } from '../../core/keyspaces.ts'
+import { openRocks } from '../../core/rocks.ts'
 import { tempDir, removeDir, spawnServer, TEST_SIGNING_KEY } from '../helpers/server.ts'
 import { distributedEnv } from '../distributed/cluster.ts'
 import { spawnSluice } from './sluice-process.ts'
@@ -13,6 +18,11 @@ const dataDir = await tempDir()
 const running = await spawnServer(['start', '--port', '0', '--data-dir', dataDir], {
   SLUICE_SIGNING_KEY: TEST_SIGNING_KEY,
 })
+// As a build of another data format would leave it.
+const otherFormatDir = await tempDir()
+const other = await openRocks(join(otherFormatDir, 'db'), rocksMemoryOf(DEFAULTS))
+await other.write([{ type: 'put', key: keyPrefix('dataFormat'), value: String(DATA_FORMAT + 1) }])
+await other.close()
 const blocker = createServer()
 await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
 const blockedPort = String((blocker.address() as { port: number }).port)
@@ -35,6 +45,15 @@ const cases: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
     ['start', '--port', '0', '--data-dir', dataDir],
     {},
     /CONFIG_INVALID: dataDir \(--data-dir \/ SLUICE_DATA_DIR\): .* is in use by another Sluice process/,
+  ],
+  [
+    'a data dir of another data format, sluice dev',
+    ['dev', '--port', '0', '--data-dir', otherFormatDir],
+    {},
+    new RegExp(
+      'CONFIG_INVALID: dataDir \\(--data-dir / SLUICE_DATA_DIR\\): .* holds data format ' +
+        `${DATA_FORMAT + 1}; this build reads data format ${DATA_FORMAT} only\\. Start with an empty data dir`,
+    ),
   ],
   [
     'a busy port, distributed ingest',

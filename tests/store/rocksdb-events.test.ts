@@ -1,12 +1,13 @@
 // The embedded event store beyond the shared contract: what a query costs (entries read, not time),
-// the scan budget, one atomic write per insert, and the upgrade of a data dir of the old layout.
+// the scan budget, one atomic write per insert, index entries shared by the events of an insert.
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import type { StoredEvent } from '../../core/event.ts'
 import { newIdSeed, seededUlids } from '../../core/ids.ts'
 import { openRocks, type Rocks, type ScanRange, type WriteOp } from '../../core/rocks.ts'
+import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
 import { createRocksInsights } from '../../store/insights-rocksdb.ts'
-import { openRocksEventStore } from '../../store/rocksdb.ts'
+import { createRocksEventStore } from '../../store/rocksdb.ts'
 import type { EventQuery, EventStore } from '../../store/types.ts'
 import { removeDir, tempDir } from '../helpers/server.ts'
 
@@ -61,7 +62,7 @@ function event(i: number, overrides: Partial<StoredEvent> = {}): StoredEvent {
 
 async function rocksIn(t: Test) {
   const dir = await tempDir()
-  const rocks = new CountingRocks(await openRocks(join(dir, 'db')))
+  const rocks = new CountingRocks(await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS)))
   t.teardown(async () => {
     await rocks.close()
     await removeDir(dir)
@@ -81,7 +82,7 @@ async function listAll(store: EventStore, q: EventQuery): Promise<{ ids: string[
 
 t.test('a filter that matches nothing, or little, reads a handful of entries, not every event', async (t) => {
   const rocks = await rocksIn(t)
-  const store = await openRocksEventStore(rocks)
+  const store = createRocksEventStore(rocks)
   const events = Array.from({ length: 3000 }, (_, i) => event(i))
   await store.insertEvents(events)
   const cost = async (q: Omit<EventQuery, 'limit'>) => {
@@ -106,7 +107,7 @@ t.test('a filter that matches nothing, or little, reads a handful of entries, no
 
 t.test('a query reads at most its scan budget, then gives a cursor; the pages hold every match once', async (t) => {
   const rocks = await rocksIn(t)
-  const store = await openRocksEventStore(rocks, { scanBudget: 100 })
+  const store = createRocksEventStore(rocks, { scanBudget: 100 })
   const events = Array.from({ length: 1000 }, (_, i) => event(i, i % 97 === 0 ? { name: 'rare/one' } : {}))
   events[500] = { ...events[500], duplicateOf: events[499].internalId }
   await store.insertEvents(events)
@@ -140,7 +141,7 @@ t.test('a query reads at most its scan budget, then gives a cursor; the pages ho
 
 t.test('more off-clock events in a time range than the budget: the index is read unwindowed, exactly', async (t) => {
   const rocks = await rocksIn(t)
-  const store = await openRocksEventStore(rocks, { scanBudget: 400 })
+  const store = createRocksEventStore(rocks, { scanBudget: 400 })
   // 200 events; every other one has an ID made an hour before it was received.
   const events = Array.from({ length: 200 }, (_, i) => {
     const e = event(i)
@@ -178,7 +179,7 @@ t.test('more off-clock events in a time range than the budget: the index is read
 
 t.test('an event and its index entries are one write', async (t) => {
   const rocks = await rocksIn(t)
-  const store = await openRocksEventStore(rocks)
+  const store = createRocksEventStore(rocks)
   rocks.writes = []
   const late = event(1, { receivedAt: BASE + STEP_MS + 7_200_000 })
   await store.insertEvents([event(0, { id: 'order-0' }), late])
@@ -191,7 +192,7 @@ t.test('an event and its index entries are one write', async (t) => {
 
 t.test("an event's JSON as read off the bus is written as is; without it, the event is serialized", async (t) => {
   const rocks = await rocksIn(t)
-  const store = await openRocksEventStore(rocks)
+  const store = createRocksEventStore(rocks)
   const [a, b] = [event(0), event(1)]
   // Another key order than JSON.stringify's, as a producer elsewhere may have written it.
   const { data, ...rest } = a
@@ -204,66 +205,6 @@ t.test("an event's JSON as read off the bus is written as is; without it, the ev
     .flatMap((op) => (op.type === 'put' && op.key[0] === 'E' ? [op.value.toString()] : []))
   t.same(values, [text.toString(), JSON.stringify(b)])
   t.same(await store.getEvent(a.internalId), a)
-})
-
-t.test('a data dir of the old layout (events, id index) is indexed on open; nothing stored is lost', async (t) => {
-  const dir = await tempDir()
-  t.teardown(() => removeDir(dir))
-  const path = join(dir, 'db')
-  const events = Array.from({ length: 1200 }, (_, i) => event(i, { id: `order-${i % 400}` }))
-  events[3] = { ...events[3], receivedAt: BASE - 86_400_000 } // received a day before its ID's time
-  events[9] = { ...events[9], duplicateOf: events[8].internalId }
-  let rocks = await openRocks(path)
-  // Format 1, as store/rocksdb.ts wrote it: `E<internalId>` → JSON, `I<id>\0<internalId>` → ''.
-  await rocks.write(
-    events.flatMap((e): WriteOp[] => [
-      { type: 'put', key: 'E' + e.internalId, value: JSON.stringify(e) },
-      { type: 'put', key: `I${e.id}\0${e.internalId}`, value: '' },
-    ]),
-  )
-  await rocks.close()
-
-  rocks = await openRocks(path)
-  const store = await openRocksEventStore(rocks)
-  const newest = [...events].reverse()
-  const ids = (filter: (e: StoredEvent) => boolean) => newest.filter(filter).map((e) => e.internalId)
-  const everything = await listAll(store, { limit: 500, includeDuplicates: true })
-  t.same(
-    everything.ids,
-    ids(() => true),
-    'every event is still listed',
-  )
-  t.same(
-    (await listAll(store, { limit: 500 })).ids,
-    ids((e) => !e.duplicateOf),
-    'duplicates known from the index',
-  )
-  t.same(await store.getEvent(events[7].internalId), events[7], 'read back equal')
-  t.same(
-    (await listAll(store, { id: 'order-5', limit: 10 })).ids,
-    ids((e) => e.id === 'order-5'),
-    'by dedup id',
-  )
-  t.same(
-    (await listAll(store, { name: 'app/e4', limit: 50 })).ids,
-    ids((e) => e.name === 'app/e4'),
-    'by name',
-  )
-  const staging = ids((e) => e.env === 'staging' && !e.duplicateOf)
-  t.same((await listAll(store, { env: 'staging', limit: 50 })).ids, staging, 'by env, without the duplicate')
-  t.same((await listAll(store, { receivedBefore: BASE, limit: 50 })).ids, [events[3].internalId], 'off-clock by time')
-  await rocks.close()
-
-  // Opening again finds the indexes built and reads no event to rebuild them.
-  const counting = new CountingRocks(await openRocks(path))
-  rocks = counting
-  const again = await openRocksEventStore(counting)
-  t.equal(counting.read, 0, 'no rebuild on the next open')
-  t.same(
-    (await listAll(again, { name: 'app/e4', env: 'production', limit: 50 })).ids,
-    ids((e) => e.name === 'app/e4' && e.env === 'production'),
-  )
-  await rocks.close()
 })
 
 /** `count` events of one name and env whose IDs share millisecond `ms` (as one request's do). */
@@ -282,7 +223,7 @@ function sameMs(ms: number, count: number, name = 'app/burst'): StoredEvent[] {
 
 t.test('the events of one insert share their index entries: a 500-event request is 3 index puts', async (t) => {
   const rocks = await rocksIn(t)
-  const store = await openRocksEventStore(rocks)
+  const store = createRocksEventStore(rocks)
   const events = sameMs(BASE, 500)
   rocks.writes = []
   await store.insertEvents(events)
@@ -294,7 +235,7 @@ t.test('the events of one insert share their index entries: a 500-event request 
 
 t.test('inserts cut otherwise (a batch delivered again) lose no entry and list each event once', async (t) => {
   const rocks = await rocksIn(t)
-  const store = await openRocksEventStore(rocks, { scanBudget: 40 })
+  const store = createRocksEventStore(rocks, { scanBudget: 40 })
   // 300 events of one millisecond, inserted as three interleaved batches, then again in other cuts:
   // values overlap in ID range, several share their largest ID.
   const events = sameMs(BASE, 300)
@@ -315,36 +256,4 @@ t.test('inserts cut otherwise (a batch delivered again) lose no entry and list e
   const insights = createRocksInsights(rocks)
   const counts = await insights.eventCounts({ from: BASE - 500, to: BASE + 500, bucketMs: 1000, top: 5 })
   t.match(counts.series, [{ name: 'app/burst', total: 300 }], 'counted once each')
-})
-
-t.test('a data dir of one index entry per event (format 2) is regrouped on open', async (t) => {
-  const dir = await tempDir()
-  t.teardown(() => removeDir(dir))
-  const path = join(dir, 'db')
-  const events = [...sameMs(BASE, 40), ...sameMs(BASE + 5, 40, 'app/other')]
-  let rocks = await openRocks(path)
-  const part = (s: string) => s.length.toString(16).padStart(4, '0') + s
-  // As store/rocksdb-index.ts wrote them before: `<space>‹value›<internalId>` → `<receivedAt>`.
-  await rocks.write([
-    ...events.flatMap((e): WriteOp[] => [
-      { type: 'put', key: `E${e.internalId}`, value: JSON.stringify(e) },
-      { type: 'put', key: `N${part(e.name)}${e.internalId}`, value: String(e.receivedAt) },
-      { type: 'put', key: `G${part(e.env)}${e.internalId}`, value: String(e.receivedAt) },
-      { type: 'put', key: `P${part(e.env)}${part(e.name)}${e.internalId}`, value: String(e.receivedAt) },
-    ]),
-    { type: 'put', key: 'Vevents', value: '2' },
-  ])
-  await rocks.close()
-  rocks = await openRocks(path)
-  t.teardown(() => rocks.close())
-  const store = await openRocksEventStore(rocks)
-  const newest = (name: string) =>
-    events
-      .filter((e) => e.name === name)
-      .map((e) => e.internalId)
-      .reverse()
-  t.same((await listAll(store, { name: 'app/other', limit: 15 })).ids, newest('app/other'), 'by name')
-  t.same((await listAll(store, { name: 'app/burst', env: 'production', limit: 15 })).ids, newest('app/burst'))
-  const all = (await listAll(store, { env: 'production', limit: 15 })).ids
-  t.same(all, [...newest('app/other'), ...newest('app/burst')], 'by env')
 })

@@ -3,12 +3,12 @@
 // older events had never been stored; and `sluice dev` runs it on its own.
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
-import { loadConfig } from '../../cli/config.ts'
+import { DEFAULTS, loadConfig, rocksMemoryOf } from '../../cli/config.ts'
 import type { StoredEvent } from '../../core/event.ts'
 import { newIdSeed, seededUlids } from '../../core/ids.ts'
 import { KEY_SPACES, keyRange } from '../../core/keyspaces.ts'
 import { openRocks, type Rocks } from '../../core/rocks.ts'
-import { openRocksEventStore } from '../../store/rocksdb.ts'
+import { createRocksEventStore } from '../../store/rocksdb.ts'
 import { ulidFloor } from '../../store/rocksdb-index.ts'
 import type { EventQuery, EventStore } from '../../store/types.ts'
 import { eventually, getJson, postJson, removeDir, startServer, tempDir } from '../helpers/server.ts'
@@ -63,12 +63,12 @@ function events(): StoredEvent[] {
 
 async function storeWith(t: Test, stored: StoredEvent[]): Promise<{ rocks: Rocks; store: EventStore }> {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'))
+  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
   t.teardown(async () => {
     await rocks.close()
     await removeDir(dir)
   })
-  const store = await openRocksEventStore(rocks)
+  const store = createRocksEventStore(rocks)
   for (let i = 0; i < stored.length; i += 50) await store.insertEvents(stored.slice(i, i + 50))
   return { rocks, store }
 }
