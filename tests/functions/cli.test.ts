@@ -21,7 +21,7 @@ t.test('sluice dev --functions examples/functions.ts serves the example function
     await removeDir(dataDir)
   })
   const registered = (await getJson(`${server.url}/v1/functions`)).body.data.map(
-    (f: any) => `${f.id} ← ${f.trigger.event}`,
+    (f: any) => `${f.id} ← ${f.triggers[0].event}`,
   )
   t.same(registered, [
     'shop-email-customer ← shop/order.fulfilled',
@@ -81,7 +81,7 @@ t.test('--watch reloads the functions file: new triggers are registered and new 
   await writeFile(file, version('test/hi', 'hi'))
   const triggers = await eventually(async () => {
     const fns = (await getJson(`${server.url}/v1/functions`)).body.data
-    return fns[0]?.trigger.event === 'test/hi' ? fns.map((f: any) => f.trigger.event) : undefined
+    return fns[0]?.triggers[0].event === 'test/hi' ? fns.map((f: any) => f.triggers[0].event) : undefined
   })
   t.same(triggers, ['test/hi'])
   const after = await sendEvent(server.url, { name: 'test/hi', data: {} })

@@ -148,7 +148,13 @@ export function EventsPage({ params }: { params: URLSearchParams }) {
       (error: Error) => current && setState({ loading: false, error }),
     )
     api('GET', `/v1/functions${query({ env })}`).then(
-      (r) => current && setNames(r.data.map((f: any) => f.trigger.event)),
+      (r) =>
+        current &&
+        setNames(
+          r.data.flatMap((f: any) =>
+            f.triggers.flatMap((t: any) => (t.event && !t.event.includes('*') ? [t.event] : [])),
+          ),
+        ),
       () => {},
     )
     return () => {

@@ -48,18 +48,37 @@ const FUNCTION_COLUMNS: Array<Column<any>> = [
   },
   { header: 'Env', cell: (f) => f.env },
   {
-    header: 'Trigger',
-    cell: (f) => (
-      <a href={`#/events${query({ name: f.trigger.event })}`}>
-        <code>{f.trigger.event}</code>
-      </a>
-    ),
+    header: 'Triggers',
+    cell: (f) => f.triggers.map((t: any) => <Trigger key={t.event ?? t.cron} trigger={t} />),
   },
   { header: 'Retries', cell: (f) => f.retries },
   { header: 'Timeout', cell: (f) => (f.timeout_ms === null ? '5 min (default)' : duration(f.timeout_ms)) },
   { header: 'Success (recent)', cell: (f) => successRate(f.rate) },
   { header: 'Registered', class: 'nowrap', cell: (f) => time(f.registered_at) },
 ]
+
+/** An event name (linked to its events), a pattern with its filter, or a cron schedule. */
+function Trigger({ trigger }: { trigger: any }) {
+  if (trigger.cron !== undefined)
+    return (
+      <div>
+        <code>cron {trigger.cron}</code>
+      </div>
+    )
+  const name = trigger.event.includes('*') ? (
+    <code>{trigger.event}</code>
+  ) : (
+    <a href={`#/events${query({ name: trigger.event })}`}>
+      <code>{trigger.event}</code>
+    </a>
+  )
+  return (
+    <div>
+      {name}
+      {trigger.if !== undefined && <span class="muted mono"> if {trigger.if}</span>}
+    </div>
+  )
+}
 
 export function FunctionsPage() {
   const env = currentEnv.value
