@@ -1,8 +1,9 @@
 // A function's cron schedules, run by the owner of partition 0 of its topic (one owner at a time,
 // handed over with the partition). Each tick is an event on `incoming` whose ID derives from the
 // function and the scheduled time, so a tick sent twice (a crash before its tick was saved, or two
-// owners during a handover) is one event to dedup, and one run. After a time when no node ran the
-// schedule, only the latest missed tick runs, not each one.
+// owners during a handover) is one event to dedup, and one run. Ticks missed for a short while (a
+// handover after a crash) still run, late; of those missed longer ago (no node ran the schedule),
+// only the latest runs, so a schedule is never replayed in a burst.
 import type { Logger } from 'pino'
 import { createHash } from 'node:crypto'
 import type { Output } from '../bus/output.ts'
@@ -19,6 +20,20 @@ export const CRON_TICK = `${RESERVED_PREFIX}cron`
 const RETRY_MS = 1000
 /** Timers hold at most ~24 days; a later tick is waited for in steps. */
 const MAX_SLEEP_MS = 60 * 60_000
+/** Missed ticks this recent all run: longer than a consumer group takes to move a crashed owner's partition. */
+export const CRON_CATCH_UP_MS = 60_000
+/** At most this many of them, the latest. */
+const CRON_CATCH_UP_TICKS = 10
+
+/** The ticks to run now, in order, after the one last run at `lastMs`. */
+export function missedTicks(schedule: Schedule, lastMs: number, nowMs: number): number[] {
+  const ticks: number[] = []
+  const horizon = nowMs - CRON_CATCH_UP_MS
+  const older = schedule.latest(horizon)
+  if (older !== null && older > lastMs) ticks.push(older)
+  for (let at = schedule.next(Math.max(lastMs, horizon)); at <= nowMs; at = schedule.next(at)) ticks.push(at)
+  return ticks.slice(-CRON_CATCH_UP_TICKS)
+}
 
 export function createCronSchedule(fn: SluiceFunction, incoming: Output<EventRecord>, log: Logger) {
   const schedules = fn.triggers.flatMap((t) => {
@@ -37,16 +52,19 @@ export function createCronSchedule(fn: SluiceFunction, incoming: Output<EventRec
     while (!signal.aborted) {
       try {
         const last = await state.lastCronTick(schedule.cron)
-        const latest = schedule.latest(Date.now())
         if (last === null) {
           // A schedule seen for the first time starts from now: no tick of the past runs.
-          await state.save({ marks: [], parked: [], unparked: [], cronTicks: [{ cron: schedule.cron, atMs: Date.now() }] })
+          await state.save({
+            marks: [],
+            parked: [],
+            unparked: [],
+            cronTicks: [{ cron: schedule.cron, atMs: Date.now() }],
+          })
           continue
         }
-        if (latest !== null && latest > last) {
-          await tick(state, schedule, latest) // the latest missed; the ones before it are skipped
-          continue
-        }
+        const missed = missedTicks(schedule, last, Date.now())
+        for (const at of missed) await tick(state, schedule, at)
+        if (missed.length > 0) continue
         const next = schedule.next(Math.max(last, Date.now()))
         const waitMs = next - Date.now()
         await sleep(Math.max(0, Math.min(waitMs, MAX_SLEEP_MS)), signal)

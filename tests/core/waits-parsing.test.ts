@@ -93,3 +93,28 @@ t.test('match paths', async (t) => {
   t.equal(valueAt({ data: {} }, ['data', 'order', 'id']), undefined)
   t.equal(valueAt({ data: { toString: 1 } }, ['data', 'constructor']), undefined, 'own fields only')
 })
+
+t.test('cron catch-up: recent missed ticks all run, late; of older ones only the latest', async (t) => {
+  const { missedTicks, CRON_CATCH_UP_MS } = await import('../../runner/cron.ts')
+  const every2s = parseCron('*/2 * * * * *')
+  if (!every2s.ok) return t.fail(every2s.message)
+  const now = Date.parse('2026-11-26T10:00:00.500Z')
+  t.same(missedTicks(every2s.value, now - 500, now), [], 'nothing missed')
+  t.same(
+    missedTicks(every2s.value, now - 6_500, now).map((at) => new Date(at).toISOString()),
+    ['2026-11-26T09:59:56.000Z', '2026-11-26T09:59:58.000Z', '2026-11-26T10:00:00.000Z'],
+    'a short gap (a handover): every tick, in order',
+  )
+  const afterAnHour = missedTicks(every2s.value, now - 3_600_000, now)
+  t.ok(afterAnHour.length <= 10, 'a long outage is not replayed in a burst')
+  t.equal(afterAnHour[afterAnHour.length - 1], Date.parse('2026-11-26T10:00:00.000Z'), 'the latest tick runs')
+  const daily = parseCron('0 9 * * *')
+  if (!daily.ok) return
+  const threeDays = missedTicks(daily.value, Date.parse('2026-11-23T09:00:00Z'), now)
+  t.same(
+    threeDays.map((at) => new Date(at).toISOString()),
+    ['2026-11-26T09:00:00.000Z'],
+    'of three days, the latest',
+  )
+  t.ok(CRON_CATCH_UP_MS >= 20_000)
+})

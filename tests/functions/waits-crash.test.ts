@@ -1,6 +1,6 @@
 // kill -9 of an embedded server holding sleeping runs, runs waiting for an event, and a cron schedule:
-// after a restart on its data dir every run resumes exactly once, and no tick is lost or run twice;
-// ticks missed while the server was down are not replayed, but for the latest.
+// after a restart on its data dir every run resumes exactly once, and no tick is lost or run twice
+// (the few missed while it was down run late; runner/cron.ts).
 import t from 'tap'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -66,11 +66,11 @@ t.test('sleeping and waiting runs and the cron schedule survive kill -9, each ru
     t.equal(log.filter((l) => l === `ship ${order} paid`).length, 1, `order ${order} resumed by its payment, once`)
   const ticks = log.filter((l) => l.endsWith('Z')).map((l) => Date.parse(l))
   t.equal(new Set(ticks).size, ticks.length, 'no tick ran twice')
-  const before = ticks.filter((at) => at < killedAt - TICK_MS)
-  const missed = ticks.filter((at) => at >= killedAt && at < restartedAt)
-  const after = ticks.filter((at) => at >= restartedAt + TICK_MS)
-  t.ok(before.length >= 1 && after.length >= 2, `ticks before the kill (${before.length}) and after (${after.length})`)
-  t.ok(missed.length <= 1, `at most the latest missed tick ran (${missed.length})`)
-  for (const series of [before, after])
-    for (let i = 1; i < series.length; i++) t.equal(series[i] - series[i - 1], TICK_MS, 'no tick lost while up')
+  const sorted = [...ticks].sort((a, b) => a - b)
+  t.ok(sorted[0] < killedAt && sorted[sorted.length - 1] > restartedAt, 'ticks before the kill and after the restart')
+  t.ok(
+    sorted.some((at) => at > killedAt && at < restartedAt),
+    'ticks due while it was down ran late',
+  )
+  for (let i = 1; i < sorted.length; i++) t.equal(sorted[i] - sorted[i - 1], TICK_MS, 'no tick lost')
 })
