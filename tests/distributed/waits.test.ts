@@ -1,0 +1,75 @@
+// Functions that wait, distributed: roles as separate processes on the test Kafka and ClickHouse
+// (the shared suite, tests/functions/waits-suite.ts), then kill -9 of both runners (holding sleeping
+// and waiting runs and the cron schedule) and of the router (holding the open waits), replaced with
+// empty data dirs: their state comes back from Kafka changelogs, every run resumes once, and no cron
+// tick is lost or run twice.
+import t from 'tap'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { eventually, getJson, postJson, ROOT, tempDir } from '../helpers/server.ts'
+import { waitsSuite, type WaitsTarget } from '../functions/waits-suite.ts'
+import { distributedEnv, startNode, auth, type Node } from './cluster.ts'
+
+t.setTimeout(480_000)
+const stepLog = join(await tempDir(), 'steps.log')
+const env = { ...distributedEnv('waits'), SLUICE_TEST_STEP_LOG: stepLog }
+const functions = ['--functions', join(ROOT, 'tests/functions/fixtures/waits-crash.ts')]
+const nodes: Node[] = []
+t.teardown(() => Promise.all(nodes.map((n) => n.kill('SIGKILL'))))
+const start = async (roles: string[], args: string[] = []) => {
+  const node = await startNode(roles, env, args, 'start', { startTimeoutMs: 120_000 })
+  nodes.push(node)
+  return node
+}
+const [api, ingest] = await Promise.all([start(['api']), start(['ingest']), start(['dedup', 'sink'])])
+let router = await start(['router'])
+let runners = await Promise.all([start(['runner'], functions), start(['runner'], functions)])
+const rest = (path: string) => getJson(`${api.url}${path}`, auth)
+await eventually(async () => ((await rest('/v1/functions')).body.data?.length >= 7 ? true : undefined), 120_000, 250)
+const created = await postJson(`${api.url}/v1/keys`, { env: 'production' }, auth)
+const target: WaitsTarget = { ingestUrl: ingest.url, eventKey: created.body.data.key, apiUrl: api.url, headers: auth }
+await eventually(
+  async () => ((await postJson(`${ingest.url}/e/${target.eventKey}`, { name: 'test/warmup', data: {} })).status === 200 ? true : undefined),
+  60_000,
+  100,
+)
+
+t.test('the suite, distributed', async (t) => waitsSuite(t, () => target, 60_000))
+
+t.test('kill -9 of both runners and the router: every waiting run resumes once, no tick lost or doubled', async (t) => {
+  const lines = async () => (await readFile(stepLog, 'utf8').catch(() => '')).split('\n').filter(Boolean)
+  const send = async (name: string, data: object) =>
+    (await postJson(`${ingest.url}/e/${target.eventKey}`, { name, data })).body.ids[0] as string
+  const statusOf = async (eventId: string) => (await rest(`/v1/events/${eventId}/runs`)).body.data?.[0]?.status
+  const sleepers = [await send('test/sleep', { sleep: '10s' }), await send('test/sleep', { sleep: '12s' })]
+  const orders = ['failover-1', 'failover-2', 'failover-3']
+  const waiting = await Promise.all(orders.map((order) => send('test/ordered', { order })))
+  for (const id of [...sleepers, ...waiting])
+    await eventually(async () => ((await statusOf(id)) === 'waiting' ? true : undefined), 60_000, 250)
+  await Promise.all([router.kill('SIGKILL'), ...runners.map((r) => r.kill('SIGKILL'))])
+  const killedAt = Date.now()
+  // Replacements on empty data dirs: what the killed ones held is restored from the changelogs.
+  ;[router, ...runners] = await Promise.all([start(['router']), start(['runner'], functions), start(['runner'], functions)])
+  const restartedAt = Date.now()
+  t.ok(restartedAt - killedAt < 60_000, `replaced within the cron catch-up (${restartedAt - killedAt} ms)`)
+  for (const order of orders) await send('test/paid', { order, amount: 7 })
+  for (const id of [...sleepers, ...waiting])
+    await eventually(async () => ((await statusOf(id)) === 'completed' ? true : undefined), 120_000, 250)
+  await new Promise((r) => setTimeout(r, 5_000))
+
+  const log = await lines()
+  for (const id of sleepers) {
+    t.equal(log.filter((l) => l === `before ${id}`).length, 1, 'the step before the sleep ran once')
+    t.equal(log.filter((l) => l === `after ${id}`).length, 1, 'the step after the sleep ran once')
+  }
+  for (const order of orders)
+    t.equal(log.filter((l) => l === `ship ${order} paid`).length, 1, `${order} resumed by its payment, once`)
+  const ticks = log
+    .filter((l) => l.endsWith('Z'))
+    .map((l) => Date.parse(l))
+    .sort((a, b) => a - b)
+  t.equal(new Set(ticks).size, ticks.length, 'no tick ran twice')
+  t.ok(ticks.some((at) => at > killedAt && at < restartedAt), 'ticks due while no runner ran late')
+  const gaps = ticks.slice(1).filter((at, i) => at - ticks[i] !== 2000)
+  t.same(gaps, [], 'no tick lost, from the first to the last')
+})
