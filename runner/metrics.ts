@@ -10,7 +10,7 @@ export const functionRuns = counter<'function' | 'outcome'>({
 
 export const stepDuration = histogram<'function' | 'outcome'>({
   name: 'sluice_function_step_duration_seconds',
-  help: 'Time one execution of a run took (up to its next new step or its end), by function and what it led to (continue, retry, completed, failed)',
+  help: 'Time one execution of a run took (up to its next new step or its end), by function and what it led to (continue, retry, wait, completed, failed)',
   labelNames: ['function', 'outcome'],
   buckets: [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
 })
