@@ -47,7 +47,8 @@ export function createRocksWaitStore(rocks: Rocks, scope: string): WaitStore {
     },
     async expired(nowMs, limit) {
       const ids: string[] = []
-      for await (const { key } of rocks.scan({ gte: byExpiry, lt: `${byExpiry}${hex12(nowMs + 1)}`, limit }))
+      const upTo = `${byExpiry}${hex12(nowMs + 1)}`
+      for await (const { key } of rocks.scan({ gte: byExpiry, lt: upTo, limit }))
         ids.push(key.slice(byExpiry.length + 13))
       return ids
     },
