@@ -19,6 +19,7 @@ import { openChangelogRunnerState } from '../runner/changelog.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Role, type Running } from './compose.ts'
 import type { Config } from './config.ts'
+import { settingLabel } from './settings.ts'
 import { clickhouseConnection, insightsLimits, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
 import type { Probe } from '../core/health.ts'
 
@@ -34,7 +35,7 @@ export async function startDistributed(
   if (!config.clickhouseUrl && NEEDS_STORE.some((r) => roles.has(r))) {
     throw new SluiceError(
       'CONFIG_INVALID',
-      `clickhouseUrl (SLUICE_CLICKHOUSE_URL): the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`,
+      `${settingLabel('clickhouseUrl')}: the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`,
     )
   }
   const rocks = options.rocks
@@ -143,10 +144,7 @@ export async function startDistributed(
 function withoutClickHouse<T extends object>(): T {
   const refuse = () =>
     Promise.reject(
-      new SluiceError(
-        'CONFIG_INVALID',
-        'clickhouseUrl (SLUICE_CLICKHOUSE_URL): this node has no ClickHouse for its roles',
-      ),
+      new SluiceError('CONFIG_INVALID', `${settingLabel('clickhouseUrl')}: this node has no ClickHouse for its roles`),
     )
   return new Proxy({} as T, { get: (_target, method) => (method === 'close' ? async () => {} : refuse) })
 }
