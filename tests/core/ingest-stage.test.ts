@@ -4,6 +4,7 @@ import t from 'tap'
 import { join } from 'node:path'
 import pino from 'pino'
 import { createHttpServer } from '../../api/http.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { createIngest } from '../../ingest/index.ts'
 import type { Output } from '../../bus/output.ts'
 import type { EventRecord } from '../../core/event.ts'
@@ -57,6 +58,7 @@ const { app } = createHttpServer(
     port: 0,
     trustProxy: false,
     eventLimits: { maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512 },
+    limits: DEFAULTS,
   },
   log,
   [ingest.routes],
