@@ -28,8 +28,8 @@ export interface HttpConfig {
   port: number
   trustProxy: string[] | false
   eventLimits: EventLimits
-  /** Timeouts and the connection cap (cli/config.ts); node's defaults when absent. */
-  limits?: HttpLimits
+  /** Timeouts and the connection cap (cli/config.ts). */
+  limits: HttpLimits
   /** Set in dev mode: only loopback names, IP literals, `host` and these may be in `Host`. */
   allowedHosts?: string[]
 }
@@ -66,7 +66,7 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
   app.setValidatorCompiler(validatorCompiler)
   // Before the routes: it collects them as they are added.
   app.register(swagger, swaggerOptions(config.eventLimits))
-  if (config.limits) applyLimits(app.server, config.limits)
+  applyLimits(app.server, config.limits)
   answerExpect(app.server)
   let closing = false
   // The hooks every request runs take fastify's callback form: an async hook costs each request a

@@ -6,7 +6,7 @@ import { decodeRecord, type Codec } from './codec.ts'
 export interface ConsumerStageConfig {
   group: string
   topics: string[]
-  maxBatchRecords?: number
+  maxBatchRecords: number
   /** While true the stage has nothing to do: batches are committed without being decoded. */
   idle?: () => boolean
 }

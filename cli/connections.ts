@@ -4,8 +4,10 @@ import { readFileSync } from 'node:fs'
 import { SluiceError } from '../core/errors.ts'
 import type { KafkaBusConfig } from '../bus/kafka.ts'
 import type { ClickHouseConfig } from '../store/clickhouse.ts'
+import type { QueryLimits } from '../store/clickhouse-read.ts'
 import type { SqlLimits } from '../store/insights-types.ts'
-import { SOURCES, flagName, type Config } from './config.ts'
+import type { Config } from './config.ts'
+import { settingLabel } from './settings.ts'
 
 export function kafkaSecurity(config: Config): Pick<KafkaBusConfig, 'tls' | 'sasl'> {
   const tlsWanted = config.kafkaTls || config.kafkaCaFile !== undefined || config.kafkaCertFile !== undefined
@@ -27,15 +29,18 @@ export function clickhouseConnection(config: Config): ClickHouseConfig {
     username: config.clickhouseUser,
     password: config.clickhousePassword,
     caCert: pem(config, 'clickhouseCaFile'),
-    limits: {
-      queryTimeoutSeconds: config.clickhouseQueryTimeoutSeconds,
-      maxRowsToRead: config.clickhouseMaxRowsToRead,
-    },
+    limits: queryLimits(config),
   }
 }
 
+/** What one read of the ClickHouse store may cost (store/clickhouse-read.ts QueryLimits). */
+export function queryLimits(config: Pick<Config, StoreLimitSetting>): QueryLimits {
+  return { queryTimeoutSeconds: config.clickhouseQueryTimeoutSeconds, maxRowsToRead: config.clickhouseMaxRowsToRead }
+}
+type StoreLimitSetting = 'clickhouseQueryTimeoutSeconds' | 'clickhouseMaxRowsToRead'
+
 /** The Insights SQL console's caps (store/insights-types.ts SqlLimits). */
-export function insightsLimits(config: Config): SqlLimits {
+export function insightsLimits(config: Pick<Config, InsightsLimitSetting>): SqlLimits {
   return {
     maxRows: config.insightsMaxRows,
     maxResultBytes: config.insightsMaxResultBytes,
@@ -43,6 +48,12 @@ export function insightsLimits(config: Config): SqlLimits {
     maxRowsToRead: config.clickhouseMaxRowsToRead,
   }
 }
+
+type InsightsLimitSetting =
+  | 'insightsMaxRows'
+  | 'insightsMaxResultBytes'
+  | 'insightsQueryTimeoutSeconds'
+  | StoreLimitSetting
 
 export function registryAuth(config: Config): { username: string; password: string } | undefined {
   if (!config.schemaRegistryUser) return undefined
@@ -70,7 +81,6 @@ function pem(config: Config, field: PemSetting): string | undefined {
     return readFileSync(path, 'utf8')
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    const setting = `${field} (--${flagName(field)} / ${SOURCES[field][0]})`
-    throw new SluiceError('CONFIG_INVALID', `${setting}: cannot read ${path}: ${code}`)
+    throw new SluiceError('CONFIG_INVALID', `${settingLabel(field)}: cannot read ${path}: ${code}`)
   }
 }

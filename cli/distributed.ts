@@ -20,6 +20,7 @@ import { openChangelogWaitStore } from '../router/waits-changelog.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Role, type Running } from './compose.ts'
 import type { Config } from './config.ts'
+import { settingLabel } from './settings.ts'
 import { clickhouseConnection, insightsLimits, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
 import type { Probe } from '../core/health.ts'
 
@@ -35,7 +36,7 @@ export async function startDistributed(
   if (!config.clickhouseUrl && NEEDS_STORE.some((r) => roles.has(r))) {
     throw new SluiceError(
       'CONFIG_INVALID',
-      `clickhouseUrl (SLUICE_CLICKHOUSE_URL): the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`,
+      `${settingLabel('clickhouseUrl')}: the roles ${NEEDS_STORE.filter((r) => roles.has(r)).join(', ')} need ClickHouse`,
     )
   }
   const rocks = options.rocks
@@ -104,8 +105,7 @@ export async function startDistributed(
         windowMs: config.dedupWindowMs,
         log,
       }),
-    openWaitStore: (partition) =>
-      openChangelogWaitStore({ rocks, bus, topic: topics.waitsState, partition, log }),
+    openWaitStore: (partition) => openChangelogWaitStore({ rocks, bus, topic: topics.waitsState, partition, log }),
     openRunnerState: async (scope, partition) => {
       // Kept beside the function's topic, with its partition count; marks age out of it as they expire.
       const topic = functionStateTopic(topics, scope)
@@ -145,10 +145,7 @@ export async function startDistributed(
 function withoutClickHouse<T extends object>(): T {
   const refuse = () =>
     Promise.reject(
-      new SluiceError(
-        'CONFIG_INVALID',
-        'clickhouseUrl (SLUICE_CLICKHOUSE_URL): this node has no ClickHouse for its roles',
-      ),
+      new SluiceError('CONFIG_INVALID', `${settingLabel('clickhouseUrl')}: this node has no ClickHouse for its roles`),
     )
   return new Proxy({} as T, { get: (_target, method) => (method === 'close' ? async () => {} : refuse) })
 }

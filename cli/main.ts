@@ -1,28 +1,26 @@
 // The `sluice` command.
 import { parseArgs } from 'node:util'
-import {
-  DEFAULTS,
-  SECRET_FIELDS,
-  SOURCES,
-  checkRunnerConfig,
-  flagName,
-  loadConfig,
-  runnerConfig,
-  type Config,
-  type Flags,
-} from './config.ts'
+import { checkRunnerConfig, loadConfig, runnerConfig, type Config, type Flags } from './config.ts'
+import { type Setting, rangeOf, shownDefault } from './setting-kinds.ts'
+import { SECRET_SETTINGS, SETTING_GROUPS, SETTINGS, type SettingName, flagOf } from './settings.ts'
 import { controlCommand } from './control.ts'
 import { webhooksCommand, WEBHOOKS_USAGE } from './webhooks.ts'
 
-const BOOLEAN_FLAGS = new Set(['watch', 'kafkaTls'])
-// Every setting is a flag (config.ts names them); secrets also as --x-file.
-const SERVER_OPTIONS: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {
-  ...Object.fromEntries(
-    Object.keys(SOURCES).map((field) => [flagName(field), { type: BOOLEAN_FLAGS.has(field) ? 'boolean' : 'string' }]),
-  ),
-  ...Object.fromEntries(SECRET_FIELDS.map((field) => [`${flagName(field)}-file`, { type: 'string' }])),
-  role: { type: 'string', multiple: true },
+const NAMES = Object.keys(SETTINGS) as SettingName[]
+
+type FlagOption = { type: 'string' | 'boolean'; multiple?: boolean }
+/**
+ * Every setting is a flag; secrets also as --x-file. A setting off by default is a switch (`--watch`); one on by
+ * default takes a value, so it can be turned off (`--local-log-share-values false`). A list may be repeated.
+ */
+function flagOption(setting: Setting): FlagOption {
+  if (setting.default === false) return { type: 'boolean' }
+  return setting.schema.type === 'array' ? { type: 'string', multiple: true } : { type: 'string' }
 }
+const SERVER_OPTIONS: Record<string, FlagOption> = Object.fromEntries([
+  ...NAMES.map((name) => [flagOf(name), flagOption(SETTINGS[name])]),
+  ...SECRET_SETTINGS.map((name) => [`${flagOf(name)}-file`, { type: 'string' }]),
+])
 
 const CONTROL_NOTE = `Control commands talk to a running server: --url (SLUICE_URL, default http://127.0.0.1:8288),
 --signing-key (SLUICE_SIGNING_KEY). In distributed mode point --url at the api role.`
@@ -56,24 +54,32 @@ ${CONTROL_NOTE}`,
 }
 
 function settingsHelp(): string {
-  const defaults = DEFAULTS as Record<string, unknown>
-  const rows = Object.entries(SOURCES).map(([field, [envVar]]) => {
-    const value = defaults[field]
-    const shown = value === undefined || (Array.isArray(value) && value.length === 0) ? '' : ` (default ${value})`
-    const secret = (SECRET_FIELDS as readonly string[]).includes(field)
-    const file = secret ? `, or --${flagName(field)}-file / ${envVar}_FILE` : ''
-    return `  --${flagName(field)}  ${envVar}${shown}${file}`
+  const groups = SETTING_GROUPS.map(({ title, settings }) => {
+    const rows = Object.entries(settings).map(([name, setting]) => settingHelp(name as SettingName, setting))
+    return `${title}:\n${rows.join('\n')}`
   })
-  return `Settings (flag, environment variable; docs/configuration.md says what each does):\n${rows.join('\n')}`
+  const heading =
+    "Settings (flag, variable, default, range; a list's flag may be repeated; docs/configuration.md says more)"
+  return `${heading}:\n${groups.join('\n')}`
 }
 
-/** The configuration `sluice dev|start|runner <args>` runs with (also what the Helm chart's test checks its Deployments against). */
+/** `  --flag  SLUICE_X (default …)  range`, and under it the setting's doc line. */
+function settingHelp(name: SettingName, setting: Setting): string {
+  const fallback = shownDefault(setting) && ` (default ${shownDefault(setting)})`
+  const file = setting.secret ? `, or --${flagOf(name)}-file / ${setting.env}_FILE` : ''
+  const range = rangeOf(setting) && `  ${rangeOf(setting)}`
+  return `  --${flagOf(name)}  ${setting.env}${fallback}${file}${range}\n      ${setting.doc}`
+}
+
+/** The configuration `sluice dev|start|runner <args>` runs with (what the chart's tests check Deployments against). */
 export function serverConfig(command: 'dev' | 'start' | 'runner', args: string[], env?: NodeJS.ProcessEnv): Config {
   const { values } = parseArgs({ args, options: SERVER_OPTIONS, strict: true })
   const flags: Flags = {}
-  for (const field of Object.keys(SOURCES)) flags[field] = values[flagName(field)] as string | boolean | undefined
-  for (const field of SECRET_FIELDS) flags[`${field}File`] = values[`${flagName(field)}-file`] as string | undefined
-  flags.roles = (values.role as string[] | undefined)?.join(',')
+  for (const name of NAMES) {
+    const value = values[flagOf(name)]
+    flags[name] = Array.isArray(value) ? value.join(',') : value
+  }
+  for (const name of SECRET_SETTINGS) flags[`${name}File`] = values[`${flagOf(name)}-file`] as string | undefined
   const config = loadConfig(command === 'runner' ? 'start' : command, flags, env)
   if (command !== 'runner') return config
   checkRunnerConfig(config, false)

@@ -219,8 +219,7 @@ function checkCancelOn(given: CancelOn[] | undefined): CancelRule[] {
     const fail = (what: string, message: string) => {
       throw new TypeError(`createFunction({ cancelOn[${i}].${what} }): ${message}`)
     }
-    if (typeof c?.event !== 'string' || c.event === '' || c.event.includes('*'))
-      fail('event', 'must be an event name')
+    if (typeof c?.event !== 'string' || c.event === '' || c.event.includes('*')) fail('event', 'must be an event name')
     const rule: CancelRule = { event: c.event }
     if (c.match !== undefined) {
       const path = parsePath(c.match)

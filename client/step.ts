@@ -134,7 +134,9 @@ export function executeFunction(fn: SluiceFunction, input: ExecutionInput): Prom
       return never()
     }
     // A sleep that is already over is a step that completed at once.
-    settle(paused ? { kind: 'pause', stepId: id, pause: paused } : { kind: 'step', stepId: id, output: null, durationMs: 0 })
+    settle(
+      paused ? { kind: 'pause', stepId: id, pause: paused } : { kind: 'step', stepId: id, output: null, durationMs: 0 },
+    )
     return never()
   }
 

@@ -11,9 +11,7 @@ export interface RunError {
   cancelledBy?: CancelCause
 }
 
-export type CancelCause =
-  | { kind: 'api' }
-  | { kind: 'event'; eventId: string; eventName: string }
+export type CancelCause = { kind: 'api' } | { kind: 'event'; eventId: string; eventName: string }
 
 /**
  * `waiting`: paused at a sleep, a wait for an event or an invoked function (its step says for what);

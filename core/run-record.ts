@@ -36,8 +36,7 @@ export interface InvokedBy {
 /** A message to a run on its function's topic, keyed by its run ID like the run's records. */
 export interface RunSignal {
   runId: string
-  signal:
-    /** Ends the waiting record `seq` with the awaited event. */
+  signal: /** Ends the waiting record `seq` with the awaited event. */
     | { kind: 'event'; seq: number; event: EventRecord }
     /** Ends the waiting record `seq` with the invoked run's result. */
     | { kind: 'invoked'; seq: number; output?: unknown; error?: RunError }

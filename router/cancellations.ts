@@ -17,4 +17,3 @@ export function cancelRegistrations(fn: FunctionDoc, record: RunRecord, nowMs: n
     target: { env: record.env, functionKey: fn.key, runId: record.runId },
   }))
 }
-

@@ -148,7 +148,11 @@ function signalFor(wait: WaitRegistration, event: EventRecord): RunSignal {
   if (wait.kind === 'cancel')
     return {
       runId,
-      signal: { kind: 'cancel', at: event.receivedAt, cause: { kind: 'event', eventId: event.internalId, eventName: event.name } },
+      signal: {
+        kind: 'cancel',
+        at: event.receivedAt,
+        cause: { kind: 'event', eventId: event.internalId, eventName: event.name },
+      },
     }
   return { runId, signal: { kind: 'event', seq: seq!, event } }
 }

@@ -27,7 +27,8 @@ export function routeIndex(docs: FunctionDoc[]): RouteIndex {
       const route: Route = { fn, ...(compiled?.ok && { filter: compiled.value }) }
       if (compiled && !compiled.ok) continue // refused when defined; a registration from elsewhere starts nothing
       if (trigger.event === '*') prefixes.push({ ...route, env: fn.env, prefix: '' })
-      else if (trigger.event.endsWith('/*')) prefixes.push({ ...route, env: fn.env, prefix: trigger.event.slice(0, -1) })
+      else if (trigger.event.endsWith('/*'))
+        prefixes.push({ ...route, env: fn.env, prefix: trigger.event.slice(0, -1) })
       else {
         const key = `${fn.env}\0${trigger.event}`
         exact.get(key)?.push(route) ?? exact.set(key, [route])

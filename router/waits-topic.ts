@@ -74,7 +74,12 @@ export function createWaitsTopic(bus: Bus, topics: { waits: string; waitKeys: st
         for (const match of paths.get(`${event.env}\0${event.name}`) ?? []) {
           const value = match === '' ? '' : valueAt(event, match.split('.'))
           if (value === undefined) continue // an event without the field matches no wait on it
-          const key = matchKey({ env: event.env, event: event.name, match, value: match === '' ? '' : JSON.stringify(value) })
+          const key = matchKey({
+            env: event.env,
+            event: event.name,
+            match,
+            value: match === '' ? '' : JSON.stringify(value),
+          })
           messages.push({ key, message: { kind: 'event', event } })
         }
       }

@@ -7,13 +7,7 @@ import type { EventRecord } from '../core/event.ts'
 import type { RunDoc } from '../core/run-doc.ts'
 import { snapshotOf, type FunctionRecord, type RunRecord, type RunSignal } from '../core/run-record.ts'
 import type { SluiceFunction } from '../client/function.ts'
-import {
-  cancelWaitId,
-  waitKey,
-  type WaitKey,
-  type WaitRegistration,
-  type WaitsOutput,
-} from '../router/waits-types.ts'
+import { cancelWaitId, waitKey, type WaitKey, type WaitRegistration, type WaitsOutput } from '../router/waits-types.ts'
 import type { Outcome } from './outcome.ts'
 import { failedEvent } from './events.ts'
 
@@ -120,4 +114,3 @@ function eventWait(fn: SluiceFunction, record: RunRecord, next: RunRecord): Wait
 export function triggerOf(e: EventRecord): NonNullable<WaitRegistration['trigger']> {
   return { internalId: e.internalId, id: e.id, name: e.name, data: e.data, ts: e.ts, env: e.env }
 }
-

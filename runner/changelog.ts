@@ -43,7 +43,8 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
   let oldestStamp = Number.POSITIVE_INFINITY
   await bus.readPartition(topic, partition, async (records) => {
     for (const r of records) latest.set(r.key, r.value)
-    for (const r of records) if (r.key.startsWith('p\0') && r.value.length > 0) oldestStamp = Math.min(oldestStamp, r.timestampMs)
+    for (const r of records)
+      if (r.key.startsWith('p\0') && r.value.length > 0) oldestStamp = Math.min(oldestStamp, r.timestampMs)
   })
   const marks: Array<{ runId: string; mark: ReturnType<typeof decodeMark> }> = []
   const parked: RunRecord[] = []

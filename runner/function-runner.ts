@@ -130,7 +130,12 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
         const resolution = parked && parked.seq === signal.seq ? resolveSignal(parked, signal, Date.now()) : null
         if (!resolution) continue
         await takeParked()
-        await finish(parked!, mark.state === 'cancelling' ? cancelled(parked!, mark.cause!, Date.now()) : await resolve(parked!, resolution))
+        await finish(
+          parked!,
+          mark.state === 'cancelling'
+            ? cancelled(parked!, mark.cause!, Date.now())
+            : await resolve(parked!, resolution),
+        )
         continue
       }
       const record = item
@@ -144,7 +149,10 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
         update.parked.push(record)
         continue
       }
-      await finish(record, record.waiting ? await resolve(record, resolveDue(record, Date.now())) : await execute(record))
+      await finish(
+        record,
+        record.waiting ? await resolve(record, resolveDue(record, Date.now())) : await execute(record),
+      )
     }
   }
 
@@ -195,13 +203,23 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
     })
     clearTimeout(showRunning)
     let outcome = decide(record, execution, policy, startedAt, Date.now())
-    if (execution.kind === 'pause' && execution.pause.kind === 'invoke' && !deps.isServed(record.env, execution.pause.functionKey)) {
+    if (
+      execution.kind === 'pause' &&
+      execution.pause.kind === 'invoke' &&
+      !deps.isServed(record.env, execution.pause.functionKey)
+    ) {
       const error = {
         name: 'TypeError',
         code: 'INVOKE_UNKNOWN_FUNCTION',
         message: `step.invoke("${execution.stepId}"): no function "${execution.pause.functionKey}" is served in environment "${record.env}"`,
       }
-      outcome = decide(record, { kind: 'error', stepId: execution.stepId, error, nonRetriable: true }, policy, startedAt, Date.now())
+      outcome = decide(
+        record,
+        { kind: 'error', stepId: execution.stepId, error, nonRetriable: true },
+        policy,
+        startedAt,
+        Date.now(),
+      )
     }
     stepDuration.observe({ function: fnLabel, outcome: outcome.kind }, secondsSince(startedNs))
     return outcome
@@ -242,4 +260,3 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
     },
   }
 }
-

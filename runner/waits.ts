@@ -4,7 +4,14 @@
 // publishes and parks what these return; see ARCHITECTURE.md, "Waits".
 import type { Pause } from '../client/step.ts'
 import { RESERVED_PREFIX, type EventRecord } from '../core/event.ts'
-import { runIdFor, sentEventIds, type CompletedStep, type RunRecord, type RunSignal, type Waiting } from '../core/run-record.ts'
+import {
+  runIdFor,
+  sentEventIds,
+  type CompletedStep,
+  type RunRecord,
+  type RunSignal,
+  type Waiting,
+} from '../core/run-record.ts'
 import type { RunError } from '../core/run-doc.ts'
 import { functionEvent } from './events.ts'
 
@@ -45,7 +52,14 @@ function invokeEvent(
     ts: nowMs,
     env: record.env,
     receivedAt: nowMs,
-    source: { kind: 'invoke', functionId: record.functionId, runId: record.runId, stepId, seq, target: pause.functionKey },
+    source: {
+      kind: 'invoke',
+      functionId: record.functionId,
+      runId: record.runId,
+      stepId,
+      seq,
+      target: pause.functionKey,
+    },
   }
 }
 

@@ -8,7 +8,6 @@ import type { Readable } from 'node:stream'
 import type { Logger } from 'pino'
 import { SluiceError } from '../core/errors.ts'
 import type { ClickHouseConfig } from './clickhouse.ts'
-import { DEFAULT_QUERY_LIMITS } from './clickhouse.ts'
 import { createSelect, serverInfo, type Select } from './clickhouse-read.ts'
 import { tableNames } from './clickhouse-schema.ts'
 import { type SqlValues, whereClause } from './clickhouse-sql.ts'
@@ -25,22 +24,15 @@ import {
   type WebhookFailureCount,
 } from './insights-types.ts'
 
-export const DEFAULT_SQL_LIMITS: SqlLimits = {
-  maxRows: 1000,
-  maxResultBytes: 8 * 1024 * 1024,
-  timeoutSeconds: 10,
-  maxRowsToRead: DEFAULT_QUERY_LIMITS.maxRowsToRead,
-}
-
 /** Marks the name slot of every event name past the top ones (names are never empty). */
 const OTHER = ''
 
 export async function createClickHouseInsights(
   config: ClickHouseConfig,
-  sqlLimits: SqlLimits = DEFAULT_SQL_LIMITS,
+  sqlLimits: SqlLimits,
   log?: Logger,
 ): Promise<InsightsStore> {
-  const limits = config.limits ?? DEFAULT_QUERY_LIMITS
+  const { limits } = config
   const slowest = Math.max(limits.queryTimeoutSeconds, sqlLimits.timeoutSeconds)
   const client = createClient({
     url: config.url,

@@ -23,9 +23,6 @@ import { insertDuration, insertedRows, insertFailures } from './metrics.ts'
 const MAX_INSERT_ROWS = 50_000
 const DIRECT_INSERT_ROWS = 1000
 
-/** cli/config.ts's defaults, for callers (tests, benches) that set no limits of their own. */
-export const DEFAULT_QUERY_LIMITS: QueryLimits = { queryTimeoutSeconds: 10, maxRowsToRead: 100_000_000 }
-
 export interface ClickHouseConfig {
   /** HTTP interface, e.g. `http://user:password@127.0.0.1:8123`; no path (the database goes in `database`). */
   url: string
@@ -41,8 +38,8 @@ export interface ClickHouseConfig {
    * INSERT per call, all at once: bench/clickhouse/insert.ts compares the two.
    */
   groupCommit?: boolean
-  /** What one read may cost (DEFAULT_QUERY_LIMITS when absent): over it, QUERY_TOO_COSTLY. */
-  limits?: QueryLimits
+  /** What one read may cost (the config's clickhouse settings): over it, QUERY_TOO_COSTLY. */
+  limits: QueryLimits
 }
 
 export interface ClickHouseStores {
@@ -58,7 +55,7 @@ export interface ClickHouseStores {
 export async function createClickHouseStores(config: ClickHouseConfig, log: Logger): Promise<ClickHouseStores> {
   const statements = schemaStatements(config.database) // validates the name before connecting
   const tables = tableNames(config.database)
-  const limits = config.limits ?? DEFAULT_QUERY_LIMITS
+  const { limits } = config
   // The client's own timeout (30 s by default) must not cut a read short of the server's
   // limit, or a slow read would end as a bare socket error instead of QUERY_TOO_COSTLY.
   const requestTimeoutMs = Math.max(30_000, (limits.queryTimeoutSeconds + 5) * 1000)

@@ -21,7 +21,7 @@ export interface StoreSinkConfig {
   topics: string[]
   maxBatchRecords: number
   /** Events whose IDs are older than this are deleted; 0 keeps them all. */
-  retentionMs?: number
+  retentionMs: number
 }
 
 export function createStoreSink(deps: StoreSinkDeps, config: StoreSinkConfig) {
@@ -29,7 +29,7 @@ export function createStoreSink(deps: StoreSinkDeps, config: StoreSinkConfig) {
   const consumer = createConsumerStage(deps.bus, deps.codec, config, (events, records) =>
     deps.store.insertEvents(events, texts(records)),
   )
-  const { retentionMs = 0 } = config
+  const { retentionMs } = config
   const deleteBefore = deps.store.deleteBefore?.bind(deps.store)
   if (retentionMs === 0 || !deleteBefore) return consumer
   const failed = onceEvery(60_000)

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import t from 'tap'
 import { createHttpServer } from '../api/http.ts'
+import { DEFAULTS } from '../cli/settings.ts'
 import { One } from '../api/schemas.ts'
 import { Webhook } from '../api/webhook-schemas.ts'
 import { getJson, startServer } from './helpers/server.ts'
@@ -138,7 +139,7 @@ t.test('a field the response schema does not declare never leaves, even if a han
     internalNote: 'must not leave either',
   }
   const limits = { maxEvents: 10, maxJsonDepth: 8, maxNameLength: 64, maxIdLength: 64 }
-  const config = { host: '127.0.0.1', port: 0, trustProxy: false as const, eventLimits: limits }
+  const config = { host: '127.0.0.1', port: 0, trustProxy: false as const, eventLimits: limits, limits: DEFAULTS }
   const routes = async (app: FastifyInstance) => {
     app.get('/v1/leaky', { schema: { response: { 200: One(Webhook) } } }, async () => ({ data: leaky }))
   }

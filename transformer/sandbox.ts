@@ -34,7 +34,8 @@ import type {
 } from './sandbox-types.ts'
 
 export interface SandboxOptions {
-  isolates?: number
+  /** Transforms run in parallel (SLUICE_TRANSFORM_ISOLATES, SLUICE_TRANSFORM_SLOW_ISOLATES). */
+  isolates: number
   cacheEntries?: number
 }
 
@@ -192,12 +193,12 @@ function within(ms: number, work: Promise<unknown>): Promise<Outcome> {
   })
 }
 
-export function createSandbox(limits: SandboxLimits, opts: SandboxOptions = {}): Sandbox {
+export function createSandbox(limits: SandboxLimits, opts: SandboxOptions): Sandbox {
   const sliceMs = Math.max(1, Math.min(10, limits.cpuTimeMs / 10))
   const syncTimeoutMs = Math.ceil(limits.cpuTimeMs + sliceMs)
   const cacheEntries =
     opts.cacheEntries ?? Math.max(4, Math.floor((limits.isolateMemoryMb * 1024 * CACHE_HEAP_SHARE) / CONTEXT_KB))
-  const slots: Slot[] = Array.from({ length: Math.max(1, opts.isolates ?? 2) }, () => ({
+  const slots: Slot[] = Array.from({ length: Math.max(1, opts.isolates) }, () => ({
     cache: new Map(),
     busy: false,
   }))

@@ -7,6 +7,8 @@
 import pino from 'pino'
 import type { StoredEvent } from '../../core/event.ts'
 import { newUlid } from '../../core/ids.ts'
+import { queryLimits } from '../../cli/connections.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { createClickHouseStores, type ClickHouseStores } from '../../store/clickhouse.ts'
 import { startClickHouse } from '../../tests/infra/clickhouse.ts'
 import { report } from '../lib.ts'
@@ -49,7 +51,10 @@ const opened: Array<{ database: string; stores: ClickHouseStores }> = []
 try {
   for (const groupCommit of [false, true]) {
     const database = `sluice_bench_${process.pid}_${groupCommit ? 'grouped' : 'direct'}`
-    opened.push({ database, stores: await createClickHouseStores({ url, database, groupCommit }, log) })
+    opened.push({
+      database,
+      stores: await createClickHouseStores({ url, database, groupCommit, limits: queryLimits(DEFAULTS) }, log),
+    })
   }
   for (const batchSize of [1, 10, 100, 1000]) {
     const total = Math.min(48_000, batchSize * CALLERS * 40)

@@ -10,7 +10,8 @@ import { openRocks, type WriteOp } from '../../core/rocks.ts'
 import { DEFAULT_SCAN_BUDGET, createRocksEventStore } from '../../store/rocksdb.ts'
 import { eventKey } from '../../store/rocksdb-index.ts'
 import type { EventQuery, EventStore } from '../../store/types.ts'
-import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
+import { rocksMemoryOf } from '../../cli/config.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { report } from '../lib.ts'
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000)

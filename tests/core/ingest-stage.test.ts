@@ -4,11 +4,12 @@ import t from 'tap'
 import { join } from 'node:path'
 import pino from 'pino'
 import { createHttpServer } from '../../api/http.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { createIngest } from '../../ingest/index.ts'
 import type { Output } from '../../bus/output.ts'
 import type { EventRecord } from '../../core/event.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
+import { rocksMemoryOf } from '../../cli/config.ts'
 import { createRocksControlStore } from '../../control/rocksdb.ts'
 import { createEnvs } from '../../control/envs.ts'
 import { createKeys } from '../../control/keys.ts'
@@ -58,6 +59,7 @@ const { app } = createHttpServer(
     port: 0,
     trustProxy: false,
     eventLimits: { maxEvents: 5000, maxJsonDepth: 64, maxNameLength: 256, maxIdLength: 512 },
+    limits: DEFAULTS,
   },
   log,
   [ingest.routes],

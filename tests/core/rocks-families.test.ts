@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import RocksDB from 'rocksdb-native'
 import { FAMILIES, keyPrefix } from '../../core/keyspaces.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
+import { rocksMemoryOf } from '../../cli/config.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { removeDir, tempDir } from '../helpers/server.ts'
 
 interface RawDb {

@@ -7,6 +7,8 @@ import { readFile } from 'node:fs/promises'
 import pino from 'pino'
 import type { Browser } from 'playwright-core'
 import { newUlid } from '../../core/ids.ts'
+import { queryLimits } from '../../cli/connections.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { createClickHouseStores } from '../../store/clickhouse.ts'
 import { sqlExamples } from '../../scripts/build-dashboard.ts'
 import { launchChromium } from '../infra/chromium.ts'
@@ -74,7 +76,7 @@ t.test('distributed: an example query over ClickHouse renders a table and a char
   const api = await startNode(['api'], env, [], 'start', { startTimeoutMs: 60_000 })
   t.teardown(() => api.kill())
   const stores = await createClickHouseStores(
-    { url: env.SLUICE_CLICKHOUSE_URL!, database: env.SLUICE_CLICKHOUSE_DATABASE! },
+    { url: env.SLUICE_CLICKHOUSE_URL!, database: env.SLUICE_CLICKHOUSE_DATABASE!, limits: queryLimits(DEFAULTS) },
     pino({ level: 'silent' }),
   )
   t.teardown(() => stores.close())

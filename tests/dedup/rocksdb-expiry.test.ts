@@ -4,7 +4,8 @@
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import { openRocks, type Rocks, type WriteOp } from '../../core/rocks.ts'
-import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
+import { rocksMemoryOf } from '../../cli/config.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { createRocksDedupStore } from '../../dedup/rocksdb.ts'
 import { tempDir, removeDir } from '../helpers/server.ts'
 

@@ -1,39 +1,33 @@
-// Every setting Sluice reads (cli/config.ts SOURCES) can be set through the chart: the ones the chart
-// wires itself (ports, data dir, roles, …) through their first-class values, every other one through
-// `env` (all roles) or `roles.<role>.env` (one role). Proven by rendering and loading each Deployment's
-// configuration with Sluice's own loader.
+// Every setting Sluice reads (cli/settings.ts) can be set through the chart: the ones the chart
+// wires itself (ports, data dir, roles, …) through their first-class values (chart-values.ts, proven by
+// helm-chart-values.test.ts), every other one through `env` (all roles) or `roles.<role>.env` (one role).
+// Proven by rendering and loading each Deployment's configuration with Sluice's own loader.
 import t, { type Test } from 'tap'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ConfigSchema, DEFAULTS, SOURCES } from '../../cli/config.ts'
 import { serverConfig } from '../../cli/main.ts'
+import { SETTINGS, type SettingName } from '../../cli/settings.ts'
+import { CHART_VALUES } from './chart-values.ts'
 import { chart, type Manifest, ofKind, podOf, template, templateError } from './helm.ts'
 
 const SIGNING_KEY = 'signingKey=0123456789abcdef'
-const envVarField = Object.fromEntries(Object.entries(SOURCES).map(([field, [envVar]]) => [envVar, field]))
+const NAMES = Object.keys(SETTINGS) as SettingName[]
+const envVarField = Object.fromEntries(NAMES.map((name) => [SETTINGS[name].env, name]))
 
 /** The variables the chart derives from its own values and refuses in `env` (templates/_helpers.tpl). */
 const helpers = readFileSync(`${chart}/templates/_helpers.tpl`, 'utf8')
 const reservedList = /define "sluice.reservedEnv".*\n\{\{- list (.*) \| toJson/.exec(helpers)?.[1] ?? ''
 const reserved = [...reservedList.matchAll(/"([A-Z_]+)"/g)].map((m) => m[1])
 
-/** How each of those is set instead: a --set, the Deployment to look at, and the value Sluice gets. */
-const FIRST_CLASS: Record<string, { set: string; role: string; expected: unknown }> = {
-  roles: { set: 'roles.router.roles={router,sink}', role: 'router', expected: ['router', 'sink'] },
-  host: { set: 'listenHost=::', role: 'ingest', expected: '::' },
-  port: { set: 'ports.http=9000', role: 'ingest', expected: 9000 },
-  opsPort: { set: 'ports.ops=9001', role: 'sink', expected: 9001 },
-  dataDir: { set: 'dataDir=/var/lib/sluice', role: 'transformer', expected: '/var/lib/sluice' },
-  functionsFile: { set: 'roles.runner.functions=/fn/index.js', role: 'runner', expected: '/fn/index.js' },
-  shutdownGraceMs: { set: 'shutdown.graceMs=20000', role: 'api', expected: 20000 },
-}
+/** The settings the chart sets from a value of its own. */
+const FIRST_CLASS = new Set(Object.values(CHART_VALUES).map((v) => v.setting))
 
 /** A valid value of a setting that is not its default, as a values file would hold it (typed). */
-function sample(field: string): unknown {
-  const schema = (ConfigSchema.properties as Record<string, any>)[field]
-  const fallback = (DEFAULTS as Record<string, unknown>)[field]
+function sample(name: SettingName): unknown {
+  const schema = SETTINGS[name].schema as any
+  const fallback = SETTINGS[name].default
   const literals: string[] = (schema.anyOf ?? []).map((s: any) => s.const).filter((v: unknown) => v !== undefined)
   if (literals.length > 0) return literals.find((l) => l !== fallback)
   switch (schema.type) {
@@ -49,7 +43,7 @@ function sample(field: string): unknown {
       return 'sample_value_0123456789'
   }
 }
-const parsed = (field: string, value: unknown) => SOURCES[field][1](String(value))
+const parsed = (name: SettingName, value: unknown) => SETTINGS[name].parse(String(value))
 
 const configOf = async (t: Test, d: Manifest, manifests: Manifest[]) => {
   const pod = await podOf(d, manifests)
@@ -59,23 +53,16 @@ const configOf = async (t: Test, d: Manifest, manifests: Manifest[]) => {
 }
 const roleOf = (m: Manifest) => m.metadata.labels!['app.kubernetes.io/component']
 
-t.test('the settings the chart wires itself are exactly those with a first-class value', async (t) => {
+t.test('the settings the chart wires itself have a first-class value, and are refused in env', async (t) => {
   t.ok(reserved.length > 0, 'the reserved list is found in _helpers.tpl')
-  t.same(reserved.map((v) => envVarField[v]).sort(), Object.keys(FIRST_CLASS).sort())
+  t.same(
+    reserved.filter((envVar) => !FIRST_CLASS.has(envVarField[envVar])),
+    [],
+    'reserved variables without a value of their own',
+  )
   for (const envVar of reserved) {
     const error = await templateError({ set: [SIGNING_KEY, `env.${envVar}=1`] })
     t.match(error, `env.${envVar}: set by the chart`, `${envVar} in env is refused, with the value to use`)
-  }
-})
-
-t.test('each of those takes effect through its value', async (t) => {
-  const manifests = await template({
-    set: [SIGNING_KEY, 'roles.runner.enabled=true', ...Object.values(FIRST_CLASS).map((f) => f.set)],
-  })
-  for (const [field, { role, expected }] of Object.entries(FIRST_CLASS)) {
-    const d = ofKind(manifests, 'Deployment').find((m) => roleOf(m) === role)!
-    const { config } = await configOf(t, d, manifests)
-    t.same(config[field], expected, `${field} on ${role}`)
   }
 })
 
@@ -99,8 +86,8 @@ t.test('a setting only the embedded mode takes is refused through the chart, say
 })
 
 t.test('every other setting can be set through env for all roles, and per role', async (t) => {
-  const fields = Object.keys(SOURCES).filter((field) => !FIRST_CLASS[field] && !EMBEDDED_ONLY[field])
-  const env = Object.fromEntries(fields.map((field) => [SOURCES[field][0], sample(field)]))
+  const names = NAMES.filter((name) => !reserved.includes(SETTINGS[name].env) && !EMBEDDED_ONLY[name])
+  const env = Object.fromEntries(names.map((name) => [SETTINGS[name].env, sample(name)]))
   const dir = await mkdtemp(join(tmpdir(), 'sluice-values-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const values = join(dir, 'values.json')
@@ -118,12 +105,12 @@ t.test('every other setting can be set through env for all roles, and per role',
   for (const d of deployments) {
     const role = roleOf(d)
     const { config, pod } = await configOf(t, d, manifests)
-    for (const field of fields) {
-      const [envVar] = SOURCES[field]
-      const value = field === 'logLevel' && role === 'sink' ? 'trace' : env[envVar]
+    for (const name of names) {
+      const envVar = SETTINGS[name].env
+      const value = name === 'logLevel' && role === 'sink' ? 'trace' : env[envVar]
       // Numbers as written, never in exponent notation (helm reads YAML numbers as floats).
       t.equal(pod.env[envVar], String(value), `${role}: ${envVar} rendered`)
-      t.same(config[field], parsed(field, value), `${role}: ${field} from ${envVar}`)
+      t.same(config[name], parsed(name, value), `${role}: ${name} from ${envVar}`)
     }
   }
 })

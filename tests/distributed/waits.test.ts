@@ -29,7 +29,10 @@ await eventually(async () => ((await rest('/v1/functions')).body.data?.length >=
 const created = await postJson(`${api.url}/v1/keys`, { env: 'production' }, auth)
 const target: WaitsTarget = { ingestUrl: ingest.url, eventKey: created.body.data.key, apiUrl: api.url, headers: auth }
 await eventually(
-  async () => ((await postJson(`${ingest.url}/e/${target.eventKey}`, { name: 'test/warmup', data: {} })).status === 200 ? true : undefined),
+  async () =>
+    (await postJson(`${ingest.url}/e/${target.eventKey}`, { name: 'test/warmup', data: {} })).status === 200
+      ? true
+      : undefined,
   60_000,
   100,
 )
@@ -49,7 +52,11 @@ t.test('kill -9 of both runners and the router: every waiting run resumes once, 
   await Promise.all([router.kill('SIGKILL'), ...runners.map((r) => r.kill('SIGKILL'))])
   const killedAt = Date.now()
   // Replacements on empty data dirs: what the killed ones held is restored from the changelogs.
-  ;[router, ...runners] = await Promise.all([start(['router']), start(['runner'], functions), start(['runner'], functions)])
+  ;[router, ...runners] = await Promise.all([
+    start(['router']),
+    start(['runner'], functions),
+    start(['runner'], functions),
+  ])
   const restartedAt = Date.now()
   t.ok(restartedAt - killedAt < 60_000, `replaced within the cron catch-up (${restartedAt - killedAt} ms)`)
   for (const order of orders) await send('test/paid', { order, amount: 7 })
@@ -69,7 +76,10 @@ t.test('kill -9 of both runners and the router: every waiting run resumes once, 
     .map((l) => Date.parse(l))
     .sort((a, b) => a - b)
   t.equal(new Set(ticks).size, ticks.length, 'no tick ran twice')
-  t.ok(ticks.some((at) => at > killedAt && at < restartedAt), 'ticks due while no runner ran late')
+  t.ok(
+    ticks.some((at) => at > killedAt && at < restartedAt),
+    'ticks due while no runner ran late',
+  )
   const gaps = ticks.slice(1).filter((at, i) => at - ticks[i] !== 2000)
   t.same(gaps, [], 'no tick lost, from the first to the last')
 })

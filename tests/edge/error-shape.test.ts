@@ -7,6 +7,7 @@ import { startServer } from '../helpers/server.ts'
 import pino from 'pino'
 import { createHttpServer } from '../../api/http.ts'
 import { loadConfig } from '../../cli/config.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { rawRequest, sleep, type RawResponse } from '../helpers/raw-http.ts'
 
 const server = await startServer()
@@ -120,7 +121,7 @@ t.test('a request that arrives while the server shuts down gets 503 SERVER_CLOSI
     release = resolve
   })
   const http = createHttpServer(
-    { host: '127.0.0.1', port: 0, trustProxy: false, eventLimits: loadConfig('dev', {}, {}) },
+    { host: '127.0.0.1', port: 0, trustProxy: false, eventLimits: loadConfig('dev', {}, {}), limits: DEFAULTS },
     pino({ level: 'silent' }),
     [
       async (app) => {
@@ -157,7 +158,7 @@ t.test("a request's failure is logged once, with the request's id; answered requ
   const lines: Array<Record<string, unknown>> = []
   const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
   const http = createHttpServer(
-    { host: '127.0.0.1', port: 0, trustProxy: false, eventLimits: loadConfig('dev', {}, {}) },
+    { host: '127.0.0.1', port: 0, trustProxy: false, eventLimits: loadConfig('dev', {}, {}), limits: DEFAULTS },
     log,
     [
       async (app) => {

@@ -4,7 +4,8 @@ import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import pino from 'pino'
 import { openRocks } from '../../core/rocks.ts'
-import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
+import { rocksMemoryOf } from '../../cli/config.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { newUlid } from '../../core/ids.ts'
 import type { EventRecord } from '../../core/event.ts'
 import { createLocalBus } from '../../bus/local.ts'
@@ -73,7 +74,13 @@ async function serve(
       bus,
       fn,
       codec,
-      outputs: { self, runs, incoming, functionRuns: () => self, waits: { register: async () => {}, remove: async () => {} } },
+      outputs: {
+        self,
+        runs,
+        incoming,
+        functionRuns: () => self,
+        waits: { register: async () => {}, remove: async () => {} },
+      },
       isServed: () => true,
       openState: async () => options.state ?? createRocksRunnerState(rocks, topic),
       log,

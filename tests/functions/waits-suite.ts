@@ -50,11 +50,14 @@ export function waitsSuite(t: Test, target: () => WaitsTarget, timeoutMs = 20_00
     t.equal(run.status, 'completed')
     t.ok(run.output.woke >= until, 'resumed no earlier than the sleep ends')
     t.ok(run.output.woke - sentAt >= 2000)
-    t.match(run.steps.map((s: any) => [s.id, s.status, s.pause?.kind ?? null]), [
-      ['before', 'completed', null],
-      ['nap', 'completed', 'sleep'],
-      ['after', 'completed', null],
-    ])
+    t.match(
+      run.steps.map((s: any) => [s.id, s.status, s.pause?.kind ?? null]),
+      [
+        ['before', 'completed', null],
+        ['nap', 'completed', 'sleep'],
+        ['after', 'completed', null],
+      ],
+    )
   })
 
   t.test('step.sleepUntil a time past continues at once', async (t) => {

@@ -2,6 +2,8 @@
 // given: clickHouseServers() lists both), dropped at close.
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import pino from 'pino'
+import { queryLimits } from '../../cli/connections.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { createClickHouseStores, type ClickHouseConfig, type ClickHouseStores } from '../../store/clickhouse.ts'
 import { testServices } from '../infra/services.ts'
 
@@ -18,7 +20,7 @@ let opened = 0
 export async function openTestDatabase(
   prefix = 'sluice_test',
   url = testServices().clickhouseUrl,
-  options: Pick<ClickHouseConfig, 'limits'> = {},
+  options: Pick<ClickHouseConfig, 'limits'> = { limits: queryLimits(DEFAULTS) },
 ): Promise<TestDatabase> {
   const database = `${prefix}_${process.pid}_${++opened}`
   const stores = await createClickHouseStores({ url, database, ...options }, pino({ level: 'silent' }))

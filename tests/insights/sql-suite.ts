@@ -5,6 +5,8 @@ import type { Test } from 'tap'
 import { createClient } from '@clickhouse/client'
 import pino from 'pino'
 import { newUlid } from '../../core/ids.ts'
+import { queryLimits } from '../../cli/connections.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { createClickHouseStores } from '../../store/clickhouse.ts'
 import { serverVersion } from '../helpers/clickhouse-db.ts'
 import { getJson, postJson } from '../helpers/server.ts'
@@ -25,7 +27,8 @@ export async function sqlSuite(t: Test, clickhouseUrl: string): Promise<void> {
   t.teardown(() => api.kill())
   const database = env.SLUICE_CLICKHOUSE_DATABASE!
   // The rows a sink would write, written by the same store code.
-  const stores = await createClickHouseStores({ url: clickhouseUrl, database }, pino({ level: 'silent' }))
+  const config = { url: clickhouseUrl, database, limits: queryLimits(DEFAULTS) }
+  const stores = await createClickHouseStores(config, pino({ level: 'silent' }))
   const now = Date.now()
   await stores.events.insertEvents(
     Array.from({ length: 100 }, (_, i) => ({

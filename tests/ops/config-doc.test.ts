@@ -1,48 +1,51 @@
-// docs/configuration.md has one row per setting of the configuration schema, with its flag,
-// environment variable and default as cli/config.ts defines them, and no row without a setting.
+// docs/configuration.md has one row per setting of the table (cli/settings.ts), with its flag, environment
+// variables, default and range as declared there, and no row without a setting.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
-import { ConfigSchema, DEFAULTS, SECRET_FIELDS, SOURCES, flagName } from '../../cli/config.ts'
+import { ConfigSchema } from '../../cli/config.ts'
+import { rangeOf, shownDefault } from '../../cli/setting-kinds.ts'
+import { SETTINGS, type SettingName, flagOf } from '../../cli/settings.ts'
 
 const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8')
-const rows = [...doc.matchAll(/^\| `--([a-z-]+)` \| (.+?) \| (.+?) \| (.*) \|$/gm)].map((m) => ({
+const rows = [...doc.matchAll(/^\| `--([a-z-]+)` \| (.+?) \| (.+?) \| (.+?) \| (.*) \|$/gm)].map((m) => ({
   flag: m[1],
   envVars: [...m[2].matchAll(/`([A-Z_]+)`/g)].map((e) => e[1]),
   defaultValue: m[3],
-  meaning: m[4].trim(),
+  range: m[4].replace(/^`(.*)`$/, '$1'),
+  meaning: m[5].trim(),
 }))
+const names = Object.keys(SETTINGS) as SettingName[]
 
-// `mode` is the command (dev, start, runner), not a setting.
-const settings = Object.keys(ConfigSchema.properties).filter((field) => field !== 'mode')
-
-function shown(value: unknown): string {
-  if (value === undefined || (Array.isArray(value) && value.length === 0)) return '—'
-  return Array.isArray(value) ? value.join(',') : String(value)
-}
-
-t.test('every setting of the schema has a flag and an environment variable', async (t) => {
-  t.same(
-    settings.filter((field) => !SOURCES[field]),
-    [],
-    'settings without a flag and variable',
-  )
+t.test('the schema config.ts loads with is the table, and a command (mode)', async (t) => {
+  t.same(Object.keys(ConfigSchema.properties).sort(), [...names, 'mode'].sort())
 })
 
 t.test(
-  'every setting has one row with its flag, variable, default and meaning; no row without a setting',
+  'every setting has one row with its flag, variables, default, range and meaning; no row without one',
   async (t) => {
-    t.same(rows.map((r) => r.flag).sort(), settings.map(flagName).sort())
-    for (const field of settings) {
-      const row = rows.find((r) => r.flag === flagName(field))
+    t.ok(rows.length > 50, 'the table is found')
+    t.same(rows.map((r) => r.flag).sort(), names.map(flagOf).sort())
+    for (const name of names) {
+      const row = rows.find((r) => r.flag === flagOf(name))
       if (!row) continue
-      const envVar = SOURCES[field][0]
-      const secret = (SECRET_FIELDS as readonly string[]).includes(field)
-      t.same(row.envVars, secret ? [envVar, `${envVar}_FILE`] : [envVar], `${field}: variables`)
-      t.equal(row.defaultValue, shown((DEFAULTS as Record<string, unknown>)[field]), `${field}: default`)
-      t.ok(row.meaning.length > 10, `${field}: says what it does`)
+      const { env, secret } = SETTINGS[name]
+      t.same(row.envVars, secret ? [env, `${env}_FILE`] : [env], `${name}: variables`)
+      t.equal(row.defaultValue, shownDefault(SETTINGS[name]) || '—', `${name}: default`)
+      t.equal(row.range, rangeOf(SETTINGS[name]) || '—', `${name}: range`)
+      t.equal(row.meaning.startsWith('*Secret.*'), secret === true, `${name}: marked secret or not`)
+      t.ok(row.meaning.length > 10, `${name}: says what it does`)
     }
   },
 )
+
+t.test('flags and variables are named alike, and no two settings share one', async (t) => {
+  const envs = names.map((name) => SETTINGS[name].env)
+  const flags = names.map(flagOf)
+  t.equal(new Set(envs).size, names.length, 'variables are unique')
+  t.equal(new Set(flags).size, names.length, 'flags are unique')
+  for (const name of names) t.match(SETTINGS[name].env, /^SLUICE_[A-Z0-9_]+$/, `${name}: SLUICE_ and upper case`)
+  for (const name of names) t.match(flagOf(name), /^[a-z][a-z0-9-]*$/, `${name}: a kebab-case flag`)
+})
 
 t.test('the README links the table and names the settings operators looked for', async (t) => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')

@@ -7,7 +7,8 @@ import type { StoredEvent } from '../../core/event.ts'
 import { errorCatalogue } from '../../core/errors.ts'
 import { newUlid } from '../../core/ids.ts'
 import { createSelect, serverInfo } from '../../store/clickhouse-read.ts'
-import { DEFAULT_QUERY_LIMITS } from '../../store/clickhouse.ts'
+import { queryLimits } from '../../cli/connections.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { openTestDatabase, serverVersion } from '../helpers/clickhouse-db.ts'
 import { HOSTILE_STRINGS } from '../helpers/hostile-strings.ts'
 import { clickHouseServers } from '../infra/services.ts'
@@ -44,7 +45,7 @@ for (const { server, url } of clickHouseServers()) {
     t.teardown(() => client.close())
     const paths = server === 'current' ? [false, true] : [false]
     for (const queryParams of paths) {
-      const select = createSelect(client, { version, queryParams }, DEFAULT_QUERY_LIMITS)
+      const select = createSelect(client, { version, queryParams }, queryLimits(DEFAULTS))
       for (const value of HOSTILE_STRINGS) {
         type Row = { v: string; n: string | number }
         const rows = await select<Row>((v) => `SELECT ${v.string(value)} AS v, length(v) AS n`)

@@ -6,6 +6,8 @@ import pino from 'pino'
 import type { StoredEvent } from '../../core/event.ts'
 import { newUlid } from '../../core/ids.ts'
 import type { RawWebhookRequest } from '../../core/raw-request.ts'
+import { queryLimits } from '../../cli/connections.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { createClickHouseStores } from '../../store/clickhouse.ts'
 import type { RunDoc } from '../../store/runs-types.ts'
 import type { WebhookRequestRecord } from '../../store/requests-types.ts'
@@ -353,7 +355,8 @@ for (const { url } of clickHouseServers()) {
     const db = await withDatabase(t)
     const e = event()
     await db.stores.events.insertEvents([e])
-    const again = await createClickHouseStores({ url, database: db.database }, pino({ level: 'silent' }))
+    const config = { url, database: db.database, limits: queryLimits(DEFAULTS) }
+    const again = await createClickHouseStores(config, pino({ level: 'silent' }))
     t.teardown(() => again.close())
     t.same(await again.events.getEvent(e.internalId), e)
   })
@@ -362,7 +365,7 @@ for (const { url } of clickHouseServers()) {
 t.test('a database name that is not a plain identifier is refused before connecting', async (t) => {
   await t.rejects(
     createClickHouseStores(
-      { url: 'http://127.0.0.1:1', database: 'x; DROP DATABASE default' },
+      { url: 'http://127.0.0.1:1', database: 'x; DROP DATABASE default', limits: queryLimits(DEFAULTS) },
       pino({ level: 'silent' }),
     ),
     RangeError,

@@ -3,7 +3,8 @@
 // older events had never been stored; and `sluice dev` runs it on its own.
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
-import { DEFAULTS, loadConfig, rocksMemoryOf } from '../../cli/config.ts'
+import { loadConfig, rocksMemoryOf } from '../../cli/config.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import type { StoredEvent } from '../../core/event.ts'
 import { newIdSeed, seededUlids } from '../../core/ids.ts'
 import { KEY_SPACES, keyRange } from '../../core/keyspaces.ts'

@@ -4,6 +4,7 @@
 import t from 'tap'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { createSandbox } from '../../transformer/sandbox.ts'
 import type { TransformResult } from '../../transformer/sandbox-types.ts'
 import { LIMITS, ROOMY_LIMITS, request } from './payloads.ts'
@@ -28,7 +29,7 @@ t.test(
   async (t) => {
     // 500 ms of CPU: the memory bomb (20-40 ms of V8's last-resort GCs) always meets the memory
     // limit first, even on a loaded machine where a 100 ms wall-clock bound might stop it sooner.
-    const sandbox = createSandbox({ ...LIMITS, cpuTimeMs: 500 })
+    const sandbox = createSandbox({ ...LIMITS, cpuTimeMs: 500 }, { isolates: DEFAULTS.transformIsolates })
     t.teardown(() => sandbox.close())
     const delay = monitorEventLoopDelay({ resolution: 10 })
     delay.enable()

@@ -1,14 +1,15 @@
 // Hostile transforms: each is contained within its limit and gets its exact result code, the
 // host is untouched, and afterwards the same sandbox still runs a normal transform correctly.
 import t from 'tap'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { createSandbox } from '../../transformer/sandbox.ts'
 import type { TransformErrorCode } from '../../transformer/sandbox-types.ts'
 import { LIMITS, ROOMY_LIMITS, request, stripeInvoicePaid } from './payloads.ts'
 
-const sandbox = createSandbox(LIMITS)
+const sandbox = createSandbox(LIMITS, { isolates: DEFAULTS.transformIsolates })
 // Memory bombs, deep recursion and 5 MB stringifies can take 100 ms on a loaded machine: they
 // run with CPU to spare (ROOMY_LIMITS), the rest under the default limits.
-const roomySandbox = createSandbox(ROOMY_LIMITS)
+const roomySandbox = createSandbox(ROOMY_LIMITS, { isolates: DEFAULTS.transformIsolates })
 t.teardown(() => Promise.all([sandbox.close(), roomySandbox.close()]))
 
 const input = request(stripeInvoicePaid, { 'X-Test': '1' }, { q: ['1'] })

@@ -1,6 +1,7 @@
 // The transforms people write for real providers: each pattern on a provider-shaped request,
 // through the real sandbox, checked on the exact value it returns.
 import t from 'tap'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { createSandbox } from '../../transformer/sandbox.ts'
 import {
   LIMITS,
@@ -13,7 +14,7 @@ import {
   stripeInvoicePaid,
 } from './payloads.ts'
 
-const sandbox = createSandbox(LIMITS)
+const sandbox = createSandbox(LIMITS, { isolates: DEFAULTS.transformIsolates })
 t.teardown(() => sandbox.close())
 
 t.test('a fixed prefix plus a payload field names the event (Stripe)', async (t) => {
