@@ -87,7 +87,7 @@ t.test('bad run queries get clear 4xx answers', async (t) => {
   const badStatus = await getJson(`${server.url}/v1/runs?status=sleeping`)
   t.equal(badStatus.status, 400)
   t.equal(badStatus.body.code, 'REQUEST_INVALID')
-  t.match(badStatus.body.error, /^query\.status: must be one of queued, running, completed, failed/)
+  t.match(badStatus.body.error, /^query\.status: must be one of queued, running, waiting, completed, failed, cancelled/)
   const missing = await getJson(`${server.url}/v1/runs/01ARZ3NDEKTSV4RRFFQ69G5FAV`)
   t.equal(missing.status, 404)
   t.equal(missing.body.code, 'NOT_FOUND')
