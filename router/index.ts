@@ -69,10 +69,12 @@ export function createRouter(deps: RouterDeps, config: RouterConfig) {
     await deps.waits.output.register(cancels)
   }
 
+  // With no function registered there is nothing to route (and no wait): events are not even decoded.
+  const idle = () => deps.functions().length === 0
   return createConsumerStage(
     deps.bus,
     deps.codec,
-    { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords },
+    { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords, idle },
     route,
   )
 }
