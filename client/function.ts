@@ -5,6 +5,7 @@ import type { SendEvent } from './send.ts'
 import { parseDuration, parseTime } from '../core/duration.ts'
 import { compileExpression, parsePath } from '../core/expression.ts'
 import { parseCron } from '../core/cron.ts'
+import { checkFlow, type FlowControl, type FlowOptions } from './flow.ts'
 
 export const FUNCTION_KIND = 'sluice/function'
 export const DEFAULT_FUNCTION_RETRIES = 3
@@ -81,6 +82,8 @@ export interface FunctionLogger {
 
 export interface FunctionContext {
   event: FunctionEvent
+  /** Every event of the run: those of its batch (`batchEvents`), else `[event]`. */
+  events: FunctionEvent[]
   step: StepTools
   runId: string
   /** 0 on the first attempt of the current step; counts retries since the last completed step. */
@@ -101,7 +104,7 @@ export interface CancelOn {
   timeout?: Duration
 }
 
-export interface FunctionOptions {
+export interface FunctionOptions extends FlowOptions {
   id: string
   name?: string
   /** Retries after the first attempt (default 3: four attempts), with exponential backoff and jitter. */
@@ -141,6 +144,8 @@ export interface SluiceFunction {
   timeoutMs: number
   triggers: FunctionTrigger[]
   cancelOn: CancelRule[]
+  /** Concurrency, throttle, rate limit, debounce, batching, priority, idempotency, singleton (client/flow.ts). */
+  flow?: FlowControl
   /** The environment the function is served in: the client's branch env, or production. */
   env: string
   handler: FunctionHandler
@@ -176,10 +181,13 @@ export function defineFunction(
     timeoutMs,
     triggers: checkTriggers(trigger),
     cancelOn: checkCancelOn(options.cancelOn),
+    ...withFlow(checkFlow(options)),
     env: app.env ?? 'production',
     handler,
   }
 }
+
+const withFlow = (flow: FlowControl | undefined) => (flow ? { flow } : {})
 
 const MAX_TRIGGERS = 10
 

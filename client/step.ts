@@ -48,6 +48,7 @@ export type Pause =
 
 export interface ExecutionInput {
   event: FunctionEvent
+  events: FunctionEvent[]
   runId: string
   attempt: number
   steps: readonly MemoisedStep[]
@@ -161,7 +162,14 @@ export function executeFunction(fn: SluiceFunction, input: ExecutionInput): Prom
 
   Promise.resolve()
     .then(() =>
-      fn.handler({ event: input.event, step: tools, runId: input.runId, attempt: input.attempt, logger: input.logger }),
+      fn.handler({
+        event: input.event,
+        events: input.events,
+        step: tools,
+        runId: input.runId,
+        attempt: input.attempt,
+        logger: input.logger,
+      }),
     )
     .then(
       (value) => {

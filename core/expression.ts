@@ -13,6 +13,48 @@ const env = celEnv()
 const compiled = new Map<string, Predicate>()
 const MAX_CACHED = 10_000
 
+/** A compiled expression giving a value: a string, number or boolean; null when it fails or gives anything else. */
+export type Evaluator = (bindings: Bindings) => string | number | boolean | null
+
+const evaluators = new Map<string, Evaluator>()
+
+/** Compiles `source` once (then cached) into a function giving its value (a key, a priority). */
+export function compileValue(source: unknown, variables: readonly string[]): Parsed<Evaluator> {
+  const planned = planExpression(source, variables)
+  if (!planned.ok) return planned
+  const key = `${variables.join(',')}\0${source}`
+  let evaluator = evaluators.get(key)
+  if (!evaluator) {
+    const run = planned.value
+    evaluator = (bindings) => {
+      try {
+        const result = run(bindings as never)
+        if (isCelError(result)) return null
+        if (typeof result === 'bigint') return Number(result)
+        return typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean' ? result : null
+      } catch {
+        return null
+      }
+    }
+    if (evaluators.size >= MAX_CACHED) evaluators.clear()
+    evaluators.set(key, evaluator)
+  }
+  return { ok: true, value: evaluator }
+}
+
+function planExpression(source: unknown, variables: readonly string[]): Parsed<ReturnType<typeof plan>> {
+  if (typeof source !== 'string' || source.trim() === '') return { ok: false, message: 'must be a CEL expression' }
+  try {
+    const parsed = parse(source)
+    const unknown = [...freeNames(parsed.expr)].filter((name) => !variables.includes(name))
+    if (unknown.length > 0)
+      return { ok: false, message: `unknown name ${unknown[0]} (the expression may use ${variables.join(', ')})` }
+    return { ok: true, value: plan(env, parsed) }
+  } catch (err) {
+    return { ok: false, message: `not valid CEL: ${(err as Error).message}` }
+  }
+}
+
 /** Compiles `source` once (then cached). `variables`: the names it may use, checked here. */
 export function compileExpression(source: unknown, variables: readonly string[]): Parsed<Predicate> {
   if (typeof source !== 'string' || source.trim() === '') return { ok: false, message: 'must be a CEL expression' }
@@ -20,15 +62,9 @@ export function compileExpression(source: unknown, variables: readonly string[])
   const cached = compiled.get(key)
   if (cached) return { ok: true, value: cached }
   let run: ReturnType<typeof plan>
-  try {
-    const parsed = parse(source)
-    const unknown = [...freeNames(parsed.expr)].filter((name) => !variables.includes(name))
-    if (unknown.length > 0)
-      return { ok: false, message: `unknown name ${unknown[0]} (the expression may use ${variables.join(', ')})` }
-    run = plan(env, parsed)
-  } catch (err) {
-    return { ok: false, message: `not valid CEL: ${(err as Error).message}` }
-  }
+  const planned = planExpression(source, variables)
+  if (!planned.ok) return planned
+  run = planned.value
   const predicate: Predicate = (bindings) => {
     try {
       const result = run(bindings as never)
