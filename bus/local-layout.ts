@@ -1,14 +1,8 @@
 // The local log's keys in RocksDB (bus/local.ts): `L<topic>\0<partition>\0<first offset hex16>` record
-// batches, `O<group>\0<topic>\0<partition>` next offset, `T<topic>` topic spec, `Vlog` the format;
-// and what reads or rewrites them as a whole: the format upgrade, a partition's end, retention.
-import type { Logger } from 'pino'
+// batches, `O<group>\0<topic>\0<partition>` next offset, `T<topic>` topic spec; and what reads or
+// deletes them as a whole: a partition's end, retention.
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { keyPrefix, keyRange } from '../core/keyspaces.ts'
-import { encodeBatch } from './record-batch.ts'
-
-/** 2: record batches. A data dir without the key is format 1 (one record per value) or new. */
-const LOG_FORMAT = 2
-const FORMAT_KEY = keyPrefix('logFormat')
 
 export const logKey = (topic: string, partition: number, offset: number) =>
   keyPrefix('logBatches', `${topic}\0${partition}\0${offset.toString(16).padStart(16, '0')}`)
@@ -32,27 +26,6 @@ export async function lastOffset(rocks: Rocks, topic: string, partition: number)
 }
 
 /**
- * Data dirs written before record batches (format 1) hold one record per value:
- * [u16 key length][key][f64 timestamp][value]. Each becomes a batch of one, in one atomic
- * write, so records acknowledged before an upgrade are still delivered after it.
- */
-export async function upgradeLogFormat(rocks: Rocks, log: Pick<Logger, 'info'>): Promise<void> {
-  if ((await rocks.get(FORMAT_KEY))?.toString() === String(LOG_FORMAT)) return
-  const ops: WriteOp[] = []
-  for await (const { key, value } of rocks.scan(keyRange('logBatches'))) {
-    const keyBytes = value.readUInt16BE(0)
-    const record = {
-      key: value.toString('utf8', 2, 2 + keyBytes),
-      timestampMs: value.readDoubleBE(2 + keyBytes),
-      value: value.subarray(10 + keyBytes),
-    }
-    ops.push({ type: 'put', key, value: encodeBatch([{ records: [record], atMs: record.timestampMs }]) })
-  }
-  if (ops.length > 0) log.info({ records: ops.length }, 'local log upgraded to record batches')
-  await rocks.write([...ops, { type: 'put', key: FORMAT_KEY, value: String(LOG_FORMAT) }])
-}
-
-/**
  * Deletes, per partition, what every group that ever committed, or consumes now (`committed`), has
  * consumed. Compacted topics are kept whole: a new reader (another control-plane view, a restore)
  * must find every key. `truncated` holds, per `topic\0partition`, the offset below which the log is
@@ -60,7 +33,7 @@ export async function upgradeLogFormat(rocks: Rocks, log: Pick<Logger, 'info'>):
  */
 export async function truncate(
   rocks: Rocks,
-  committed: Map<string, number>,
+  committed: ReadonlyMap<string, number>,
   truncated: Map<string, number>,
   isCompacted: (topic: string) => Promise<boolean>,
 ): Promise<void> {

@@ -3,11 +3,11 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { openRocks, type Rocks } from '../core/rocks.ts'
-import { createLocalBus } from '../bus/local.ts'
+import { createLocalBus, type LocalLog } from '../bus/local.ts'
 import { topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
 import { createRocksControlStore } from '../control/rocksdb.ts'
-import { openRocksEventStore } from '../store/rocksdb.ts'
+import { openRocksEventStore, type RocksEventStore } from '../store/rocksdb.ts'
 import { createRocksRunStore } from '../store/runs-rocksdb.ts'
 import { createRocksRequestStore } from '../store/requests-rocksdb.ts'
 import { createRocksInsights } from '../store/insights-rocksdb.ts'
@@ -16,6 +16,7 @@ import { createRocksRunnerState } from '../runner/rocksdb.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Running } from './compose.ts'
 import { type Config, rocksMemoryOf } from './config.ts'
+import { plainEventPath, type EventPath } from './event-path.ts'
 import type { RoutePlugin } from '../api/http.ts'
 
 export type { Running }
@@ -53,16 +54,18 @@ export async function startEmbedded(
     [topics.runs]: one,
   })
   const dedupStore = createRocksDedupStore(rocks, { windowMs: config.dedupWindowMs })
+  const events = await openRocksEventStore(rocks, { log: log.child({ component: 'store' }) })
   const adapters: Adapters = {
     bus,
     topics,
     control: await createRocksControlStore(rocks),
-    events: await openRocksEventStore(rocks, { log: log.child({ component: 'store' }) }),
+    events,
     runs: createRocksRunStore(rocks),
     requests: createRocksRequestStore(rocks),
     insights: createRocksInsights(rocks),
-    // JSON on the log: the RocksDB event store writes each event as the bytes it read (Codec.jsonText).
+    // JSON on the log, so the event store can write each event as the bytes it read (localEventPath).
     codecs: { event: jsonCodec(), stored: jsonCodec(), raw: jsonCodec(), run: jsonCodec() },
+    eventPath: localEventPath(bus, events, config),
     // One RocksDB holds every partition's state, so one store (and one state per function) serves them all.
     openDedupStore: async () => dedupStore,
     openRunnerState: async (scope: string) => createRocksRunnerState(rocks, scope),
@@ -88,4 +91,25 @@ export async function startEmbedded(
       },
     },
   )
+}
+
+/**
+ * The event path on the local log: consumers take the Event API's values as published
+ * (SLUICE_LOCAL_LOG_SHARE_VALUES), the event store writes the JSON text it read, and ingest waits
+ * while a stage is more than SLUICE_LOCAL_LOG_MAX_BACKLOG_RECORDS behind.
+ */
+function localEventPath(bus: LocalLog, events: RocksEventStore, config: Config): EventPath {
+  const { localLogMaxBacklogRecords: limit, localLogBacklogWaitMs: waitMs } = config
+  const sharing = config.localLogShareValues
+  const plain = plainEventPath(bus, events)
+  return {
+    output: sharing ? bus.sharedOutput : plain.output,
+    source: sharing ? bus.sharedSource : plain.source,
+    insertEvents: (stored, records) =>
+      events.insertEventTexts(
+        stored,
+        records.map((r) => r.value),
+      ),
+    settle: limit > 0 ? (topics) => bus.settle(topics, limit, waitMs) : undefined,
+  }
 }

@@ -66,7 +66,6 @@ export const KEY_SPACES = {
   }),
   logOffsets: space('O', 'bus/local.ts', '<group>\\0<topic>\\0<partition> → next offset', { scanned: true }),
   logTopics: space('T', 'bus/local.ts', '<topic> → topic spec JSON'),
-  logFormat: space('Vlog', 'bus/local-layout.ts', 'the local log format version'),
   control: space('C', 'control/rocksdb.ts', '<kind>\\0<id> → control document JSON', { scanned: true }),
   dedup: space('D', 'dedup/rocksdb.ts', '[p<N>/]<bucket hex12>\\0<env>\\0<id> → <receivedAt>,<internalId>', {
     rangeDeleted: true,

@@ -2,18 +2,16 @@
 // triggers in its environment, on that function's own output (topic). Run IDs derive from
 // (event, function), so a redelivered event re-publishes the same runs, which the runner drops.
 import type { Logger } from 'pino'
-import type { Bus } from '../bus/types.ts'
 import { createConsumerStage } from '../bus/consumer-stage.ts'
 import type { Output } from '../bus/output.ts'
-import type { Codec } from '../bus/codec.ts'
+import type { Source } from '../bus/source.ts'
 import type { EventRecord } from '../core/event.ts'
 import type { FunctionDoc } from '../control/types.ts'
 import type { RunDoc } from '../core/run-doc.ts'
 import { firstRecord, snapshotOf, type RunRecord } from '../core/run-record.ts'
 
 export interface RouterDeps {
-  bus: Bus
-  codec: Codec<EventRecord>
+  source: Source<EventRecord>
   /** `env\0event name` → the functions it triggers, read once per batch. */
   triggerIndex(): Map<string, FunctionDoc[]>
   outputs: { runs: Output<RunDoc>; functionRuns(fn: FunctionDoc): Output<RunRecord> }
@@ -50,8 +48,7 @@ export function createRouter(deps: RouterDeps, config: RouterConfig) {
   // With no function registered there is nothing to route: events are not even decoded.
   const idle = () => deps.triggerIndex().size === 0
   return createConsumerStage(
-    deps.bus,
-    deps.codec,
+    deps.source,
     { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords, idle },
     route,
   )

@@ -4,7 +4,8 @@ import pino from 'pino'
 import { openRocks, type Rocks } from '../../core/rocks.ts'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus, ConsumedRecord } from '../../bus/types.ts'
-import { decodeRecord, jsonCodec } from '../../bus/codec.ts'
+import { jsonCodec } from '../../bus/codec.ts'
+import { createSource, type Source } from '../../bus/source.ts'
 import { tempDir, removeDir, eventually } from '../helpers/server.ts'
 import { busSuite } from './bus-suite.ts'
 import { keyRange } from '../../core/keyspaces.ts'
@@ -280,78 +281,35 @@ t.test(
 )
 
 t.test(
-  'local bus: a data dir of the one-record-per-value format is upgraded, and its records are still delivered, in order, once',
-  async (t) => {
-    const dir = await tempDir()
-    t.teardown(() => removeDir(dir))
-    const rocks = await openRocks(join(dir, 'db'))
-    // As the previous release wrote them: [u16 key length][key][f64 timestamp][value] under L<topic>\0<partition>\0<offset hex16>.
-    const oldRecord = (key: string, ts: number, value: string) => {
-      const k = Buffer.from(key)
-      const b = Buffer.alloc(10 + k.length + Buffer.byteLength(value))
-      b.writeUInt16BE(k.length, 0)
-      k.copy(b, 2)
-      b.writeDoubleBE(ts, 2 + k.length)
-      b.write(value, 10 + k.length)
-      return b
-    }
-    await rocks.write([
-      { type: 'put', key: 'Tupgrade', value: JSON.stringify({ partitions: 1 }) },
-      ...['a', 'b', 'c'].map((v, i) => ({
-        type: 'put' as const,
-        key: `Lupgrade\u00000\u0000${i.toString(16).padStart(16, '0')}`,
-        value: oldRecord(`k-${v}`, 1000 + i, v),
-      })),
-      { type: 'put', key: 'Ogroup\u0000upgrade\u00000', value: '1' }, // this group had consumed 'a'
-    ])
-    const bus = createLocalBus(rocks, log, config)
-    t.teardown(async () => {
-      await bus.close()
-      await rocks.close()
-    })
-    await bus.ensureTopics({ upgrade: { partitions: 1 } })
-    const seen: string[] = []
-    const sub = await bus.subscribe({
-      group: 'group',
-      topics: ['upgrade'],
-      handler: async (b) => void seen.push(...b.records.map((r) => `${r.key}=${r.value}@${r.timestampMs}#${r.offset}`)),
-    })
-    t.teardown(() => sub.stop())
-    await bus.publish('upgrade', [{ key: 'k-d', value: 'd', timestampMs: 2000 }])
-    await eventually(async () => (seen.length === 3 ? true : undefined))
-    t.same(
-      seen,
-      ['k-b=b@1001#1', 'k-c=c@1002#2', 'k-d=d@2000#3'],
-      'old records after the committed offset, then new ones',
-    )
-  },
-)
-
-t.test(
-  "local bus: consumers reading the tail get the producer's own values; read from RocksDB, they decode the bytes",
+  "local bus: a shared source takes the producer's own values from the tail; from RocksDB, or a plain source, decode",
   async (t) => {
     const f = await openLocal()
     t.teardown(() => f.close())
     await f.bus.ensureTopics({ handed: { partitions: 1 } })
     const codec = jsonCodec<{ n: number; nested: { s: string } }>()
     const values = [0, 1, 2].map((n) => ({ n, nested: { s: `v${n}` } }))
-    await f.bus.publish(
-      'handed',
-      values.map((v) => ({ key: 'k', value: codec.encode(v), decoded: v })),
-    )
-    const consume = async (bus: Bus, group: string) => {
-      const got: Array<{ record: ConsumedRecord; value: (typeof values)[number] }> = []
-      const sub = await bus.subscribe({
+    type Got = Array<{ record: ConsumedRecord; value: (typeof values)[number] }>
+    const consume = (source: Source<(typeof values)[number]>, group: string, got: Got) =>
+      source.subscribe({
         group,
         topics: ['handed'],
-        handler: async (b) =>
-          void got.push(...b.records.map((record) => ({ record, value: decodeRecord(codec, record) }))),
+        handler: async (b) => void got.push(...b.records.map((record) => ({ record, value: source.decode(record) }))),
       })
-      await eventually(async () => (got.length === 3 ? true : undefined))
-      await sub.stop()
-      return got
-    }
-    const fromTail = await consume(f.bus, 'live')
+    // Both live while the values are published, so the tail holds them until both handled them.
+    const [plain, fromTail]: Got[] = [[], []]
+    const subs = [
+      await consume(createSource(f.bus, codec), 'plain', plain),
+      await consume(f.bus.sharedSource(codec), 'live', fromTail),
+    ]
+    const output = f.bus.sharedOutput(
+      'handed',
+      codec,
+      () => 'k',
+      (v) => v,
+    )
+    await output.publish(values)
+    await eventually(async () => (plain.length === 3 && fromTail.length === 3 ? true : undefined))
+    for (const sub of subs) await sub.stop()
     t.ok(
       fromTail.every(({ value }, i) => value === values[i]),
       'the very objects the producer published: nothing decoded',
@@ -361,11 +319,22 @@ t.test(
       values.map((v) => JSON.stringify(v)),
       'with their JSON text, for a store that writes it as is',
     )
+    t.ok(
+      plain.every(({ value }, i) => value !== values[i]),
+      'a plain source decodes: it never sees the shared values',
+    )
+    t.same(
+      plain.map(({ value }) => value),
+      values,
+    )
     const bus = await f.reopen() // an empty tail: the records come from RocksDB
     await bus.ensureTopics({ handed: { partitions: 1 } })
-    const fromDisk = await consume(bus, 'after-restart')
+    const fromDisk: Got = []
+    const sub = await consume(bus.sharedSource(codec), 'after-restart', fromDisk)
+    await eventually(async () => (fromDisk.length === 3 ? true : undefined))
+    await sub.stop()
     t.ok(
-      fromDisk.every(({ record }) => record.decoded === undefined),
+      fromDisk.every(({ value }, i) => value !== values[i]),
       'no producer value after a restart',
     )
     t.same(
@@ -375,6 +344,46 @@ t.test(
     )
   },
 )
+
+t.test('local bus: shared values are let go once every live group has handled them', async (t) => {
+  const f = await openLocal()
+  t.teardown(() => f.close())
+  await f.bus.ensureTopics({ released: { partitions: 1 } })
+  const codec = jsonCodec<{ n: number }>()
+  const values = [{ n: 0 }, { n: 1 }]
+  const source = f.bus.sharedSource(codec)
+  const read = (group: string, into: Array<{ n: number }>) =>
+    source.subscribe({
+      group,
+      topics: ['released'],
+      handler: async (b) => void into.push(...b.records.map((r) => source.decode(r))),
+    })
+  const first: Array<{ n: number }> = []
+  const sub = await read('first', first)
+  t.teardown(() => sub.stop())
+  await f.bus
+    .sharedOutput(
+      'released',
+      codec,
+      () => 'k',
+      (v) => v,
+    )
+    .publish(values)
+  await eventually(async () => (first.length === 2 ? true : undefined))
+  t.ok(
+    first.every((v, i) => v === values[i]),
+    'the live group took them as published',
+  )
+  const later: Array<{ n: number }> = []
+  const laterSub = await read('later', later) // a group that starts after every live one handled them
+  t.teardown(() => laterSub.stop())
+  await eventually(async () => (later.length === 2 ? true : undefined))
+  t.same(later, values, 'still in the tail, as bytes')
+  t.ok(
+    later.every((v, i) => v !== values[i]),
+    'decoded: the tail held the values no longer',
+  )
+})
 
 t.test(
   'local bus: settle waits while a group is further behind than the limit, and says so when it stays behind',
