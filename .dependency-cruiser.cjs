@@ -57,6 +57,13 @@ module.exports = {
       to: { path: 'node_modules/@platformatic/kafka/' },
     },
     {
+      name: 'the-local-log-only-in-the-embedded-root',
+      severity: 'error',
+      comment: "Only cli/embedded.ts asks for the local log's capabilities (shared values, settle): others see a Bus.",
+      from: { path: PROJECT, pathNot: ['^bus/(local|record-batch)', '^cli/embedded\\.ts$'] },
+      to: { path: '^bus/(local|record-batch)' },
+    },
+    {
       name: 'clickhouse-only-in-the-clickhouse-store',
       severity: 'error',
       comment: 'Only the ClickHouse store adapter (store/clickhouse*) talks to @clickhouse/client.',

@@ -18,7 +18,9 @@ import { openChangelogDedupStore } from '../dedup/changelog.ts'
 import { openChangelogRunnerState } from '../runner/changelog.ts'
 import { openChangelogWaitStore } from '../router/waits-changelog.ts'
 import type { SluiceFunction } from '../client/function.ts'
+import type { EventStore } from '../store/types.ts'
 import { compose, run, ROLES, type Adapters, type Role, type Running } from './compose.ts'
+import { plainEventPath } from './event-path.ts'
 import type { Config } from './config.ts'
 import { settingLabel } from './settings.ts'
 import { clickhouseConnection, insightsLimits, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
@@ -87,15 +89,17 @@ export async function startDistributed(
   // Avro on the topics other Kafka consumers read (docs/avro.md); runs stay JSON.
   const avroConfig = { schemaRegistryUrl: config.schemaRegistryUrl, schemaRegistryAuth: registryAuth(config), topics }
   const avro = await createAvroCodecs(avroConfig, log.child({ component: 'avro' }))
+  const events = clickhouse?.events ?? withoutClickHouse<EventStore>()
   const adapters: Adapters = {
     bus,
     topics,
     control,
-    events: clickhouse?.events ?? withoutClickHouse(),
+    events,
     runs: clickhouse?.runs ?? withoutClickHouse(),
     requests: clickhouse?.requests ?? withoutClickHouse(),
     insights: insights ?? withoutClickHouse(),
     codecs: { ...avro, run: jsonCodec() },
+    eventPath: plainEventPath(bus, events),
     openDedupStore: (partition) =>
       openChangelogDedupStore({
         rocks,
