@@ -1,9 +1,10 @@
 // The kafkajs adapter's producer (bus/kafka-kafkajs-producer.ts) under the core's publisher: a send
-// kafkajs reports successful is trusted only if every partition it put a record on answered. kafkajs 2.2.4 can resolve `sendBatch` without writing a partition: a broker answers
-// "not the leader", the partition's new leader already answered for other partitions of the same
-// send, and the retry skips it (sendMessages keeps one response per broker). The chaos run lost 15
-// webhook events that way while their requests were recorded delivered. Here a fake client does
-// what kafkajs did there: it reports success and leaves one partition unwritten.
+// kafkajs reports successful is trusted only if every partition it put a record on answered.
+// kafkajs 2.2.4 can resolve `sendBatch` without writing a partition: a broker answers "not the
+// leader", the partition's new leader already answered for other partitions of the same send, and
+// the retry skips it (sendMessages keeps one response per broker). The chaos run lost 15 webhook
+// events that way while their requests were recorded delivered. Here a fake client does what
+// kafkajs did there: it reports success and leaves one partition unwritten.
 import t from 'tap'
 import pino from 'pino'
 import type { PartitionMetadata, ProducerBatch, ProducerConfig, RecordMetadata } from 'kafkajs'

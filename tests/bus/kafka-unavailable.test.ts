@@ -105,7 +105,7 @@ function outages(client: KafkaClientName): void {
   )
 
   t.test(
-    `${client}: a stopped broker: publish rejects LOG_UNAVAILABLE within 1.5 s, and the same bus publishes again after it restarts`,
+    `${client}: a stopped broker: publish rejects LOG_UNAVAILABLE within 1.5 s, and publishes again after a restart`,
     async (t) => {
       const bus = await opened()
       await bus.publish(topic, [rec('before-stop')])
