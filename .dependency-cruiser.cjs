@@ -47,18 +47,18 @@ module.exports = {
       to: { path: `^(${STAGES})/`, pathNot: ['^$1/', '(^|/|-)types\\.ts$'] },
     },
     {
-      name: 'kafkajs-only-in-the-kafka-adapter',
+      name: 'kafkajs-only-in-its-adapter',
       severity: 'error',
-      comment: 'Only the Kafka bus adapter (bus/kafka*) talks to kafkajs; stages see the Bus interface.',
-      from: { pathNot: '^bus/kafka' },
+      comment: 'Only the kafkajs adapter (bus/kafka-kafkajs*) talks to kafkajs; the Kafka core sees its port.',
+      from: { pathNot: '^bus/kafka-kafkajs' },
       to: { path: 'node_modules/kafkajs/' },
     },
     {
       name: 'platformatic-kafka-only-in-its-adapter',
       severity: 'error',
-      comment: 'Only the @platformatic/kafka bus adapter (bus/kafka-platformatic*) talks to @platformatic/kafka.',
+      comment: 'Only the @platformatic/kafka adapter (bus/kafka-platformatic*) talks to it; the core sees its port.',
       from: { pathNot: '^bus/kafka-platformatic' },
-      to: { path: '^@platformatic/kafka$' },
+      to: { path: '(^|node_modules/)@platformatic/kafka($|/)' },
     },
     {
       name: 'clickhouse-only-in-the-clickhouse-store',

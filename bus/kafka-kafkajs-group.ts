@@ -15,7 +15,7 @@ import type { KafkaBusConfig } from './kafka-config.ts'
 import type { GroupMember, GroupOptions, PartitionOwner } from './kafka-port.ts'
 import { errorChain } from './kafka-errors.ts'
 
-/** kafkajs runs eachBatch for this many partitions at once; the @platformatic/kafka loop handles all it fetched at once. */
+/** kafkajs runs eachBatch for this many partitions at once (the @platformatic/kafka loop: all it fetched). */
 const PARTITIONS_CONSUMED_CONCURRENTLY = 8
 
 export function toConsumedRecord(message: KafkaMessage): ConsumedRecord {

@@ -86,7 +86,7 @@ function kafkaOptions(config: KafkaBusConfig, log: Logger): KafkaConfig {
   }
 }
 
-/** kafkajs logs through pino. Its INFO is per-join chatter (debug here); its errors are mostly retried or surfaced by the Bus. */
+/** kafkajs logs through pino. Its INFO is per-join chatter (debug here); its errors are mostly retried or surfaced. */
 function pinoLogCreator(log: Logger): logCreator {
   return () =>
     ({ namespace, level, log: entry }) => {

@@ -16,7 +16,7 @@ import { retryPolicies, withRetry } from '../core/retry.ts'
 import type { SubscribeOptions, TopicPartitions } from './types.ts'
 import { tpKey, type GroupMember, type PartitionOwner } from './kafka-port.ts'
 
-/** Records per batch for a subscription that names no maxBatchRecords (dedup, the control view): the stages' default. */
+/** Records per batch for a subscription naming no maxBatchRecords (dedup, the control view): the stages' default. */
 export const DEFAULT_BATCH_RECORDS = 500
 
 const HANDLER_RETRY = retryPolicies.stageHandler

@@ -18,7 +18,7 @@ const OPS_SETTINGS = {
   shutdownGraceMs: Int(1000, 600_000),
   /** SIGTERM: /readyz answers 503 this long before the listener closes, so load balancers stop sending first. */
   shutdownDelayMs: Int(0, 60_000),
-  /** The Kafka client under the Bus: @platformatic/kafka (bus/kafka-platformatic.ts, the default) or kafkajs (bus/kafka.ts). */
+  /** The Kafka client under the Bus: @platformatic/kafka (bus/kafka-platformatic*, the default) or kafkajs. */
   kafkaClient: Type.Union([Type.Literal('kafkajs'), Type.Literal('platformatic')]),
   /** How producers compress record batches: lz4 and zstd on @platformatic/kafka only (kafkajs has gzip). */
   kafkaCompression: Type.Union([
