@@ -33,6 +33,10 @@ export function kafkajsReader(kafka: Kafka, clientId: string, topic: string, par
     wakeReader?.()
     wakeReader = undefined
   }
+  const release = () => {
+    pageTaken?.()
+    pageTaken = undefined
+  }
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     failure = { error: payload.error }
     wake()
@@ -52,6 +56,7 @@ export function kafkajsReader(kafka: Kafka, clientId: string, topic: string, par
       },
     })
   })()
+  started.catch(() => {}) // next() reports it
   return {
     async next() {
       await started
@@ -61,12 +66,12 @@ export function kafkajsReader(kafka: Kafka, clientId: string, topic: string, par
           wakeReader = resolve
         })
       }
-      pageTaken?.()
+      release()
       return pages.shift()!
     },
     async close() {
       closed = true
-      pageTaken?.()
+      release()
       await started.catch(() => {})
       await consumer.disconnect()
     },

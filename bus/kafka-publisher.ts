@@ -19,7 +19,7 @@ import type { KafkaProducer } from './kafka-port.ts'
 import { publishMetrics } from './metrics.ts'
 
 /** Ingest answers 503 within about this long rather than hold a request while the brokers may be gone. */
-export const PUBLISH_DEADLINE_MS = 1000
+const PUBLISH_DEADLINE_MS = 1000
 
 // Which client runs under the Bus does not change the metrics.
 const published = publishMetrics('kafka')

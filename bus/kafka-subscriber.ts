@@ -17,7 +17,7 @@ import type { SubscribeOptions, TopicPartitions } from './types.ts'
 import { tpKey, type GroupMember, type PartitionOwner } from './kafka-port.ts'
 
 /** Records per batch for a subscription naming no maxBatchRecords (dedup, the control view): the stages' default. */
-export const DEFAULT_BATCH_RECORDS = 500
+const DEFAULT_BATCH_RECORDS = 500
 
 const HANDLER_RETRY = retryPolicies.stageHandler
 const ASSIGN_RETRY = retryPolicies.kafkaAssign
@@ -122,13 +122,11 @@ export function createPartitionOwner(options: SubscribeOptions, log: Logger): Ow
             log.error({ err, group, topic, partition, attempt }, 'handler failed; redelivering batch'),
         })
         held.inFlight = run.catch(() => {})
-        if (
-          !(await run.then(
-            () => true,
-            () => false,
-          ))
+        const done = await run.then(
+          () => true,
+          () => false,
         )
-          break
+        if (!done) break
         handled += batch.length
       }
       return handled

@@ -8,7 +8,13 @@ import { SluiceError } from '../core/errors.ts'
 import { retryPolicies, withRetry } from '../core/retry.ts'
 import type { Bus, ConsumedRecord, ConsumerLag, Subscription, TopicSpec } from './types.ts'
 import type { KafkaBusConfig } from './kafka-config.ts'
-import { tpKey, type KafkaClient, type KafkaClientFactory, type PartitionRange } from './kafka-port.ts'
+import {
+  tpKey,
+  type GroupMember,
+  type KafkaClient,
+  type KafkaClientFactory,
+  type PartitionRange,
+} from './kafka-port.ts'
 import { connectError } from './kafka-errors.ts'
 import { createKafkaPublisher } from './kafka-publisher.ts'
 import { createPartitionOwner, grouped, type OwnedPartitions } from './kafka-subscriber.ts'
@@ -144,7 +150,7 @@ export async function createKafkaBus(
     async subscribe(options) {
       const groupId = config.groupPrefix + options.group
       const owner = createPartitionOwner({ ...options, group: groupId }, log)
-      let member: Awaited<ReturnType<KafkaClient['join']>>
+      let member: GroupMember
       try {
         member = await client.join(
           { groupId, topics: options.topics, fromBeginning: options.fromBeginning ?? true },
