@@ -60,13 +60,16 @@ export interface Subscription {
   stop(): Promise<void>
 }
 
-/** How far one consumer group is behind on one partition this process consumes (a metric, not a position). */
+/** How far one consumer group is behind on one partition this process owns (a metric, not a position). */
 export interface ConsumerLag {
   /** The group as metrics name it: its `metricsGroup`, else the group. */
   group: string
   topic: string
   partition: number
-  /** Records between the group's committed offset and the partition's end. */
+  /**
+   * The partition's end offset minus the group's committed offset, or minus the partition's first
+   * retained offset while the group has committed nothing there.
+   */
   records: number
 }
 
@@ -89,8 +92,9 @@ export interface Bus {
     onRecords: (records: ConsumedRecord[]) => Promise<void>,
   ): Promise<void>
   /**
-   * For every partition a subscription of this process holds: the records its group has yet to
-   * commit. Read when metrics are scraped; Kafka asks the brokers, so it may reject.
+   * For every partition a subscription of this process owns now (not its group's other members'):
+   * the records its group has yet to commit, so summing over a group's members counts each
+   * partition once. Read when metrics are scraped; Kafka asks the brokers, so it may reject.
    */
   consumerLag(): Promise<ConsumerLag[]>
   close(): Promise<void>

@@ -7,7 +7,7 @@ import type { Logger } from 'pino'
 import { SluiceError } from '../core/errors.ts'
 import type { Rocks } from '../core/rocks.ts'
 import { createKafkaBus } from '../bus/kafka.ts'
-import { createPlatformaticKafkaBus } from '../bus/kafka-platformatic.ts'
+import { kafkaClients } from '../bus/kafka-clients.ts'
 import { functionStateTopic, topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
 import { createAvroCodecs } from '../bus/avro.ts'
@@ -42,16 +42,15 @@ export async function startDistributed(
     )
   }
   const rocks = options.rocks
-  const createBus = config.kafkaClient === 'platformatic' ? createPlatformaticKafkaBus : createKafkaBus
-  const bus = await createBus(
+  const bus = await createKafkaBus(
+    kafkaClients[config.kafkaClient],
     {
       brokers: config.kafkaBrokers,
       clientId: `sluice-${hostname()}-${process.pid}`,
       sessionTimeoutMs: config.kafkaSessionTimeoutMs,
       heartbeatIntervalMs: config.kafkaHeartbeatIntervalMs,
       compression: config.kafkaCompression,
-      // The default prefix keeps the group ids of deployments made before groups were prefixed (their offsets).
-      groupPrefix: config.topicPrefix === 'sluice' ? '' : `${config.topicPrefix}.`,
+      groupPrefix: `${config.topicPrefix}.`,
       ...kafkaSecurity(config),
     },
     log.child({ component: 'kafka' }),

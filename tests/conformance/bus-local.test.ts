@@ -40,6 +40,7 @@ busSuite(
     }
   },
   () => `t${process.pid}-${n++}`,
+  { groupMembers: 'one' },
 )
 
 // What only the local log has: records stored as record batches (one RocksDB value per partition

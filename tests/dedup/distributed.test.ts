@@ -1,7 +1,7 @@
 // The dedup stage in distributed mode on the real Kafka broker: two instances in one group, each
 // with its own RocksDB; when one stops, the other restores that one's partitions from the
 // changelog and drops the duplicates of events the stopped instance accepted.
-// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in distributed-kafkajs.test.ts.
+// On the default Kafka client (@platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
