@@ -1,7 +1,7 @@
 // The shape most stages share: one consumer group over some topics, each batch decoded and
 // handed to the stage; resolving commits, throwing redelivers (bus semantics).
-import type { Bus, ConsumedRecord, Subscription } from './types.ts'
-import { decodeRecord, type Codec } from './codec.ts'
+import type { ConsumedRecord, Subscription } from './types.ts'
+import type { Source } from './source.ts'
 
 export interface ConsumerStageConfig {
   group: string
@@ -13,22 +13,21 @@ export interface ConsumerStageConfig {
 
 /** `handle` gets the decoded values and, index for index, the records they came from. */
 export function createConsumerStage<T>(
-  bus: Bus,
-  codec: Codec<T>,
+  source: Source<T>,
   config: ConsumerStageConfig,
   handle: (values: T[], records: ConsumedRecord[]) => Promise<void>,
 ) {
   let subscription: Subscription | undefined
   return {
     async start() {
-      subscription = await bus.subscribe({
+      subscription = await source.subscribe({
         group: config.group,
         topics: config.topics,
         maxBatchRecords: config.maxBatchRecords,
         handler: async (batch) => {
           if (!config.idle?.())
             await handle(
-              batch.records.map((r) => decodeRecord(codec, r)),
+              batch.records.map((r) => source.decode(r)),
               batch.records,
             )
         },

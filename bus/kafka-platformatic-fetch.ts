@@ -1,7 +1,10 @@
 // Fetching given partitions from their leaders with @platformatic/kafka, outside any consumer
-// group (manual assignment): what Bus.readPartition and the subscriber's fetch loop use.
+// group (manual assignment): what the reader below (Bus.readPartition) and the group member's fetch
+// loop (kafka-platformatic-group.ts) use.
 import { Consumer, IS_CONTROL, type BaseOptions, type fetchV17 } from '@platformatic/kafka'
+import { retryPolicies, withRetry } from '../core/retry.ts'
 import type { ConsumedRecord } from './types.ts'
+import { tpKey, type PartitionReader } from './kafka-port.ts'
 
 /** The connection settings every client of the adapter shares (brokers, TLS, SASL, timeouts). */
 export type ClientOptions = Omit<BaseOptions, 'clientId'> & { clientId: string }
@@ -16,6 +19,7 @@ export interface Fetched {
 
 const OFFSET_OUT_OF_RANGE = 1
 const PARTITION_MAX_BYTES = 1 << 20
+const READ_WAIT_MS = 200
 
 export interface PartitionAt {
   topic: string
@@ -65,18 +69,16 @@ export async function fetchPartitions(
         const topic = byId.get(answer.topicId)
         for (const p of answer.partitions) {
           const asked = partitions.find((w) => w.topic === topic && w.partition === p.partitionIndex)
-          if (asked) out.set(partitionKey(asked.topic, asked.partition), parse(asked, p))
+          if (asked) out.set(tpKey(asked.topic, asked.partition), parse(asked, p))
         }
       }
       for (const p of partitions)
-        if (!out.has(partitionKey(p.topic, p.partition)))
-          out.set(partitionKey(p.topic, p.partition), { records: [], next: p.offset, outOfRange: false })
+        if (!out.has(tpKey(p.topic, p.partition)))
+          out.set(tpKey(p.topic, p.partition), { records: [], next: p.offset, outOfRange: false })
     }),
   )
   return out
 }
-
-export const partitionKey = (topic: string, partition: number) => `${topic}\0${partition}`
 
 function parse(asked: PartitionAt, answer: fetchV17.FetchResponsePartition): Fetched {
   const { topic, partition, offset } = asked
@@ -100,4 +102,28 @@ function parse(asked: PartitionAt, answer: fetchV17.FetchResponsePartition): Fet
     if (end > next) next = end
   }
   return { records, next, outOfRange: false }
+}
+
+/** A reader with a consumer of its own: the client's fetch session per broker serves one reader at a time. */
+export function platformaticReader(
+  client: ClientOptions,
+  topic: string,
+  partition: number,
+  from: bigint,
+): PartitionReader {
+  const consumer = new Consumer({ ...client, groupId: `${client.clientId}.reader` })
+  let offset = from
+  return {
+    async next() {
+      const fetched = await withRetry(
+        async () =>
+          (await fetchPartitions(consumer, [{ topic, partition, offset }], READ_WAIT_MS)).get(tpKey(topic, partition))!,
+        { policy: retryPolicies.kafkaOffsets, onRetry: () => consumer.clearMetadata() },
+      )
+      if (fetched.outOfRange) throw new Error(`${topic}/${partition} was truncated while read`)
+      offset = fetched.next
+      return fetched
+    },
+    close: () => consumer.close(),
+  }
 }

@@ -1,55 +1,27 @@
-// Publishing to Kafka: every publish from concurrent callers joins one pending batch, sent with
-// one `sendBatch` (acks=all, idempotent producer) while no other send is in flight, so the batch
-// grows under load instead of costing a round trip per event (group commit, as bus/local.ts does).
+// Publishing to Kafka, whichever client: every publish from concurrent callers joins one pending
+// batch, sent with one `send` (acks=all, idempotent producer) while no other send is in flight, so
+// the batch grows under load instead of costing a round trip per event (group commit, as
+// bus/local.ts does).
 //
-// Each batch has a deadline of `timeoutMs` from its first record. Past it, its callers get
-// LOG_UNAVAILABLE, whatever kafkajs is still retrying: a settled batch is never settled again, so
+// Each batch has a deadline of PUBLISH_DEADLINE_MS from its first record. Past it, its callers get
+// LOG_UNAVAILABLE, whatever the client is still retrying: a settled batch is never settled again, so
 // a late success cannot turn a 503 into a 200. A batch whose send failed or timed out leaves its
 // producer in an unknown state (sequence numbers, a request in flight to a dead broker), so that
-// producer is retired and the next batch connects a fresh one: this is how publishing recovers
-// by itself when the broker comes back. Records of a timed-out send may still land later; the
-// caller was told they did not, and retries with the same ids are dropped by dedup.
-//
-// A send counts as done only if every partition it put a record on answered. kafkajs 2.2.4 can
-// resolve `sendBatch` without writing a partition: when a broker answers "not the leader" and the
-// partition's new leader already answered for other partitions of the same send, the retry skips
-// that broker (sendMessages keeps one response per broker), so the moved partition's records are
-// never sent. Trusting that success lost webhook events whose requests were recorded delivered.
+// producer is retired and the next batch connects a fresh one: this is how publishing recovers by
+// itself when the broker comes back, and why a send stuck on a frozen broker holds up no later
+// batch. Records of a timed-out send may still land later; the caller was told they did not, and
+// retries with the same ids are dropped by dedup.
 import type { Logger } from 'pino'
-import {
-  CompressionTypes,
-  Partitioners,
-  type Message,
-  type PartitionerArgs,
-  type Producer,
-  type ProducerConfig,
-  type RecordMetadata,
-} from 'kafkajs'
 import { SluiceError } from '../core/errors.ts'
 import { secondsSince } from '../core/metrics.ts'
 import type { BusRecord } from './types.ts'
+import type { KafkaProducer } from './kafka-port.ts'
 import { publishMetrics } from './metrics.ts'
 
-export interface KafkaPublisherConfig {
-  timeoutMs: number
-  /** Record batches compressed with gzip, the one codec kafkajs has built in. */
-  gzip?: boolean
-}
+/** Ingest answers 503 within about this long rather than hold a request while the brokers may be gone. */
+const PUBLISH_DEADLINE_MS = 1000
 
-/** What the publisher uses of a kafkajs client: a `Kafka` is one. */
-export interface ProducerFactory {
-  producer(config: ProducerConfig): Pick<Producer, 'connect' | 'disconnect' | 'sendBatch'>
-}
-
-type PublishingProducer = ReturnType<ProducerFactory['producer']>
-
-/** A connected producer and the partitions its partitioner put records on since `targets` was cleared. */
-interface Connected {
-  producer: PublishingProducer
-  targets: Set<string>
-}
-
-const partitionKey = (topic: string, partition: number) => `${topic}\0${partition}`
+// Which client runs under the Bus does not change the metrics.
 const published = publishMetrics('kafka')
 
 export interface KafkaPublisher {
@@ -60,51 +32,34 @@ export interface KafkaPublisher {
 }
 
 interface PendingBatch {
-  messages: Map<string, Message[]>
-  records: number
+  records: Map<string, BusRecord[]>
+  count: number
   settled: boolean
   promise: Promise<void>
   settle(err?: unknown): void
 }
 
-export function createKafkaPublisher(
-  kafka: ProducerFactory,
-  config: KafkaPublisherConfig,
-  log: Logger,
-): KafkaPublisher {
+export function createKafkaPublisher(newProducer: () => KafkaProducer, log: Logger): KafkaPublisher {
   let collecting: PendingBatch | null = null
   let sending: PendingBatch | null = null
-  let producer: Promise<Connected> | null = null
+  let producer: Promise<KafkaProducer> | null = null
   const retiring = new Set<Promise<void>>()
   let closed = false
 
-  function newProducer(): Promise<Connected> {
-    const targets = new Set<string>()
-    // kafkajs' own partitioner (murmur2, or the record's explicit partition), noting where each record goes.
-    const recordingPartitioner = () => {
-      const partition = Partitioners.DefaultPartitioner()
-      return (args: PartitionerArgs) => {
-        const chosen = partition(args)
-        targets.add(partitionKey(args.topic, chosen))
-        return chosen
-      }
-    }
-    const created = kafka.producer({
-      idempotent: true,
-      // kafkajs allows only one request in flight per broker for an idempotent producer.
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-      createPartitioner: recordingPartitioner,
-      // Bounded, unlike kafkajs' default for idempotence: a send that outlives its deadline is
-      // abandoned with its producer anyway, and must not retry in the background for ever.
-      retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1000 },
-    })
-    return created.connect().then(() => ({ producer: created, targets }))
+  function connected(): Promise<KafkaProducer> {
+    const created = newProducer()
+    return created.connect().then(
+      () => created,
+      async (err) => {
+        await created.close().catch(() => {})
+        throw err
+      },
+    )
   }
 
-  function retire(current: Promise<Connected>): void {
+  function retire(current: Promise<KafkaProducer>): void {
     if (producer === current) producer = null
-    const done = current.then((c) => c.producer.disconnect()).catch(() => {})
+    const done = current.then((p) => p.close()).catch(() => {})
     retiring.add(done)
     void done.finally(() => retiring.delete(done))
   }
@@ -117,8 +72,8 @@ export function createKafkaPublisher(
     })
     const startedNs = process.hrtime.bigint()
     const batch: PendingBatch = {
-      messages: new Map(),
-      records: 0,
+      records: new Map(),
+      count: 0,
       settled: false,
       promise,
       settle(err) {
@@ -127,7 +82,7 @@ export function createKafkaPublisher(
         clearTimeout(timer)
         if (err === undefined) {
           published.duration.observe(secondsSince(startedNs))
-          published.records.inc(batch.records)
+          published.records.inc(batch.count)
           resolve()
         } else {
           published.failures.inc()
@@ -135,13 +90,13 @@ export function createKafkaPublisher(
         }
       },
     }
-    const timer = setTimeout(() => expire(batch), config.timeoutMs)
+    const timer = setTimeout(() => expire(batch), PUBLISH_DEADLINE_MS)
     return batch
   }
 
   function expire(batch: PendingBatch): void {
     if (batch.settled) return
-    batch.settle(new Error(`no acknowledgement within ${config.timeoutMs} ms`))
+    batch.settle(new Error(`no acknowledgement within ${PUBLISH_DEADLINE_MS} ms`))
     if (collecting === batch) collecting = null // never sent: its records will not land
     if (sending === batch) {
       // The send is stuck (broker down, leader moving): stop waiting for it and its producer.
@@ -156,21 +111,12 @@ export function createKafkaPublisher(
     const batch = collecting
     collecting = null
     sending = batch
-    producer ??= newProducer()
+    producer ??= connected()
     const current = producer
     try {
-      const connected = await current
+      const ready = await current
       if (batch.settled) return // expired while connecting: send nothing
-      const topicMessages = [...batch.messages].map(([topic, messages]) => ({ topic, messages }))
-      connected.targets.clear() // one send at a time per producer: what it notes now is this batch's
-      const answered = await connected.producer.sendBatch({
-        topicMessages,
-        acks: -1,
-        compression: config.gzip ? CompressionTypes.GZIP : CompressionTypes.None,
-      })
-      const unanswered = unansweredPartitions(connected.targets, answered)
-      if (unanswered.length > 0)
-        throw new Error(`the send reported success, but no broker took its records for ${unanswered.join(', ')}`)
+      await ready.send(batch.records)
       batch.settle()
     } catch (err) {
       if (!batch.settled) log.warn({ err }, 'kafka send failed; the next batch uses a new producer')
@@ -192,21 +138,14 @@ export function createKafkaPublisher(
         collecting = newBatch()
         if (!sending) setImmediate(pump)
       }
-      const messages = collecting.messages.get(topic) ?? collecting.messages.set(topic, []).get(topic)!
-      collecting.records += records.length
-      for (const record of records) {
-        messages.push({
-          key: record.key,
-          partition: record.partition,
-          // An empty value is the Bus's tombstone; Kafka's compaction needs a null one.
-          value: record.value.length === 0 ? null : record.value,
-          timestamp: record.timestampMs === undefined ? undefined : String(record.timestampMs),
-        })
-      }
+      const pending = collecting.records.get(topic)
+      if (pending) for (const record of records) pending.push(record)
+      else collecting.records.set(topic, [...records])
+      collecting.count += records.length
       return collecting.promise
     },
     async connect() {
-      producer ??= newProducer()
+      producer ??= connected()
       const current = producer
       try {
         await current
@@ -222,10 +161,4 @@ export function createKafkaPublisher(
       await Promise.all([...retiring])
     },
   }
-}
-
-/** Partitions the partitioner put records on that no broker's answer covers, as `topic/partition`. */
-function unansweredPartitions(targets: Set<string>, answered: RecordMetadata[]): string[] {
-  const covered = new Set(answered.map((r) => partitionKey(r.topicName, r.partition)))
-  return [...targets].filter((key) => !covered.has(key)).map((key) => key.replace('\0', '/'))
 }

@@ -33,7 +33,7 @@ export async function lastOffset(rocks: Rocks, topic: string, partition: number)
  */
 export async function truncate(
   rocks: Rocks,
-  committed: Map<string, number>,
+  committed: ReadonlyMap<string, number>,
   truncated: Map<string, number>,
   isCompacted: (topic: string) => Promise<boolean>,
 ): Promise<void> {

@@ -6,34 +6,18 @@ export interface Output<T> {
   publish(values: T[]): Promise<void>
 }
 
-export interface ForwardingOutput<T> extends Output<T> {
-  /** Passes records on unchanged: `encoded[i]` is `values[i]` as read with this output's codec (nothing is encoded again). */
-  forward(values: T[], encoded: Buffer[]): Promise<void>
-}
-
 export function createOutput<T>(
-  bus: Bus,
+  bus: Pick<Bus, 'publish'>,
   topic: string,
-  codec: Codec<T>,
+  codec: Pick<Codec<T>, 'encode'>,
   keyOf: (value: T) => string,
-  /** `handOn`: the producer never changes a value once published, so consumers may share it (BusRecord.decoded). */
-  options: { handOn?: boolean } = {},
-): ForwardingOutput<T> {
-  // An in-process log may hand the values themselves to consumers whose codec can adopt them.
-  const handOn = options.handOn && codec.adopt ? (value: T) => value : () => undefined
+): Output<T> {
   return {
     publish(values) {
       if (values.length === 0) return Promise.resolve()
       return bus.publish(
         topic,
-        values.map((value) => ({ key: keyOf(value), value: codec.encode(value), decoded: handOn(value) })),
-      )
-    },
-    forward(values, encoded) {
-      if (values.length === 0) return Promise.resolve()
-      return bus.publish(
-        topic,
-        values.map((value, i) => ({ key: keyOf(value), value: encoded[i], decoded: handOn(value) })),
+        values.map((value) => ({ key: keyOf(value), value: codec.encode(value) })),
       )
     },
   }

@@ -1,18 +1,16 @@
 // The log between stages. Semantics are Kafka's, kept small, so that the local RocksDB
-// adapter and the Kafka adapter are interchangeable (see DESIGN.md, "The Bus").
+// adapter and the Kafka adapter are interchangeable (see DESIGN.md, "The Bus"; bus/ARCHITECTURE.md).
 export interface BusRecord {
   /** Partition key: records with the same key keep their order. */
   key: string
-  /** A string is sent as its UTF-8 bytes. An empty value is a tombstone: on a compacted topic it lets the key be dropped (Kafka: a null value). */
+  /**
+   * A string is sent as its UTF-8 bytes. An empty value is a tombstone: on a compacted topic it lets
+   * the key be dropped (Kafka: a null value).
+   */
   value: Buffer | string
   timestampMs?: number
-  /** Where the record goes instead of its key's partition: for a changelog kept partition by partition alongside another topic. */
+  /** Where the record goes instead of its key's partition: a changelog kept per partition beside another topic. */
   partition?: number
-  /**
-   * The value `value` encodes, as its producer holds it. An in-process log may hand it to consumers
-   * (ConsumedRecord.decoded) so they need not decode the bytes; nobody may change it once published.
-   */
-  decoded?: unknown
 }
 
 export interface ConsumedRecord {
@@ -20,8 +18,6 @@ export interface ConsumedRecord {
   value: Buffer
   timestampMs: number
   offset: string
-  /** The producer's own value (BusRecord.decoded), when the log still had it: use through `decodeRecord`. */
-  decoded?: unknown
 }
 
 export interface Batch {
@@ -64,13 +60,16 @@ export interface Subscription {
   stop(): Promise<void>
 }
 
-/** How far one consumer group is behind on one partition this process consumes (a metric, not a position). */
+/** How far one consumer group is behind on one partition this process owns (a metric, not a position). */
 export interface ConsumerLag {
   /** The group as metrics name it: its `metricsGroup`, else the group. */
   group: string
   topic: string
   partition: number
-  /** Records between the group's committed offset and the partition's end. */
+  /**
+   * The partition's end offset minus the group's committed offset, or minus the partition's first
+   * retained offset while the group has committed nothing there.
+   */
   records: number
 }
 
@@ -93,15 +92,10 @@ export interface Bus {
     onRecords: (records: ConsumedRecord[]) => Promise<void>,
   ): Promise<void>
   /**
-   * For every partition a subscription of this process holds: the records its group has yet to
-   * commit. Read when metrics are scraped; Kafka asks the brokers, so it may reject.
+   * For every partition a subscription of this process owns now (not its group's other members'):
+   * the records its group has yet to commit, so summing over a group's members counts each
+   * partition once. Read when metrics are scraped; Kafka asks the brokers, so it may reject.
    */
   consumerLag(): Promise<ConsumerLag[]>
-  /**
-   * In-process logs only (Kafka is the buffer of distributed mode): resolves true once no live group
-   * has more than `limit` records left to handle on a partition of `topics` (at once when none has),
-   * false after `timeoutMs`. Ingest waits on it, so the pipeline behind it sets the pace.
-   */
-  settle?(topics: string[], limit: number, timeoutMs: number): Promise<boolean>
   close(): Promise<void>
 }

@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import type { Bus } from '../bus/types.ts'
 import type { Codec } from '../bus/codec.ts'
 import { createOutput } from '../bus/output.ts'
+import { asRead, type Consumed } from '../bus/source.ts'
 import { watchConsumerLag } from '../bus/metrics.ts'
 import type { TopicNames } from '../bus/topics.ts'
 import type { EventRecord, StoredEvent } from '../core/event.ts'
@@ -34,6 +35,7 @@ import { createHttpServer, type RoutePlugin } from '../api/http.ts'
 import { createFunctionParts } from './parts-functions.ts'
 import { createWebhookParts } from './parts-webhooks.ts'
 import type { Config } from './config.ts'
+import type { EventPath } from './event-path.ts'
 import { createHealth, type Health, type Probe } from '../core/health.ts'
 import { runProcess, type Stage } from '../core/lifecycle.ts'
 import { serveMetrics } from '../core/metrics-route.ts'
@@ -55,6 +57,8 @@ export interface Adapters {
   /** Aggregates for the dashboard, and SQL in distributed mode (read by the api role). */
   insights: InsightsStore
   codecs: { event: Codec<EventRecord>; stored: Codec<StoredEvent>; raw: Codec<RawWebhookRequest>; run: Codec<RunDoc> }
+  /** How ingest, dedup, the store sink and the router meet the bus and the event store. */
+  eventPath: EventPath
   /** State of one partition of `incoming` (restored from its changelog in distributed mode). */
   openDedupStore(partition: number): Promise<DedupStore>
   openRunnerState(scope: string, partition: number): Promise<RunnerState>
@@ -89,7 +93,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
       health.track('runner partitions restoring', given.openRunnerState(scope, partition)),
     openWaitStore: (partition) => health.track('wait partitions restoring', given.openWaitStore(partition)),
   }
-  const { bus, topics, codecs, roles } = { ...adapters, roles: options.roles }
+  const { bus, topics, codecs, eventPath, roles } = { ...adapters, roles: options.roles }
   const envs = createEnvs(adapters.control)
   const keys = createKeys(adapters.control, envs)
   const incomingKey = (e: EventRecord) => `${e.env}\0${e.id}`
@@ -104,7 +108,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
       runStore: adapters.runs,
       events: adapters.events,
       runCodec: codecs.run,
-      eventCodec: codecs.event,
+      eventSource: eventPath.source(codecs.event),
       openRunnerState: adapters.openRunnerState,
       openWaitStore: adapters.openWaitStore,
       log,
@@ -143,7 +147,12 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   if (roles.has('sink')) {
     stages.push(
       createStoreSink(
-        { bus, codec: codecs.stored, store: adapters.events, log: log.child({ stage: 'sink' }) },
+        {
+          source: eventPath.source(codecs.stored),
+          insert: (events, records) => eventPath.insertEvents(events, records),
+          store: adapters.events,
+          log: log.child({ stage: 'sink' }),
+        },
         {
           group: 'store-sink',
           topics: [topics.events, topics.duplicates],
@@ -158,12 +167,15 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     stages.push(
       createDedup(
         {
-          bus,
-          codec: codecs.event,
+          source: eventPath.source(codecs.event),
           outputs: {
-            events: createOutput(bus, topics.events, codecs.event, (e) => e.internalId, {
-              handOn: config.localLogShareValues,
-            }),
+            // Accepted events go on as the bytes they were read as (`incoming` and `events` share the event codec).
+            events: eventPath.output(
+              topics.events,
+              asRead,
+              (e: Consumed<EventRecord>) => e.value.internalId,
+              (e) => e.value,
+            ),
             duplicates: createOutput(bus, topics.duplicates, codecs.stored, (e) => e.internalId),
           },
           openStore: adapters.openDedupStore,
@@ -178,19 +190,14 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   if (roles.has('router')) stages.push(functions.matcher, functions.router)
   if (roles.has('ingest')) {
     const pipeline = [topics.incoming, topics.events, topics.duplicates]
-    const { localLogMaxBacklogRecords: limit, localLogBacklogWaitMs: waitMs } = config
-    const settle = bus.settle && limit > 0 ? () => bus.settle!(pipeline, limit, waitMs) : undefined
+    const settle = eventPath.settle && (() => eventPath.settle!(pipeline))
     http.push(
       createIngest(
         {
           keys,
           envs,
-          // The Event API's records are parsed JSON and fields, never changed once published: consumers in this process may share them.
-          outputs: {
-            incoming: createOutput(bus, topics.incoming, codecs.event, incomingKey, {
-              handOn: config.localLogShareValues,
-            }),
-          },
+          // The Event API's records are parsed JSON and fields, never changed once published: they may be shared.
+          outputs: { incoming: eventPath.output(topics.incoming, codecs.event, incomingKey, (e) => e) },
           webhooks: webhooks.ingest,
           settle,
           log: log.child({ stage: 'ingest' }),

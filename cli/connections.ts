@@ -2,7 +2,7 @@
 // once at startup (a missing file names its setting), credentials kept out of URLs and logs.
 import { readFileSync } from 'node:fs'
 import { SluiceError } from '../core/errors.ts'
-import type { KafkaBusConfig } from '../bus/kafka.ts'
+import type { KafkaBusConfig } from '../bus/kafka-config.ts'
 import type { ClickHouseConfig } from '../store/clickhouse.ts'
 import type { QueryLimits } from '../store/clickhouse-read.ts'
 import type { SqlLimits } from '../store/insights-types.ts'

@@ -7,7 +7,7 @@ import type { Logger } from 'pino'
 import { SluiceError } from '../core/errors.ts'
 import type { Rocks } from '../core/rocks.ts'
 import { createKafkaBus } from '../bus/kafka.ts'
-import { createPlatformaticKafkaBus } from '../bus/kafka-platformatic.ts'
+import { kafkaClients } from '../bus/kafka-clients.ts'
 import { functionStateTopic, topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
 import { createAvroCodecs } from '../bus/avro.ts'
@@ -18,7 +18,9 @@ import { openChangelogDedupStore } from '../dedup/changelog.ts'
 import { openChangelogRunnerState } from '../runner/changelog.ts'
 import { openChangelogWaitStore } from '../router/waits-changelog.ts'
 import type { SluiceFunction } from '../client/function.ts'
+import type { EventStore } from '../store/types.ts'
 import { compose, run, ROLES, type Adapters, type Role, type Running } from './compose.ts'
+import { plainEventPath } from './event-path.ts'
 import type { Config } from './config.ts'
 import { settingLabel } from './settings.ts'
 import { clickhouseConnection, insightsLimits, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
@@ -40,16 +42,15 @@ export async function startDistributed(
     )
   }
   const rocks = options.rocks
-  const createBus = config.kafkaClient === 'platformatic' ? createPlatformaticKafkaBus : createKafkaBus
-  const bus = await createBus(
+  const bus = await createKafkaBus(
+    kafkaClients[config.kafkaClient],
     {
       brokers: config.kafkaBrokers,
       clientId: `sluice-${hostname()}-${process.pid}`,
       sessionTimeoutMs: config.kafkaSessionTimeoutMs,
       heartbeatIntervalMs: config.kafkaHeartbeatIntervalMs,
       compression: config.kafkaCompression,
-      // The default prefix keeps the group ids of deployments made before groups were prefixed (their offsets).
-      groupPrefix: config.topicPrefix === 'sluice' ? '' : `${config.topicPrefix}.`,
+      groupPrefix: `${config.topicPrefix}.`,
       ...kafkaSecurity(config),
     },
     log.child({ component: 'kafka' }),
@@ -87,15 +88,17 @@ export async function startDistributed(
   // Avro on the topics other Kafka consumers read (docs/avro.md); runs stay JSON.
   const avroConfig = { schemaRegistryUrl: config.schemaRegistryUrl, schemaRegistryAuth: registryAuth(config), topics }
   const avro = await createAvroCodecs(avroConfig, log.child({ component: 'avro' }))
+  const events = clickhouse?.events ?? withoutClickHouse<EventStore>()
   const adapters: Adapters = {
     bus,
     topics,
     control,
-    events: clickhouse?.events ?? withoutClickHouse(),
+    events,
     runs: clickhouse?.runs ?? withoutClickHouse(),
     requests: clickhouse?.requests ?? withoutClickHouse(),
     insights: insights ?? withoutClickHouse(),
     codecs: { ...avro, run: jsonCodec() },
+    eventPath: plainEventPath(bus, events),
     openDedupStore: (partition) =>
       openChangelogDedupStore({
         rocks,

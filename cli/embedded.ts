@@ -3,11 +3,11 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { openRocks, type Rocks } from '../core/rocks.ts'
-import { createLocalBus } from '../bus/local.ts'
+import { createLocalBus, type LocalLog } from '../bus/local.ts'
 import { topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
 import { createRocksControlStore } from '../control/rocksdb.ts'
-import { createRocksEventStore } from '../store/rocksdb.ts'
+import { createRocksEventStore, type RocksEventStore } from '../store/rocksdb.ts'
 import { createRocksRunStore } from '../store/runs-rocksdb.ts'
 import { createRocksRequestStore } from '../store/requests-rocksdb.ts'
 import { createRocksInsights } from '../store/insights-rocksdb.ts'
@@ -17,6 +17,7 @@ import { createRocksWaitStore } from '../router/waits-rocksdb.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Running } from './compose.ts'
 import { type Config, rocksMemoryOf } from './config.ts'
+import { plainEventPath, type EventPath } from './event-path.ts'
 import type { RoutePlugin } from '../api/http.ts'
 
 export type { Running }
@@ -57,16 +58,18 @@ export async function startEmbedded(
   })
   const waitStore = createRocksWaitStore(rocks, 'all')
   const dedupStore = createRocksDedupStore(rocks, { windowMs: config.dedupWindowMs })
+  const events = createRocksEventStore(rocks)
   const adapters: Adapters = {
     bus,
     topics,
     control: await createRocksControlStore(rocks),
-    events: createRocksEventStore(rocks),
+    events,
     runs: createRocksRunStore(rocks),
     requests: createRocksRequestStore(rocks),
     insights: createRocksInsights(rocks),
-    // JSON on the log: the RocksDB event store writes each event as the bytes it read (Codec.jsonText).
+    // JSON on the log, so the event store can write each event as the bytes it read (localEventPath).
     codecs: { event: jsonCodec(), stored: jsonCodec(), raw: jsonCodec(), run: jsonCodec() },
+    eventPath: localEventPath(bus, events, config),
     // One RocksDB holds every partition's state, so one store (and one state per function) serves them all.
     openDedupStore: async () => dedupStore,
     openRunnerState: async (scope: string) => createRocksRunnerState(rocks, scope),
@@ -93,4 +96,25 @@ export async function startEmbedded(
       },
     },
   )
+}
+
+/**
+ * The event path on the local log: consumers take the Event API's values as published
+ * (SLUICE_LOCAL_LOG_SHARE_VALUES), the event store writes the JSON text it read, and ingest waits
+ * while a stage is more than SLUICE_LOCAL_LOG_MAX_BACKLOG_RECORDS behind.
+ */
+function localEventPath(bus: LocalLog, events: RocksEventStore, config: Config): EventPath {
+  const { localLogMaxBacklogRecords: limit, localLogBacklogWaitMs: waitMs } = config
+  const sharing = config.localLogShareValues
+  const plain = plainEventPath(bus, events)
+  return {
+    output: sharing ? bus.sharedOutput : plain.output,
+    source: sharing ? bus.sharedSource : plain.source,
+    insertEvents: (stored, records) =>
+      events.insertEventTexts(
+        stored,
+        records.map((r) => r.value),
+      ),
+    settle: limit > 0 ? (topics) => bus.settle(topics, limit, waitMs) : undefined,
+  }
 }

@@ -8,6 +8,7 @@ import { createOutput } from '../bus/output.ts'
 import type { TopicNames } from '../bus/topics.ts'
 import { createFunctionTopics } from '../bus/function-topics.ts'
 import type { Codec } from '../bus/codec.ts'
+import { createSource, type Source } from '../bus/source.ts'
 import type { EventRecord } from '../core/event.ts'
 import type { ControlStore } from '../control/types.ts'
 import type { Envs } from '../control/envs.ts'
@@ -33,7 +34,8 @@ export interface FunctionPartsDeps {
   /** Read by a run's retry, which needs the triggering event. */
   events: EventStore
   runCodec: Codec<RunDoc>
-  eventCodec: Codec<EventRecord>
+  /** The router's input (`events`). */
+  eventSource: Source<EventRecord>
   openRunnerState(scope: string, partition: number): Promise<RunnerState>
   openWaitStore(partition: number): Promise<WaitStore>
   control: ControlStore
@@ -65,7 +67,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
   const waits = createWaitsTopic(bus, deps.topics)
   return {
     runSink: createRunSink(
-      { bus, codec: runCodec, store: runStore },
+      { source: createSource(bus, runCodec), store: runStore },
       { group: 'run-sink', inputTopic: deps.topics.runs, maxBatchRecords: config.batchRecords.runSink },
     ),
     /** Registers the served functions and runs them; starts before the router. */
@@ -90,8 +92,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
     ),
     router: createRouter(
       {
-        bus,
-        codec: deps.eventCodec,
+        source: deps.eventSource,
         functions: () => registry.list(),
         outputs: { runs, functionRuns: (fn) => functionTopics.output(fn) },
         waits,

@@ -5,6 +5,7 @@ import type { Bus } from '../bus/types.ts'
 import type { TopicNames } from '../bus/topics.ts'
 import type { Codec } from '../bus/codec.ts'
 import { createOutput, type Output } from '../bus/output.ts'
+import { createSource } from '../bus/source.ts'
 import type { EventLimits, EventRecord } from '../core/event.ts'
 import type { RawWebhookRequest } from '../core/raw-request.ts'
 import type { ControlStore } from '../control/types.ts'
@@ -46,8 +47,7 @@ export function createWebhookParts(deps: WebhookPartsDeps, config: Config) {
   const slowSandbox = createSandbox(limits, { isolates: config.transformSlowIsolates })
   const transformer = createTransformer(
     {
-      bus: deps.bus,
-      codec: rawCodec,
+      source: createSource(deps.bus, rawCodec),
       webhooks,
       envs: deps.envs,
       sandboxes: { shared: sandbox, slow: slowSandbox },

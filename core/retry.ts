@@ -19,7 +19,7 @@ export const retryPolicies = Object.freeze({
   stageHandler: policy(Infinity, 100, 5_000),
   /** Rejoining a consumer group after a rebalance failed (bus/kafka-subscriber.ts). */
   kafkaAssign: policy(Infinity, 200, 10_000),
-  /** Reading a topic's offsets (bus/kafka-reader.ts): a restarting broker answers within about a second. */
+  /** Reading a topic's offsets and records (bus/kafka.ts readPartition): a restarting broker answers within ~1 s. */
   kafkaOffsets: policy(8, 50, 1_000),
   /** Waiting for partition leaders after topics are created (bus/kafka.ts): elections take up to ~20 s. */
   kafkaLeaders: policy(40, 50, 500, 1.5, 0.1),

@@ -4,10 +4,9 @@
 // may match. Run IDs derive from (event, function), so a redelivered event re-publishes the same runs,
 // which the runner drops. The stage also runs the wait matcher (router/matcher.ts).
 import type { Logger } from 'pino'
-import type { Bus } from '../bus/types.ts'
 import { createConsumerStage } from '../bus/consumer-stage.ts'
 import type { Output } from '../bus/output.ts'
-import type { Codec } from '../bus/codec.ts'
+import type { Source } from '../bus/source.ts'
 import type { EventRecord } from '../core/event.ts'
 import type { FunctionDoc } from '../control/types.ts'
 import type { RunDoc } from '../core/run-doc.ts'
@@ -17,8 +16,7 @@ import type { WaitsTopic } from './waits-topic.ts'
 import { cancelRegistrations } from './cancellations.ts'
 
 export interface RouterDeps {
-  bus: Bus
-  codec: Codec<EventRecord>
+  source: Source<EventRecord>
   /** The registered functions, read once per batch. */
   functions(): FunctionDoc[]
   outputs: { runs: Output<RunDoc>; functionRuns(fn: FunctionDoc): Output<FunctionRecord> }
@@ -72,8 +70,7 @@ export function createRouter(deps: RouterDeps, config: RouterConfig) {
   // With no function registered there is nothing to route (and no wait): events are not even decoded.
   const idle = () => deps.functions().length === 0
   return createConsumerStage(
-    deps.bus,
-    deps.codec,
+    deps.source,
     { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords, idle },
     route,
   )

@@ -2,8 +2,8 @@
 // idempotent by internal ID, so a redelivered batch stores nothing twice. With a retention (embedded:
 // SLUICE_EVENT_RETENTION_MS) it also deletes what grew older than it, every tenth of it (1 s to 1 h).
 import type { Logger } from 'pino'
-import type { Bus, ConsumedRecord } from '../bus/types.ts'
-import type { Codec } from '../bus/codec.ts'
+import type { ConsumedRecord } from '../bus/types.ts'
+import type { Source } from '../bus/source.ts'
 import { createConsumerStage } from '../bus/consumer-stage.ts'
 import type { StoredEvent } from '../core/event.ts'
 import { onceEvery } from '../core/retry.ts'
@@ -11,9 +11,14 @@ import { retentionCutoff } from './metrics.ts'
 import type { EventStore } from './types.ts'
 
 export interface StoreSinkDeps {
-  bus: Bus
-  codec: Codec<StoredEvent>
-  store: EventStore
+  source: Source<StoredEvent>
+  /**
+   * Stores a batch, idempotent by internal ID; `records[i]` is the record `events[i]` was read from
+   * (embedded mode writes its bytes, the event's JSON text, as they are: cli/embedded.ts).
+   */
+  insert(events: StoredEvent[], records: ConsumedRecord[]): Promise<void>
+  /** Deletes what is past retention (EventStore.deleteBefore). */
+  store: Pick<EventStore, 'deleteBefore'>
   log: Logger
 }
 export interface StoreSinkConfig {
@@ -25,10 +30,7 @@ export interface StoreSinkConfig {
 }
 
 export function createStoreSink(deps: StoreSinkDeps, config: StoreSinkConfig) {
-  const texts = deps.codec.jsonText ? (records: ConsumedRecord[]) => records.map((r) => r.value) : () => undefined
-  const consumer = createConsumerStage(deps.bus, deps.codec, config, (events, records) =>
-    deps.store.insertEvents(events, texts(records)),
-  )
+  const consumer = createConsumerStage(deps.source, config, (events, records) => deps.insert(events, records))
   const { retentionMs } = config
   const deleteBefore = deps.store.deleteBefore?.bind(deps.store)
   if (retentionMs === 0 || !deleteBefore) return consumer

@@ -1,13 +1,11 @@
 // The run sink: batches of run snapshots from `runs` go into the RunStore. Upserts keep the
 // highest version per run, so a redelivered or reordered batch never rolls a run back.
-import type { Bus } from '../bus/types.ts'
-import type { Codec } from '../bus/codec.ts'
+import type { Source } from '../bus/source.ts'
 import { createConsumerStage } from '../bus/consumer-stage.ts'
 import type { RunDoc, RunStore } from './runs-types.ts'
 
 export interface RunSinkDeps {
-  bus: Bus
-  codec: Codec<RunDoc>
+  source: Source<RunDoc>
   store: RunStore
 }
 export interface RunSinkConfig {
@@ -18,8 +16,7 @@ export interface RunSinkConfig {
 
 export function createRunSink(deps: RunSinkDeps, config: RunSinkConfig) {
   return createConsumerStage(
-    deps.bus,
-    deps.codec,
+    deps.source,
     { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords },
     (runs) => deps.store.upsertRuns(runs),
   )

@@ -20,11 +20,8 @@ export interface EventPage {
 
 /** Accepted and deduplicated events. Newest first = descending internal ID (ULIDs sort by time). */
 export interface EventStore {
-  /**
-   * Idempotent by internal ID: inserting the same event twice stores it once. `texts[i]`, when
-   * given, is `events[i]`'s JSON as it came off the bus; a store that keeps JSON writes it as is.
-   */
-  insertEvents(events: StoredEvent[], texts?: Buffer[]): Promise<void>
+  /** Idempotent by internal ID: inserting the same event twice stores it once. */
+  insertEvents(events: StoredEvent[]): Promise<void>
   getEvent(internalId: string): Promise<StoredEvent | null>
   queryEvents(query: EventQuery): Promise<EventPage>
   /**

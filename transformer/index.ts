@@ -7,9 +7,8 @@
 // pauses a transform which keeps hitting its limits. See ARCHITECTURE.md.
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
-import type { Bus } from '../bus/types.ts'
 import { createConsumerStage } from '../bus/consumer-stage.ts'
-import type { Codec } from '../bus/codec.ts'
+import type { Source } from '../bus/source.ts'
 import type { Output } from '../bus/output.ts'
 import { toEventRecords, type EventInput, type EventLimits, type EventRecord } from '../core/event.ts'
 import { seededUlids } from '../core/ids.ts'
@@ -27,8 +26,7 @@ import { verifySignature } from './verify.ts'
 import { countWebhookRequests, transformDuration } from './metrics.ts'
 
 export interface TransformerDeps {
-  bus: Bus
-  codec: Codec<RawWebhookRequest>
+  source: Source<RawWebhookRequest>
   webhooks: Pick<Webhooks, 'get' | 'nameRules'>
   envs: Pick<Envs, 'get'>
   /** The shared lane's isolates, and the slow lane's own. */
@@ -71,8 +69,7 @@ export function createTransformer(deps: TransformerDeps, config: TransformerConf
   const breaker = createBreaker(config.breaker)
   const lanes = (['shared', 'slow'] as const).map((lane) =>
     createConsumerStage(
-      deps.bus,
-      deps.codec,
+      deps.source,
       { group: config.groups[lane], topics: [config.topics[lane]], maxBatchRecords: config.maxBatchRecords },
       createLaneHandler(deps, config, breaker, lane),
     ),

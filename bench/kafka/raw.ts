@@ -1,7 +1,7 @@
 // The two Kafka clients' raw producers on the same records — what Sluice's ingest writes (Avro
 // events keyed by env and id), acks=all, idempotent — 1 record per awaited send (64 senders) and
-// 500 records per send (16 senders): the ceiling each Bus adapter (bus/kafka.ts on kafkajs,
-// bus/kafka-platformatic.ts) can reach. @platformatic/kafka's 500-record sends are also measured
+// 500 records per send (16 senders): the ceiling the Kafka Bus can reach on each client
+// (bus/kafka-kafkajs*.ts, bus/kafka-platformatic*.ts). @platformatic/kafka's 500-record sends are also measured
 // with lz4 and zstd compression (SLUICE_KAFKA_COMPRESSION), with the size a batch's values shrink
 // to. bench/kafka/run.ts runs it beside Sluice's ingest; alone:
 // node --conditions=sluice-source bench/kafka/raw.ts [seconds]  (after node tests/infra/up.ts)

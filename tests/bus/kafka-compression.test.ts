@@ -6,22 +6,22 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { Admin } from '@platformatic/kafka'
 import pino from 'pino'
-import { createKafkaBus, type KafkaBusConfig } from '../../bus/kafka.ts'
-import { createPlatformaticKafkaBus } from '../../bus/kafka-platformatic.ts'
+import type { KafkaClientName } from '../../bus/kafka-clients.ts'
+import type { KafkaBusConfig } from '../../bus/kafka-config.ts'
 import type { Bus, ConsumedRecord } from '../../bus/types.ts'
 import { loadConfig } from '../../cli/config.ts'
 import { testServices } from '../infra/services.ts'
+import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
 
-type Compression = NonNullable<KafkaBusConfig['compression']>
+type Compression = KafkaBusConfig['compression']
 const log = pino({ level: 'silent' })
 const brokers = testServices().kafkaBrokers
 const prefix = `compress-${randomUUID().slice(0, 8)}`
-const CLIENTS = { platformatic: createPlatformaticKafkaBus, kafkajs: createKafkaBus }
 const buses: Bus[] = []
 t.teardown(() => Promise.all(buses.map((b) => b.close())))
 
-async function open(client: keyof typeof CLIENTS, compression: Compression): Promise<Bus> {
-  const bus = await CLIENTS[client]({ brokers, clientId: `compress-${client}`, compression }, log)
+async function open(client: KafkaClientName, compression: Compression): Promise<Bus> {
+  const bus = await createTestKafkaBus({ brokers, clientId: `compress-${client}`, compression }, log, client)
   buses.push(bus)
   return bus
 }
@@ -66,7 +66,7 @@ async function logBytes(topic: string): Promise<number> {
   }
 }
 
-const cases: Array<[keyof typeof CLIENTS, Compression]> = [
+const cases: Array<[KafkaClientName, Compression]> = [
   ['platformatic', 'lz4'],
   ['platformatic', 'zstd'],
   ['platformatic', 'snappy'],

@@ -5,20 +5,16 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import pino from 'pino'
-import { createKafkaBus } from '../../bus/kafka.ts'
-import { createPlatformaticKafkaBus } from '../../bus/kafka-platformatic.ts'
 import { testServices } from '../infra/services.ts'
+import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
 
 const log = pino({ level: 'silent' })
 const brokers = testServices().kafkaBrokers
 
-for (const [client, create] of [
-  ['kafkajs', createKafkaBus],
-  ['@platformatic/kafka', createPlatformaticKafkaBus],
-] as const)
+for (const client of ['platformatic', 'kafkajs'] as const)
   t.test(`${client}: a subscription to a topic that appears a moment later joins and consumes`, async (t) => {
     const topic = `settling-${randomUUID().slice(0, 8)}`
-    const bus = await create({ brokers, clientId: 'settling-test', sessionTimeoutMs: 6000 }, log)
+    const bus = await createTestKafkaBus({ brokers, clientId: 'settling-test' }, log, client)
     t.teardown(() => bus.close())
     const got: string[] = []
     const created = new Promise<void>((resolve, reject) =>

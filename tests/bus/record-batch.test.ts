@@ -1,9 +1,9 @@
 // The local log's record batch (bus/record-batch.ts): what one flush writes to one partition.
 import t from 'tap'
-import { decodeBatch, encodeBatch } from '../../bus/record-batch.ts'
+import { decodeBatch, encodeBatch, sharedValueOf } from '../../bus/record-batch.ts'
 import type { ConsumedRecord } from '../../bus/types.ts'
 
-t.test('records come back as they went in, with their offsets and parsed values', async (t) => {
+t.test('records come back as they went in, with their offsets and the values shared with them', async (t) => {
   const records = [
     { key: 'k-1', value: '{"name":"a"}', timestampMs: 1_700_000_000_001 },
     { key: 'ключ', value: Buffer.from('{"name":"é"}'), timestampMs: 1_700_000_000_002 },
@@ -20,17 +20,17 @@ t.test('records come back as they went in, with their offsets and parsed values'
     [{ name: 'a' }, { name: 'é' }, undefined],
   )
   t.same(
-    decoded.map(({ key, value, timestampMs, offset, decoded }) => ({
-      key,
-      value: value.toString(),
-      timestampMs,
-      offset,
-      decoded,
+    decoded.map((record) => ({
+      key: record.key,
+      value: record.value.toString(),
+      timestampMs: record.timestampMs,
+      offset: record.offset,
+      shared: sharedValueOf(record),
     })),
     [
-      { key: 'k-1', value: '{"name":"a"}', timestampMs: 1_700_000_000_001, offset: '41', decoded: { name: 'a' } },
-      { key: 'ключ', value: '{"name":"é"}', timestampMs: 1_700_000_000_002, offset: '42', decoded: { name: 'é' } },
-      { key: '', value: '', timestampMs: 0, offset: '43', decoded: undefined },
+      { key: 'k-1', value: '{"name":"a"}', timestampMs: 1_700_000_000_001, offset: '41', shared: { name: 'a' } },
+      { key: 'ключ', value: '{"name":"é"}', timestampMs: 1_700_000_000_002, offset: '42', shared: { name: 'é' } },
+      { key: '', value: '', timestampMs: 0, offset: '43', shared: undefined },
     ],
   )
 })

@@ -3,7 +3,7 @@
 // and restarted. Afterwards every acknowledged event is stored exactly once, every function ran
 // once per event, no acknowledged webhook request is lost, and nothing is stuck. The full run,
 // with more kills, is bench/chaos/run.ts. Replay a failure with CHAOS_SEED=<printed seed>.
-// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in chaos-kafkajs.test.ts.
+// On the default Kafka client (@platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t from 'tap'
 import { runChaos, countsTable } from './run.ts'
 import { chaosSeed } from './random.ts'

@@ -1,6 +1,5 @@
-// The Bus conformance suite on the @platformatic/kafka adapter, the default (SLUICE_KAFKA_CLIENT),
+// The Bus conformance suite on the @platformatic/kafka client, the default (SLUICE_KAFKA_CLIENT),
 // against the shared real Kafka broker; bus-kafka-kafkajs.test.ts runs it on kafkajs.
-import { createPlatformaticKafkaBus } from '../../bus/kafka-platformatic.ts'
 import { kafkaConformance } from './bus-kafka-client.ts'
 
-kafkaConformance('Kafka bus (@platformatic/kafka)', createPlatformaticKafkaBus)
+kafkaConformance('Kafka bus (@platformatic/kafka)', 'platformatic')

@@ -6,7 +6,8 @@ import { rocksMemoryOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus, ConsumedRecord } from '../../bus/types.ts'
-import { decodeRecord, jsonCodec } from '../../bus/codec.ts'
+import { jsonCodec } from '../../bus/codec.ts'
+import { createSource, type Source } from '../../bus/source.ts'
 import { tempDir, removeDir, eventually } from '../helpers/server.ts'
 import { busSuite } from './bus-suite.ts'
 import { keyRange } from '../../core/keyspaces.ts'
@@ -39,6 +40,7 @@ busSuite(
     }
   },
   () => `t${process.pid}-${n++}`,
+  { groupMembers: 'one' },
 )
 
 // What only the local log has: records stored as record batches (one RocksDB value per partition
@@ -282,30 +284,35 @@ t.test(
 )
 
 t.test(
-  "local bus: consumers reading the tail get the producer's own values; read from RocksDB, they decode the bytes",
+  "local bus: a shared source takes the producer's own values from the tail; from RocksDB, or a plain source, decode",
   async (t) => {
     const f = await openLocal()
     t.teardown(() => f.close())
     await f.bus.ensureTopics({ handed: { partitions: 1 } })
     const codec = jsonCodec<{ n: number; nested: { s: string } }>()
     const values = [0, 1, 2].map((n) => ({ n, nested: { s: `v${n}` } }))
-    await f.bus.publish(
-      'handed',
-      values.map((v) => ({ key: 'k', value: codec.encode(v), decoded: v })),
-    )
-    const consume = async (bus: Bus, group: string) => {
-      const got: Array<{ record: ConsumedRecord; value: (typeof values)[number] }> = []
-      const sub = await bus.subscribe({
+    type Got = Array<{ record: ConsumedRecord; value: (typeof values)[number] }>
+    const consume = (source: Source<(typeof values)[number]>, group: string, got: Got) =>
+      source.subscribe({
         group,
         topics: ['handed'],
-        handler: async (b) =>
-          void got.push(...b.records.map((record) => ({ record, value: decodeRecord(codec, record) }))),
+        handler: async (b) => void got.push(...b.records.map((record) => ({ record, value: source.decode(record) }))),
       })
-      await eventually(async () => (got.length === 3 ? true : undefined))
-      await sub.stop()
-      return got
-    }
-    const fromTail = await consume(f.bus, 'live')
+    // Both live while the values are published, so the tail holds them until both handled them.
+    const [plain, fromTail]: Got[] = [[], []]
+    const subs = [
+      await consume(createSource(f.bus, codec), 'plain', plain),
+      await consume(f.bus.sharedSource(codec), 'live', fromTail),
+    ]
+    const output = f.bus.sharedOutput(
+      'handed',
+      codec,
+      () => 'k',
+      (v) => v,
+    )
+    await output.publish(values)
+    await eventually(async () => (plain.length === 3 && fromTail.length === 3 ? true : undefined))
+    for (const sub of subs) await sub.stop()
     t.ok(
       fromTail.every(({ value }, i) => value === values[i]),
       'the very objects the producer published: nothing decoded',
@@ -315,11 +322,22 @@ t.test(
       values.map((v) => JSON.stringify(v)),
       'with their JSON text, for a store that writes it as is',
     )
+    t.ok(
+      plain.every(({ value }, i) => value !== values[i]),
+      'a plain source decodes: it never sees the shared values',
+    )
+    t.same(
+      plain.map(({ value }) => value),
+      values,
+    )
     const bus = await f.reopen() // an empty tail: the records come from RocksDB
     await bus.ensureTopics({ handed: { partitions: 1 } })
-    const fromDisk = await consume(bus, 'after-restart')
+    const fromDisk: Got = []
+    const sub = await consume(bus.sharedSource(codec), 'after-restart', fromDisk)
+    await eventually(async () => (fromDisk.length === 3 ? true : undefined))
+    await sub.stop()
     t.ok(
-      fromDisk.every(({ record }) => record.decoded === undefined),
+      fromDisk.every(({ value }, i) => value !== values[i]),
       'no producer value after a restart',
     )
     t.same(
@@ -329,6 +347,46 @@ t.test(
     )
   },
 )
+
+t.test('local bus: shared values are let go once every live group has handled them', async (t) => {
+  const f = await openLocal()
+  t.teardown(() => f.close())
+  await f.bus.ensureTopics({ released: { partitions: 1 } })
+  const codec = jsonCodec<{ n: number }>()
+  const values = [{ n: 0 }, { n: 1 }]
+  const source = f.bus.sharedSource(codec)
+  const read = (group: string, into: Array<{ n: number }>) =>
+    source.subscribe({
+      group,
+      topics: ['released'],
+      handler: async (b) => void into.push(...b.records.map((r) => source.decode(r))),
+    })
+  const first: Array<{ n: number }> = []
+  const sub = await read('first', first)
+  t.teardown(() => sub.stop())
+  await f.bus
+    .sharedOutput(
+      'released',
+      codec,
+      () => 'k',
+      (v) => v,
+    )
+    .publish(values)
+  await eventually(async () => (first.length === 2 ? true : undefined))
+  t.ok(
+    first.every((v, i) => v === values[i]),
+    'the live group took them as published',
+  )
+  const later: Array<{ n: number }> = []
+  const laterSub = await read('later', later) // a group that starts after every live one handled them
+  t.teardown(() => laterSub.stop())
+  await eventually(async () => (later.length === 2 ? true : undefined))
+  t.same(later, values, 'still in the tail, as bytes')
+  t.ok(
+    later.every((v, i) => v !== values[i]),
+    'decoded: the tail held the values no longer',
+  )
+})
 
 t.test(
   'local bus: settle waits while a group is further behind than the limit, and says so when it stays behind',

@@ -1,17 +1,33 @@
-// The Bus contract, run against every adapter (local RocksDB log; Kafka against a real broker).
+// The Bus contract, run against every adapter (local RocksDB log; Kafka against a real broker, on
+// each client).
 import type { Test } from 'tap'
-import type { Batch, Bus, ConsumedRecord } from '../../bus/types.ts'
+import type { Batch, Bus, ConsumedRecord, SubscribeOptions } from '../../bus/types.ts'
 import { eventually } from '../helpers/server.ts'
 
 export interface BusFixture {
-  bus: Bus /** A second bus over the same durable log (after a restart, or another node). */
+  bus: Bus
+  /** A second bus over the same durable log, after this one closed (a restart, or another node). */
   reopen(): Promise<Bus>
+  /** Another bus over the same log while this one runs (another node): with `groupMembers: 'many'`. */
+  peer?(): Promise<Bus>
   close(): Promise<void>
+}
+
+/** What an adapter allows, as its setup declares it: the tests of what it does not allow are left out. */
+export interface BusCapabilities {
+  /** Kafka: several members of one group at once (processes); the local log allows one per group and process. */
+  groupMembers: 'one' | 'many'
 }
 
 const rec = (key: string, value: string) => ({ key, value: Buffer.from(value) })
 
-export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>, unique: () => string): void {
+export function busSuite(
+  t: Test,
+  name: string,
+  open: () => Promise<BusFixture>,
+  unique: () => string,
+  capabilities: BusCapabilities,
+): void {
   t.test(`${name}: a record published is consumed with its key and value`, async (t) => {
     const f = await open()
     t.teardown(() => f.close())
@@ -328,4 +344,132 @@ export function busSuite(t: Test, name: string, open: () => Promise<BusFixture>,
     await eventually(async () => ((await groups()).length > 0 ? true : undefined), 30_000)
     t.same(await groups(), [metricsGroup])
   })
+
+  if (capabilities.groupMembers === 'many') groupMemberTests(t, name, open, unique)
+}
+
+/** Which partitions one member owns, from its onAssign and onRevoke; and its batches, checked against them. */
+function tracked(options: Pick<SubscribeOptions, 'group' | 'topics' | 'handler'>) {
+  const owned = new Set<number>()
+  const events: string[] = []
+  const outside: number[] = []
+  const subscribe: SubscribeOptions = {
+    ...options,
+    onAssign: async (tps) => {
+      for (const p of tps.flatMap((tp) => tp.partitions)) owned.add(p)
+      events.push(`assign ${tps.flatMap((tp) => tp.partitions)}`)
+    },
+    onRevoke: async (tps) => {
+      for (const p of tps.flatMap((tp) => tp.partitions)) owned.delete(p)
+      events.push(`revoke ${tps.flatMap((tp) => tp.partitions)}`)
+    },
+    handler: async (batch) => {
+      if (!owned.has(batch.partition)) outside.push(batch.partition)
+      events.push(`batch ${batch.partition}`)
+      await options.handler(batch)
+    },
+  }
+  return { owned, events, outside, subscribe }
+}
+
+const sorted = (values: Iterable<number>) => [...values].sort((a, b) => a - b)
+
+function groupMemberTests(t: Test, name: string, open: () => Promise<BusFixture>, unique: () => string): void {
+  t.test(
+    `${name}: each member of a group reports lag for the partitions it owns: end minus committed offset`,
+    async (t) => {
+      const f = await open()
+      t.teardown(() => f.close())
+      const peer = await f.peer!()
+      const topic = unique()
+      const group = unique()
+      await f.bus.ensureTopics({ [topic]: { partitions: 4 } })
+      let holding = false
+      let handled = 0
+      const handler = async (batch: Batch) => {
+        if (holding) throw new Error('held: redelivered until released')
+        handled += batch.records.length
+      }
+      const a = tracked({ group, topics: [topic], handler })
+      const b = tracked({ group, topics: [topic], handler })
+      const subs = [await f.bus.subscribe(a.subscribe), await peer.subscribe(b.subscribe)]
+      t.teardown(() => Promise.all(subs.map((s) => s.stop())))
+      await eventually(async () => (a.owned.size === 2 && b.owned.size === 2 ? true : undefined), 60_000, 50)
+      t.same(sorted([...a.owned, ...b.owned]), [0, 1, 2, 3], 'the two members split the partitions')
+
+      const publishEach = (n: number, what: string) =>
+        f.bus.publish(
+          topic,
+          [0, 1, 2, 3].flatMap((partition) =>
+            Array.from({ length: n }, (_, i) => ({ key: `${what}-${i}`, value: `${what}-${i}`, partition })),
+          ),
+        )
+      const lagOf = async (bus: Bus) =>
+        (await bus.consumerLag())
+          .filter((l) => l.topic === topic)
+          .sort((x, y) => x.partition - y.partition)
+          .map(({ partition, records }) => ({ partition, records }))
+      const expected = (owned: Set<number>, records: number) =>
+        sorted(owned).map((partition) => ({ partition, records }))
+      const lagsAre = (records: number) => async () => {
+        const [lagA, lagB] = [await lagOf(f.bus), await lagOf(peer)]
+        const want = [expected(a.owned, records), expected(b.owned, records)]
+        return JSON.stringify([lagA, lagB]) === JSON.stringify(want) ? [lagA, lagB] : undefined
+      }
+      await publishEach(2, 'handled')
+      await eventually(async () => (handled >= 8 ? lagsAre(0)() : undefined), 30_000)
+      t.pass('0 on every partition once its records are handled and committed, each member its own partitions')
+      holding = true
+      await publishEach(3, 'held')
+      const [lagA, lagB] = await eventually(lagsAre(3), 30_000)
+      t.same(lagA, expected(a.owned, 3), 'a member reports only the partitions it owns, 5 records - 2 committed')
+      t.same(lagB, expected(b.owned, 3), 'and so does the other, on its own bus')
+      holding = false
+      await eventually(lagsAre(0), 30_000)
+      t.same([...a.outside, ...b.outside], [], 'no batch outside an assignment, on either member')
+    },
+  )
+
+  t.test(
+    `${name}: a member that stops revokes its partitions after its last batch; another member takes them over`,
+    async (t) => {
+      const f = await open()
+      t.teardown(() => f.close())
+      const peer = await f.peer!()
+      const topic = unique()
+      const group = unique()
+      await f.bus.ensureTopics({ [topic]: { partitions: 4 } })
+      const consumed = new Set<string>()
+      const handler = async (batch: Batch) => void batch.records.forEach((r) => consumed.add(r.value.toString()))
+      const a = tracked({ group, topics: [topic], handler })
+      const b = tracked({ group, topics: [topic], handler })
+      await f.bus.subscribe(a.subscribe)
+      t.equal(a.owned.size, 4, 'alone, the first member owns every partition once subscribe resolved')
+      const subB = await peer.subscribe(b.subscribe)
+      await eventually(async () => (a.owned.size === 2 && b.owned.size === 2 ? true : undefined), 60_000, 50)
+      const ownedB = sorted(b.owned)
+      const values = (what: string) => Array.from({ length: 40 }, (_, i) => `${what}-${i}`)
+      const publish = (what: string) =>
+        f.bus.publish(
+          topic,
+          values(what).map((v) => ({ key: v, value: v })),
+        )
+      const consumedAll = (what: string) => async () => (values(what).every((v) => consumed.has(v)) ? true : undefined)
+      await publish('split')
+      await eventually(consumedAll('split'), 30_000)
+      t.ok(
+        b.events.some((e) => e.startsWith('batch')),
+        'the second member consumed its own partitions',
+      )
+
+      await subB.stop()
+      t.equal(b.events.at(-1), `revoke ${ownedB}`, 'the stopped member revoked its partitions last, after its batches')
+      await eventually(async () => (a.owned.size === 4 ? true : undefined), 60_000, 50)
+      const lastAssign = a.events.filter((e) => e.startsWith('assign')).at(-1)
+      t.equal(lastAssign, `assign ${ownedB}`, "the remaining member's onAssign names them")
+      await publish('after')
+      await eventually(consumedAll('after'), 30_000)
+      t.same([...a.outside, ...b.outside], [], 'no batch outside an assignment, on either member')
+    },
+  )
 }

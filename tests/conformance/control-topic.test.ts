@@ -1,12 +1,10 @@
-// The ControlStore on a compacted topic, over every Bus adapter: the shared real Kafka broker with
-// either client (@platformatic/kafka, the default, and kafkajs) and the local RocksDB log.
+// The ControlStore on a compacted topic, over every Bus adapter: the shared real Kafka broker (on the
+// test's client, SLUICE_KAFKA_CLIENT; both clients pass the Bus suite) and the local RocksDB log.
 // `reopen()` is a second store on the same topic: another node.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import pino from 'pino'
-import { createKafkaBus } from '../../bus/kafka.ts'
-import { createPlatformaticKafkaBus } from '../../bus/kafka-platformatic.ts'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus } from '../../bus/types.ts'
 import { openRocks } from '../../core/rocks.ts'
@@ -16,6 +14,7 @@ import { createTopicControlStore } from '../../control/topic.ts'
 import type { ControlStore } from '../../control/types.ts'
 import { testServices } from '../infra/services.ts'
 import { eventually, removeDir, tempDir } from '../helpers/server.ts'
+import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
 import { controlStoreSuite } from './control-store-suite.ts'
 
 const log = pino({ level: 'silent' })
@@ -27,17 +26,12 @@ interface BusFixture {
 }
 const adapters: Array<[string, () => Promise<BusFixture>]> = [
   [
-    'Kafka (@platformatic/kafka)',
+    'Kafka',
     async () => {
-      const config = { brokers: testServices().kafkaBrokers, clientId: 'sluice-control-test' }
-      const bus = await createPlatformaticKafkaBus(config, log)
-      return { bus, close: () => bus.close() }
-    },
-  ],
-  [
-    'Kafka (kafkajs)',
-    async () => {
-      const bus = await createKafkaBus({ brokers: testServices().kafkaBrokers, clientId: 'sluice-control-test' }, log)
+      const bus = await createTestKafkaBus(
+        { brokers: testServices().kafkaBrokers, clientId: 'sluice-control-test' },
+        log,
+      )
       return { bus, close: () => bus.close() }
     },
   ],

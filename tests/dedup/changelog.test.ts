@@ -1,7 +1,7 @@
 // The dedup changelog store, over both Bus adapters (the shared real Kafka broker and the local log):
 // each partition's store writes its entries to the same partition number of the changelog, and a
 // fresh RocksDB restores a partition from it, as when the partition moves to another instance.
-// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in changelog-kafkajs.test.ts.
+// On the default Kafka client (@platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'

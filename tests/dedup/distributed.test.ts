@@ -1,13 +1,14 @@
 // The dedup stage in distributed mode on the real Kafka broker: two instances in one group, each
 // with its own RocksDB; when one stops, the other restores that one's partitions from the
 // changelog and drops the duplicates of events the stopped instance accepted.
-// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in distributed-kafkajs.test.ts.
+// On the default Kafka client (@platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import pino from 'pino'
 import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
 import { createOutput } from '../../bus/output.ts'
+import { asRead, createSource, type Consumed } from '../../bus/source.ts'
 import { jsonCodec } from '../../bus/codec.ts'
 import type { Bus } from '../../bus/types.ts'
 import { openRocks } from '../../core/rocks.ts'
@@ -47,10 +48,9 @@ async function dedupInstance(t: Test, name: string) {
   const opened: number[] = [] // partitions, in the order their stores were opened (restored)
   const stage = createDedup(
     {
-      bus,
-      codec,
+      source: createSource(bus, codec),
       outputs: {
-        events: createOutput<EventRecord>(bus, topics.events, codec, (e) => e.internalId),
+        events: createOutput<Consumed<EventRecord>>(bus, topics.events, asRead, (e) => e.value.internalId),
         duplicates: createOutput<StoredEvent>(bus, topics.duplicates, codec, (e) => e.internalId),
       },
       openStore: async (partition) => {

@@ -1,6 +1,6 @@
 // Stopping the broker makes ingest answer 503 LOG_UNAVAILABLE within about a second, never a
 // 200; when the broker is back, ingest recovers by itself.
-// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in broker-down-kafkajs.test.ts.
+// On the default Kafka client (@platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t from 'tap'
 import { postJson, eventually } from '../helpers/server.ts'
 import { startKafka } from '../infra/kafka.ts'

@@ -1,7 +1,7 @@
 // kill -9 of a dedup node while events with repeated ids flow: its partitions move to the
 // other node, which restores their state from the changelog, and ClickHouse holds every
 // acknowledged event exactly once, with one original per id.
-// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in dedup-failover-kafkajs.test.ts.
+// On the default Kafka client (@platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t from 'tap'
 import { getJson, eventually } from '../helpers/server.ts'
 import { distributedEnv, startNode, auth, type Node } from './cluster.ts'

@@ -1,7 +1,7 @@
 // A runner killed (-9) while a retry is parked, and replaced by one with an empty data dir (a pod
 // rescheduled onto another node): the retry is not lost. Parked retries and marks live in a
 // compacted changelog per function (runner/changelog.ts), restored by the partition's new owner.
-// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in retry-failover-kafkajs.test.ts.
+// On the default Kafka client (@platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t from 'tap'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'

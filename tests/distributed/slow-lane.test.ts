@@ -2,7 +2,7 @@
 // leave the shared lane over its time budget, go through the slow-lane topic to the slow lane's
 // own consumer group, and are paused there after a few kills, while a good webhook on the same
 // partition is delivered; after a fix every held request replays. Nothing is lost.
-// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in slow-lane-kafkajs.test.ts.
+// On the default Kafka client (@platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t from 'tap'
 import { eventually, getJson, postJson } from '../helpers/server.ts'
 import { auth, distributedEnv, startNode, type Node } from './cluster.ts'

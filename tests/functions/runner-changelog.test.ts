@@ -1,7 +1,7 @@
 // The distributed RunnerState (runner/changelog.ts), over both Bus adapters (the shared real Kafka
 // broker and the local log): marks and parked retries written on partition N are restored by a
 // fresh RocksDB that opens partition N, as when a runner pod is replaced; unparked ones are not.
-// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in runner-changelog-kafkajs.test.ts.
+// On the default Kafka client (@platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'

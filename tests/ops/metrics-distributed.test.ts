@@ -1,8 +1,8 @@
 // GET /metrics of every role in distributed mode, on the real Kafka broker and ClickHouse, each role
 // a process of its own: the HTTP roles on their port, the others on their ops port. Each metric
 // family moves on the role whose behaviour it counts; with the broker gone, publishes fail and are
-// counted, and a scrape still answers at once. On the default Kafka client (SLUICE_KAFKA_CLIENT,
-// @platformatic/kafka); kafkajs in metrics-distributed-kafkajs.test.ts.
+// counted, and a scrape still answers at once. On the default Kafka client (@platformatic/kafka;
+// SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t from 'tap'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'

@@ -2,8 +2,7 @@
 // users, certificates made here with openssl) and a ClickHouse over HTTPS (same CA) whose user has
 // a password: events in, rows in ClickHouse, functions run, and no secret in any output. A wrong
 // password or an unknown CA stops the process at once with an error naming the setting.
-// On the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in
-// secure-connections-kafkajs.test.ts.
+// On the default Kafka client (@platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'

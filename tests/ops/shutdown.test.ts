@@ -3,7 +3,7 @@
 // signal is answered 200, every acknowledged event reaches ClickHouse, and the process exits 0
 // within its grace period. Then a dedup process killed with -9 is replaced by one that is ready
 // within 10 s of its start (no static group membership: the session timeout bounds the wait). On
-// the default Kafka client (SLUICE_KAFKA_CLIENT, @platformatic/kafka); kafkajs in shutdown-kafkajs.test.ts.
+// the default Kafka client (@platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t, { type Test } from 'tap'
 import { createClient } from '@clickhouse/client'
 import { getJson, eventually, tempDir, removeDir } from '../helpers/server.ts'

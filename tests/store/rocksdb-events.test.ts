@@ -199,7 +199,7 @@ t.test("an event's JSON as read off the bus is written as is; without it, the ev
   const { data, ...rest } = a
   const text = Buffer.from(JSON.stringify({ data, ...rest }))
   rocks.writes = []
-  await store.insertEvents([a], [text])
+  await store.insertEventTexts([a], [text])
   await store.insertEvents([b])
   const values = rocks.writes
     .flat()

@@ -1,0 +1,132 @@
+// The local log's write side: group commit (bus/ARCHITECTURE.md). What the publishes of one
+// event-loop tick send to a partition becomes one record batch, and one RocksDB write takes every
+// batch of the tick with the offsets waiting to be written. Writes overlap, but become readable,
+// and resolve their publishers, in the order they were issued: a batch is never read before an
+// earlier one, so a consumer never steps over a batch that is not readable yet.
+import type { Rocks, WriteOp } from '../core/rocks.ts'
+import { SluiceError } from '../core/errors.ts'
+import { secondsSince } from '../core/metrics.ts'
+import { sleep } from '../core/retry.ts'
+import type { TopicSpec } from './types.ts'
+import { partitionOf } from './partition.ts'
+import { encodeBatch, sharedOf, type BatchPart, type LocalRecord } from './record-batch.ts'
+import { logKey } from './local-layout.ts'
+import { append, type PartitionState, type TailEntry } from './local-tail.ts'
+import type { Offsets } from './local-offsets.ts'
+import { publishMetrics } from './metrics.ts'
+
+export interface TopicState {
+  name: string
+  spec: TopicSpec
+  partitions: PartitionState[]
+}
+
+/** What one write takes: per partition, its first offset and the publishes since, kept as published. */
+interface Pending {
+  batches: Map<PartitionState, { first: number; parts: BatchPart[]; count: number }>
+  resolve: () => void
+  reject: (e: unknown) => void
+  promise: Promise<void>
+  startedNs: bigint
+  records: number
+}
+
+// Writes in flight at once (each waits for a RocksDB thread); what comes meanwhile gathers into the next.
+const MAX_WRITES_IN_FLIGHT = 4
+
+const published = publishMetrics('local')
+
+export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) {
+  let pending: Pending | null = null
+  const inFlight: Array<{ written: boolean; apply?: () => void }> = []
+  let flushScheduled = false
+
+  /** Resolves once the records are durable, and readable by every consumer. */
+  function publish(state: TopicState, records: LocalRecord[]): Promise<void> {
+    const { spec, name } = state
+    const wrong = records.find((r) => r.partition !== undefined && !(r.partition >= 0 && r.partition < spec.partitions))
+    if (wrong) return Promise.reject(new Error(`topic ${name} has no partition ${wrong.partition}`))
+    if (!pending) {
+      let resolve!: () => void, reject!: (e: unknown) => void
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res
+        reject = rej
+      })
+      pending = { batches: new Map(), resolve, reject, promise, startedNs: process.hrtime.bigint(), records: 0 }
+      scheduleFlush()
+    }
+    pending.records += records.length
+    const { batches } = pending
+    const atMs = Date.now()
+    const add = (p: PartitionState, part: LocalRecord[]) => {
+      if (part.length === 0) return
+      const batch = batches.get(p) ?? batches.set(p, { first: p.head, parts: [], count: 0 }).get(p)!
+      batch.parts.push({ records: part, atMs })
+      batch.count += part.length
+      p.head += part.length
+    }
+    if (spec.partitions === 1) {
+      add(state.partitions[0], records) // kept as it is: a publisher never changes what it published
+    } else {
+      const byPartition = new Map<number, LocalRecord[]>()
+      for (const record of records) {
+        const partition = record.partition ?? partitionOf(record.key, spec.partitions)
+        const part = byPartition.get(partition)
+        if (part) part.push(record)
+        else byPartition.set(partition, [record])
+      }
+      for (const [partition, part] of byPartition) add(state.partitions[partition], part)
+    }
+    return pending.promise
+  }
+
+  function scheduleFlush(): void {
+    if (!pending || flushScheduled || inFlight.length >= MAX_WRITES_IN_FLIGHT) return
+    flushScheduled = true
+    setImmediate(flush)
+  }
+
+  async function flush(): Promise<void> {
+    flushScheduled = false
+    const pendingBatch = pending!
+    pending = null
+    const ops: WriteOp[] = []
+    const written: Array<[PartitionState, TailEntry]> = []
+    for (const [p, batch] of pendingBatch.batches) {
+      const buffer = encodeBatch(batch.parts)
+      ops.push({ type: 'put', key: logKey(p.topic, p.partition, batch.first), value: buffer })
+      written.push([p, { first: batch.first, count: batch.count, buffer, shared: sharedOf(batch.parts) }])
+    }
+    const offsetOps = offsets.take() // free riders on a write that happens anyway
+    ops.push(...offsetOps)
+    const slot: (typeof inFlight)[number] = { written: false }
+    inFlight.push(slot)
+    try {
+      await rocks.write(ops)
+      // Durable now; readable (and resolved, so what a publisher awaited is there to read) in order.
+      slot.apply = () => {
+        for (const [p, entry] of written) append(p, entry, tailBytes)
+        published.duration.observe(secondsSince(pendingBatch.startedNs))
+        published.records.inc(pendingBatch.records)
+        pendingBatch.resolve()
+      }
+    } catch (err) {
+      // Its offsets stay a gap that readers step over.
+      offsets.requeue(offsetOps)
+      published.failures.inc()
+      pendingBatch.reject(new SluiceError('LOG_UNAVAILABLE', 'the local log could not write', { cause: err }))
+    } finally {
+      slot.written = true
+      while (inFlight.length > 0 && inFlight[0].written) inFlight.shift()!.apply?.()
+      scheduleFlush() // what gathered meanwhile
+    }
+  }
+
+  return {
+    publish,
+    /** Resolves once nothing published is left unwritten. */
+    async drained(): Promise<void> {
+      while (pending || inFlight.length > 0) await sleep(1)
+    },
+  }
+}

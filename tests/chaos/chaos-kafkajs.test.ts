@@ -1,6 +1,0 @@
-// The short chaos run (3 brokers, every role and a broker killed) on the kafkajs Bus adapter
-// (SLUICE_KAFKA_CLIENT=kafkajs; @platformatic/kafka, the default, in chaos.test.ts). Set before the
-// import: tests/helpers/kafka-bus.ts reads it, for the buses the test opens and every node it
-// spawns.
-process.env.SLUICE_KAFKA_CLIENT = 'kafkajs'
-await import('./chaos.test.ts')

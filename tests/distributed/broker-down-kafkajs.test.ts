@@ -1,5 +1,0 @@
-// Ingest with the broker down on the kafkajs Bus adapter (SLUICE_KAFKA_CLIENT=kafkajs;
-// @platformatic/kafka, the default, in broker-down.test.ts). Set before the import:
-// tests/helpers/kafka-bus.ts reads it, for the buses the test opens and every node it spawns.
-process.env.SLUICE_KAFKA_CLIENT = 'kafkajs'
-await import('./broker-down.test.ts')

@@ -1,6 +1,0 @@
-// The distributed pipeline end to end (ClickHouse 26.9) on the kafkajs Bus adapter
-// (SLUICE_KAFKA_CLIENT=kafkajs; @platformatic/kafka, the default, in e2e-current.test.ts). Set
-// before the import: tests/helpers/kafka-bus.ts reads it, for the buses the test opens and every
-// node it spawns.
-process.env.SLUICE_KAFKA_CLIENT = 'kafkajs'
-await import('./e2e-current.test.ts')

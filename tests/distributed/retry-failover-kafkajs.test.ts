@@ -1,6 +1,0 @@
-// A killed runner's parked retry is not lost on the kafkajs Bus adapter
-// (SLUICE_KAFKA_CLIENT=kafkajs; @platformatic/kafka, the default, in retry-failover.test.ts). Set
-// before the import: tests/helpers/kafka-bus.ts reads it, for the buses the test opens and every
-// node it spawns.
-process.env.SLUICE_KAFKA_CLIENT = 'kafkajs'
-await import('./retry-failover.test.ts')

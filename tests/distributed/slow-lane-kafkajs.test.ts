@@ -1,6 +1,0 @@
-// The slow lane on real Kafka and ClickHouse on the kafkajs Bus adapter
-// (SLUICE_KAFKA_CLIENT=kafkajs; @platformatic/kafka, the default, in slow-lane.test.ts). Set before
-// the import: tests/helpers/kafka-bus.ts reads it, for the buses the test opens and every node it
-// spawns.
-process.env.SLUICE_KAFKA_CLIENT = 'kafkajs'
-await import('./slow-lane.test.ts')

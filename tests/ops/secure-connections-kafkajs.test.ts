@@ -1,6 +1,0 @@
-// SASL_SSL and refused credentials or certificates on the kafkajs Bus adapter
-// (SLUICE_KAFKA_CLIENT=kafkajs; @platformatic/kafka, the default, in secure-connections.test.ts).
-// Set before the import: tests/helpers/kafka-bus.ts reads it, for the buses the test opens and
-// every node it spawns.
-process.env.SLUICE_KAFKA_CLIENT = 'kafkajs'
-await import('./secure-connections.test.ts')

@@ -1,6 +1,0 @@
-// SIGTERM under load and a dedup process replaced after kill -9 on the kafkajs Bus adapter
-// (SLUICE_KAFKA_CLIENT=kafkajs; @platformatic/kafka, the default, in shutdown.test.ts). Set before
-// the import: tests/helpers/kafka-bus.ts reads it, for the buses the test opens and every node it
-// spawns.
-process.env.SLUICE_KAFKA_CLIENT = 'kafkajs'
-await import('./shutdown.test.ts')
