@@ -8,6 +8,7 @@ import type { Output } from '../bus/output.ts'
 import { SluiceError } from '../core/errors.ts'
 import { isUlid } from '../core/ids.ts'
 import type { FunctionRecord } from '../core/run-record.ts'
+import type { EventRecord } from '../core/event.ts'
 import { retryOfFailedRun } from '../runner/retry.ts'
 import { cancelSignal, isCancellable } from '../runner/cancel.ts'
 import type { RunDoc, RunStore } from '../store/runs-types.ts'
@@ -31,6 +32,8 @@ export interface RunActionsDeps {
   /** The function's own topic, where its runner reads the run's records. */
   functionRuns(fn: { env: string; key: string }): Output<FunctionRecord>
   snapshots: Output<RunDoc>
+  /** The key a run's records travel under (its function's flow control), undefined when by run ID. */
+  routeKeyOf(run: RunDoc, event: EventRecord): string | undefined
 }
 
 export function runActionsRoutes(deps: RunActionsDeps) {
@@ -44,9 +47,13 @@ export function runActionsRoutes(deps: RunActionsDeps) {
         if (!run) throw new SluiceError('NOT_FOUND', `run "${id}" does not exist (or is not stored yet)`)
         if (!isCancellable(run))
           throw new SluiceError('RUN_NOT_CANCELLABLE', `run "${run.runId}" is ${run.status}: it has ended already`)
+        const stored = await deps.events.getEvent(run.eventId)
+        const routeKey = stored ? deps.routeKeyOf(run, stored) : undefined
         await deps
           .functionRuns({ env: run.env, key: run.functionId })
-          .publish([cancelSignal(run.runId, { kind: 'api' }, Date.now())])
+          .publish([
+            { ...cancelSignal(run.runId, { kind: 'api' }, Date.now()), ...(routeKey !== undefined && { routeKey }) },
+          ])
         reply.code(202)
         // The step in flight, if any, finishes first; the run's status tells when it has ended.
         return { data: { run_id: run.runId, cancel_requested: true } }
@@ -69,6 +76,8 @@ export function runActionsRoutes(deps: RunActionsDeps) {
           )
         const { duplicateOf: _, ...event } = stored
         const { record, snapshot } = retryOfFailedRun(run, event)
+        const routeKey = deps.routeKeyOf(run, event)
+        if (routeKey !== undefined) record.routeKey = routeKey
         // The record first: once it is durable the retry happens, whatever becomes of the snapshot.
         await deps.functionRuns({ env: run.env, key: run.functionId }).publish([record])
         await deps.snapshots.publish([snapshot])

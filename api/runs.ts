@@ -112,7 +112,8 @@ function presentError({ cancelledBy: _, ...error }: RunError) {
 }
 
 function snakeCause(cause: CancelCause) {
-  return cause.kind === 'api' ? cause : { kind: cause.kind, event_id: cause.eventId, event_name: cause.eventName }
+  if (cause.kind === 'event') return { kind: cause.kind, event_id: cause.eventId, event_name: cause.eventName }
+  return cause.kind === 'singleton' ? { kind: cause.kind, run_id: cause.runId } : cause
 }
 
 function presentPause(p: PauseDoc | undefined) {

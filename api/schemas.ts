@@ -168,11 +168,12 @@ const RunError = Type.Object({
 })
 const CancelledBy = Type.Object(
   {
-    kind: Literals(['api', 'event']),
+    kind: Literals(['api', 'event', 'singleton']),
     event_id: Type.Optional(Type.String()),
     event_name: Type.Optional(Type.String()),
+    run_id: Type.Optional(Type.String({ description: 'singleton: the run that replaced it' })),
   },
-  { description: 'What cancelled the run: POST /v1/runs/<id>/cancel, or a cancelOn event' },
+  { description: 'What cancelled the run: POST /v1/runs/<id>/cancel, a cancelOn event, or a singleton run' },
 )
 const Pause = Type.Object(
   {

@@ -65,6 +65,7 @@ export const eventSchema = {
             { name: 'stepId', type: 'string' },
             { name: 'seq', type: 'int' },
             { name: 'target', type: 'string' },
+            { name: 'routeKey', type: ['null', 'string'], default: null },
           ],
         },
         {
@@ -129,8 +130,8 @@ function sourceToAvro(source: EventSource): Record<string, unknown> {
     case 'replay':
       return { [SOURCE_BRANCH.replay]: { eventId: source.eventId } }
     case 'invoke': {
-      const { kind: _, ...fields } = source
-      return { [SOURCE_BRANCH.invoke]: fields }
+      const { kind: _, routeKey, ...fields } = source
+      return { [SOURCE_BRANCH.invoke]: { ...fields, routeKey: routeKey ?? null } }
     }
     case 'cron':
       return { [SOURCE_BRANCH.cron]: { functionId: source.functionId, cron: source.cron } }
@@ -187,7 +188,8 @@ function sourceFromAvro(branch: string, avro: Record<string, string | number | n
   const fields = avro as Record<string, string | null>
   if (branch === SOURCE_BRANCH.invoke) {
     const { functionId, runId, stepId, target } = fields as Record<string, string>
-    return { kind: 'invoke', functionId, runId, stepId, seq: avro.seq as number, target }
+    const routeKey = typeof fields.routeKey === 'string' ? { routeKey: fields.routeKey } : {}
+    return { kind: 'invoke', functionId, runId, stepId, seq: avro.seq as number, target, ...routeKey }
   }
   if (branch === SOURCE_BRANCH.cron) return { kind: 'cron', functionId: fields.functionId!, cron: fields.cron! }
   if (branch === SOURCE_BRANCH.webhook)

@@ -40,7 +40,8 @@ export function createFunctionTopics(bus: Bus, names: TopicNames, partitions: nu
       const topic = topicOf(fn)
       let output = outputs.get(topic)
       if (!output) {
-        const inner = createOutput(bus, topic, codec, (r) => r.runId)
+        // A run's records and signals share its key: its flow-control key (one owner applies the limits), else its ID.
+        const inner = createOutput(bus, topic, codec, (r) => r.routeKey ?? r.runId)
         output = {
           publish: async (values) => {
             await ensure(fn)

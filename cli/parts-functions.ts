@@ -21,6 +21,7 @@ import type { RunnerState } from '../runner/state.ts'
 import type { SendLimits } from '../runner/events.ts'
 import { createRunner } from '../runner/index.ts'
 import { createRouter } from '../router/index.ts'
+import { routeKeyOf } from '../router/routes.ts'
 import { createMatcher } from '../router/matcher.ts'
 import { createWaitsTopic } from '../router/waits-topic.ts'
 import type { WaitStore } from '../router/waits-store.ts'
@@ -122,6 +123,10 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
         events: deps.events,
         functionRuns: (fn) => functionTopics.output(fn),
         snapshots: runs,
+        routeKeyOf: (run, event) => {
+          const fn = registry.list(run.env).find((f) => f.key === run.functionId)
+          return fn ? routeKeyOf(fn, event) : undefined
+        },
       }),
       functionsRoutes(registry),
     ],

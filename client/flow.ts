@@ -1,9 +1,8 @@
 // Flow control of a function's runs (Inngest's option shapes): how many execute at once, how fast they
 // start, which events start none, and how events are gathered into runs. Checked when the function is
 // defined; `FlowControl` is what the router and the runner apply (durations in milliseconds).
-import { parseDuration } from '../core/duration.ts'
+import { parseDuration, type Duration } from '../core/duration.ts'
 import { compileExpression, compileValue } from '../core/expression.ts'
-import type { Duration } from './function.ts'
 
 export interface ConcurrencyOption {
   /** Runs executing a step at once (sleeping and waiting runs do not count). */
@@ -134,9 +133,7 @@ export function checkFlow(options: FlowOptions): FlowControl | undefined {
     const o = object('debounce', options.debounce)
     const periodMs = duration('debounce.period', o.period, FLOW_LIMITS.periodMinMs, FLOW_LIMITS.debounceMaxMs)
     const timeoutMs =
-      o.timeout === undefined
-        ? undefined
-        : duration('debounce.timeout', o.timeout, periodMs, FLOW_LIMITS.debounceMaxMs)
+      o.timeout === undefined ? undefined : duration('debounce.timeout', o.timeout, periodMs, FLOW_LIMITS.debounceMaxMs)
     flow.debounce = {
       periodMs,
       ...(o.key !== undefined && { key: key('debounce.key', o.key) }),
@@ -167,7 +164,10 @@ export function checkFlow(options: FlowOptions): FlowControl | undefined {
   if (options.singleton !== undefined) {
     const o = object('singleton', options.singleton)
     if (o.mode !== 'skip' && o.mode !== 'cancel') fail('singleton.mode', 'must be "skip" or "cancel"')
-    flow.singleton = { mode: o.mode as 'skip' | 'cancel', ...(o.key !== undefined && { key: key('singleton.key', o.key) }) }
+    flow.singleton = {
+      mode: o.mode as 'skip' | 'cancel',
+      ...(o.key !== undefined && { key: key('singleton.key', o.key) }),
+    }
   }
   // A batch run has many events, a debounced one the last: per-event options do not apply to them.
   for (const [a, b] of [

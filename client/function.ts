@@ -2,7 +2,7 @@
 // Plain data plus the handler, so a runner recognises one by its `kind` field rather than
 // by `instanceof` (a user's file may load the client from another copy of the package).
 import type { SendEvent } from './send.ts'
-import { parseDuration, parseTime } from '../core/duration.ts'
+import { parseDuration, parseTime, type Duration } from '../core/duration.ts'
 import { compileExpression, parsePath } from '../core/expression.ts'
 import { parseCron } from '../core/cron.ts'
 import { checkFlow, type FlowControl, type FlowOptions } from './flow.ts'
@@ -26,8 +26,7 @@ export interface FunctionEvent {
   receivedAt: number
 }
 
-/** Milliseconds, or a string of parts: `"30s"`, `"5m"`, `"2h"`, `"7d"`, `"1h30m"` (at most a year). */
-export type Duration = number | string
+export type { Duration }
 
 export interface WaitForEventOptions {
   /** The name of the event to wait for. */

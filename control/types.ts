@@ -1,3 +1,5 @@
+import type { FlowControl } from '../client/flow.ts'
+
 // Control-plane documents and the store that holds them. Every node keeps the whole
 // control plane in memory (it is small), so reads are synchronous: ingest authenticates
 // without a round trip. Writes go through the adapter (RocksDB, or a compacted Kafka topic).
@@ -76,6 +78,8 @@ export interface FunctionDoc {
   triggers: Array<{ event: string; if?: string } | { cron: string }>
   /** Events that end a run (`match`: a field path; `if`: CEL; `timeoutMs` after the run was queued). */
   cancelOn?: Array<{ event: string; match?: string; if?: string; timeoutMs?: number }>
+  /** Concurrency, throttle, rate limit, debounce, batching, priority, idempotency, singleton (client/flow.ts). */
+  flow?: FlowControl
   retries: number
   /** Absent on registrations from before timeouts existed. */
   timeoutMs?: number

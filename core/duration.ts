@@ -7,6 +7,9 @@ const PART = /(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)/y
 /** The longest a run may sleep or wait: a year. */
 export const MAX_WAIT_MS = 365 * 86_400_000
 
+/** Milliseconds, or a string of parts: `"30s"`, `"5m"`, `"2h"`, `"7d"`, `"1h30m"` (at most a year). */
+export type Duration = number | string
+
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string }
 
 /**

@@ -6,7 +6,16 @@ export type EventSource =
   /** A copy sent by POST /v1/events/<id>/replay, so the event's functions run again. */
   | { kind: 'replay'; eventId: string }
   /** Sent by step.invoke: it runs function `target` only, and its end resumes the caller's record `seq`. */
-  | { kind: 'invoke'; functionId: string; runId: string; stepId: string; seq: number; target: string }
+  | {
+      kind: 'invoke'
+      functionId: string
+      runId: string
+      stepId: string
+      seq: number
+      target: string
+      /** The caller's route key (flow control), when it has one. */
+      routeKey?: string
+    }
   /** A tick of function `functionId`'s cron schedule: it runs that function only. */
   | { kind: 'cron'; functionId: string; cron: string }
 

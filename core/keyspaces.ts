@@ -123,6 +123,22 @@ export const KEY_SPACES = {
   runnerParkedByRun: space('Q', 'runner/rocksdb.ts', '<scope>\\0<runId> → <dueAt hex12>\\0<seq> of its parked record', {
     rangeDeleted: true,
   }),
+  runnerQueue: space(
+    'B',
+    'runner/rocksdb.ts',
+    '<scope>\\0<flow key>\\0<order hex13>\\0<runId>\\0<seq> → RunRecord JSON',
+    {
+      scanned: true,
+      rangeDeleted: true,
+    },
+  ),
+  runnerQueuedByRun: space('A', 'runner/rocksdb.ts', '<scope>\\0<runId> → <flow key>\\0<order hex13>\\0<seq>', {
+    rangeDeleted: true,
+  }),
+  runnerFlow: space('K', 'runner/rocksdb.ts', '<scope>\\0<name>\\0<key> → flow state JSON (rate limits, batches, …)', {
+    scanned: true,
+    rangeDeleted: true,
+  }),
   runnerCron: space('J', 'runner/rocksdb.ts', '<scope>\\0<cron schedule> → the last cron tick run (ms)', {
     rangeDeleted: true,
   }),

@@ -11,14 +11,27 @@ export interface RunError {
   cancelledBy?: CancelCause
 }
 
-export type CancelCause = { kind: 'api' } | { kind: 'event'; eventId: string; eventName: string }
+export type CancelCause =
+  | { kind: 'api' }
+  | { kind: 'event'; eventId: string; eventName: string }
+  /** A run of the same singleton key started (`singleton: { mode: "cancel" }`). */
+  | { kind: 'singleton'; runId: string }
 
 /**
  * `waiting`: paused at a sleep, a wait for an event or an invoked function (its step says for what);
- * `cancelled`: ended by POST /v1/runs/<id>/cancel or a `cancelOn` event (its error says which).
+ * `cancelled`: ended by POST /v1/runs/<id>/cancel or a `cancelOn` event (its error says which);
+ * `skipped`: flow control started no run for its event (a rate limit, idempotency, a singleton; its error says which).
  */
-export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled'
-export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']
+export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'skipped'
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'queued',
+  'running',
+  'waiting',
+  'completed',
+  'failed',
+  'cancelled',
+  'skipped',
+]
 
 /** What a paused step waits for, or waited for once done (then with how it ended). */
 export interface PauseDoc {

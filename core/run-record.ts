@@ -31,11 +31,26 @@ export interface InvokedBy {
   /** The caller's waiting record. */
   seq: number
   stepId: string
+  /** The caller's route key (flow control), so the signal reaches the partition that holds it. */
+  routeKey?: string
 }
 
-/** A message to a run on its function's topic, keyed by its run ID like the run's records. */
+/** The flow-control keys of a run, evaluated once on its triggering event (runner/flow-keys.ts). */
+export interface FlowKeyValues {
+  slots: Array<{ id: string; limit: number }>
+  throttle?: string
+  rateLimit?: string
+  debounce?: string
+  batch?: string
+  idempotency?: string
+  singleton?: string
+  priorityMs: number
+}
+
+/** A message to a run on its function's topic, keyed like the run's records (its route key, else its ID). */
 export interface RunSignal {
   runId: string
+  routeKey?: string
   signal: /** Ends the waiting record `seq` with the awaited event. */
     | { kind: 'event'; seq: number; event: EventRecord }
     /** Ends the waiting record `seq` with the invoked run's result. */
@@ -69,6 +84,15 @@ export interface RunRecord {
   /** Set on a record that pauses the run until `dueAt`, unless a signal ends the pause first. */
   waiting?: Waiting
   invokedBy?: InvokedBy
+  /** What the function's topic keys the run's records by (its flow-control key): one owner sees all runs of it. */
+  routeKey?: string
+  /** A batch run's events (`batchEvents`); `event` is the first. */
+  events?: EventRecord[]
+  /** Flow control: where the record waits for admission, and the run's keys (runner/flow-keys.ts). */
+  queue?: { key: string; order: number }
+  flow?: FlowKeyValues
+  /** A debounced run's record, parked until its quiet period ends; a batch's timer. */
+  gather?: { kind: 'debounce' | 'batch'; key: string }
   queuedAt: number
   startedAt?: number
 }

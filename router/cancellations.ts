@@ -14,6 +14,11 @@ export function cancelRegistrations(fn: FunctionDoc, record: RunRecord, nowMs: n
     ...(rule.if !== undefined && { if: rule.if, trigger: asTrigger(record.event) }),
     sinceMs: nowMs,
     expiresAt: nowMs + (rule.timeoutMs ?? MAX_CANCEL_MS),
-    target: { env: record.env, functionKey: fn.key, runId: record.runId },
+    target: {
+      env: record.env,
+      functionKey: fn.key,
+      runId: record.runId,
+      ...(record.routeKey !== undefined && { routeKey: record.routeKey }),
+    },
   }))
 }

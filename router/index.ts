@@ -11,7 +11,7 @@ import type { EventRecord } from '../core/event.ts'
 import type { FunctionDoc } from '../control/types.ts'
 import type { RunDoc } from '../core/run-doc.ts'
 import { firstRecord, snapshotOf, type FunctionRecord, type RunRecord } from '../core/run-record.ts'
-import { routeIndex } from './routes.ts'
+import { routeIndex, routeKeyOf } from './routes.ts'
 import type { WaitsTopic } from './waits-topic.ts'
 import { cancelRegistrations } from './cancellations.ts'
 
@@ -42,6 +42,8 @@ export function createRouter(deps: RouterDeps, config: RouterConfig) {
     for (const event of events) {
       for (const fn of index.functionsFor(event)) {
         const record = firstRecord(event, fn.key, now)
+        const routeKey = routeKeyOf(fn, event)
+        if (routeKey !== undefined) record.routeKey = routeKey
         const { source } = event
         if (source.kind === 'invoke')
           record.invokedBy = {
@@ -50,10 +52,12 @@ export function createRouter(deps: RouterDeps, config: RouterConfig) {
             env: event.env,
             seq: source.seq,
             stepId: source.stepId,
+            ...(source.routeKey !== undefined && { routeKey: source.routeKey }),
           }
         const target = perFunction.get(fn.id) ?? perFunction.set(fn.id, { fn, records: [] }).get(fn.id)!
         target.records.push(record)
-        queued.push(snapshotOf(record, 'queued'))
+        // A debounced or batched event starts its run later, if at all: the runner shows it queued then.
+        if (!fn.flow?.debounce && !fn.flow?.batchEvents) queued.push(snapshotOf(record, 'queued'))
       }
     }
     const runs = [...perFunction.values()]

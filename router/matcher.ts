@@ -144,15 +144,17 @@ function matches(wait: WaitRegistration, event: EventRecord): boolean {
 }
 
 function signalFor(wait: WaitRegistration, event: EventRecord): RunSignal {
-  const { runId, seq } = wait.target
+  const { runId, seq, routeKey } = wait.target
+  const route = routeKey === undefined ? {} : { routeKey }
   if (wait.kind === 'cancel')
     return {
       runId,
+      ...route,
       signal: {
         kind: 'cancel',
         at: event.receivedAt,
         cause: { kind: 'event', eventId: event.internalId, eventName: event.name },
       },
     }
-  return { runId, signal: { kind: 'event', seq: seq!, event } }
+  return { runId, ...route, signal: { kind: 'event', seq: seq!, event } }
 }

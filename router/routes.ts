@@ -5,6 +5,8 @@
 import { RESERVED_PREFIX, type EventRecord } from '../core/event.ts'
 import { compileExpression, type Predicate } from '../core/expression.ts'
 import type { FunctionDoc } from '../control/types.ts'
+import { routingKey } from '../client/flow.ts'
+import { keyOf } from '../core/flow-keys.ts'
 
 interface Route {
   fn: FunctionDoc
@@ -69,4 +71,15 @@ const present = (fn: FunctionDoc | undefined) => (fn ? [fn] : [])
 /** An event as expressions see it. */
 export function asTrigger(e: EventRecord) {
   return { internalId: e.internalId, id: e.id, name: e.name, data: e.data, ts: e.ts, env: e.env }
+}
+
+/**
+ * The key a function's run is routed by (client/flow.ts `routingKey`): every run with the same flow
+ * key lands on one partition of the function's topic, whose runner applies the limits; undefined
+ * without flow control (runs spread by run ID).
+ */
+export function routeKeyOf(fn: FunctionDoc, event: EventRecord): string | undefined {
+  const expression = routingKey(fn.flow)
+  if (expression === undefined) return undefined
+  return expression === null ? 'all' : keyOf(expression, event)
 }

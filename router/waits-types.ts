@@ -25,7 +25,7 @@ export interface WaitRegistration {
   /** After this the wait is forgotten (its run timed out, or the cancellation's timeout passed). */
   expiresAt: number
   /** The run to signal: a resume names its waiting record's seq. */
-  target: { env: string; functionKey: string; runId: string; seq?: number }
+  target: { env: string; functionKey: string; runId: string; seq?: number; routeKey?: string }
 }
 
 /** Where a registration lives: the matcher's partition and index key. */

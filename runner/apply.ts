@@ -34,6 +34,7 @@ export function createApplier(fn: SluiceFunction, outputs: RunnerOutputs, log: L
     const invokedBy = record.invokedBy
     const signal: RunSignal | undefined = invokedBy && {
       runId: invokedBy.runId,
+      ...(invokedBy.routeKey !== undefined && { routeKey: invokedBy.routeKey }),
       signal: {
         kind: 'invoked',
         seq: invokedBy.seq,
@@ -71,6 +72,7 @@ export function createApplier(fn: SluiceFunction, outputs: RunnerOutputs, log: L
       }
       case 'completed':
       case 'cancelled':
+      case 'skipped':
         await Promise.all([outputs.runs.publish([outcome.run]), ended(record, outcome.run)])
         return
       case 'failed': {
@@ -107,7 +109,13 @@ function eventWait(fn: SluiceFunction, record: RunRecord, next: RunRecord): Wait
     ...(waiting.if !== undefined && { if: waiting.if, trigger: triggerOf(record.event) }),
     sinceMs: waiting.startedAt,
     expiresAt: waiting.until,
-    target: { env: next.env, functionKey: fn.key, runId: next.runId, seq: next.seq },
+    target: {
+      env: next.env,
+      functionKey: fn.key,
+      runId: next.runId,
+      seq: next.seq,
+      ...(next.routeKey !== undefined && { routeKey: next.routeKey }),
+    },
   }
 }
 

@@ -16,7 +16,12 @@ export function cancelSignal(runId: string, cause: CancelCause, nowMs: number): 
 
 /** The final snapshot of a run cancelled at `record` (its parked record, or the next one it reached). */
 export function cancelled(record: RunRecord, cause: CancelCause, nowMs: number): Outcome {
-  const by = cause.kind === 'api' ? 'POST /v1/runs/<id>/cancel' : `event ${cause.eventName} (${cause.eventId})`
+  const by =
+    cause.kind === 'api'
+      ? 'POST /v1/runs/<id>/cancel'
+      : cause.kind === 'event'
+        ? `event ${cause.eventName} (${cause.eventId})`
+        : `run ${cause.runId} of the same singleton key`
   const run = snapshotOf(record, 'cancelled', {
     endedAt: nowMs,
     version: record.seq * 2 + 2,
@@ -26,4 +31,14 @@ export function cancelled(record: RunRecord, cause: CancelCause, nowMs: number):
   run.steps = run.steps.filter((s) => s.status !== 'retrying')
   delete run.nextAttemptAt
   return { kind: 'cancelled', run }
+}
+
+/** A run flow control did not start (a rate limit, idempotency, a singleton): shown, with why. */
+export function skipped(record: RunRecord, code: string, message: string, nowMs: number): Outcome {
+  const run = snapshotOf(record, 'skipped', {
+    endedAt: nowMs,
+    version: record.seq * 2 + 2,
+    error: { name: 'RunSkipped', code, message },
+  })
+  return { kind: 'skipped', run }
 }

@@ -14,7 +14,7 @@ import type { Bus, BusRecord } from '../bus/types.ts'
 import type { Rocks } from '../core/rocks.ts'
 import { ulidTime } from '../core/ids.ts'
 import type { RunRecord } from '../core/run-record.ts'
-import { createRocksRunnerState, cronTicks, parkedRecords } from './rocksdb.ts'
+import { createRocksRunnerState, cronTicks, flowEntries, parkedRecords } from './rocksdb.ts'
 import { decodeMark, encodeMark, type RunnerState } from './state.ts'
 import { deleteRange } from '../core/keyspaces.ts'
 
@@ -35,7 +35,19 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
   const { rocks, bus, topic, partition } = options
   const scope = `${options.scope}/p${partition}`
   // Whatever the local disk held for this partition (from an earlier assignment) may be stale.
-  await rocks.write([deleteRange('runnerMarks', `${scope}\0`), deleteRange('runnerParked', `${scope}\0`)])
+  await rocks.write(
+    (
+      [
+        'runnerMarks',
+        'runnerParked',
+        'runnerParkedByRun',
+        'runnerCron',
+        'runnerQueue',
+        'runnerQueuedByRun',
+        'runnerFlow',
+      ] as const
+    ).map((space) => deleteRange(space, `${scope}\0`)),
+  )
   const local = createRocksRunnerState(rocks, scope)
 
   // The newest value per key wins, as compaction would have it; then applied in one go.
@@ -49,14 +61,18 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
   const marks: Array<{ runId: string; mark: ReturnType<typeof decodeMark> }> = []
   const parked: RunRecord[] = []
   const ticks: Array<{ cron: string; atMs: number }> = []
+  const queued: RunRecord[] = []
+  const flow: Array<{ key: string; value: string }> = []
   for (const [key, value] of latest) {
     if (value.length === 0) continue
     if (key.startsWith('m\0')) marks.push({ runId: key.slice(2), mark: decodeMark(value.toString()) })
     else if (key.startsWith('p\0')) parked.push(JSON.parse(value.toString()) as RunRecord)
     else if (key.startsWith('c\0')) ticks.push({ cron: key.slice(2), atMs: Number(value.toString()) })
+    else if (key.startsWith('q\0')) queued.push(JSON.parse(value.toString()) as RunRecord)
+    else if (key.startsWith('f\0')) flow.push({ key: key.slice(2), value: value.toString() })
   }
   // A run has one parked record at a time; older ones of a run are leftovers of a crash (fenced by its mark).
-  await local.save({ marks, parked, unparked: [], cronTicks: ticks })
+  await local.save({ marks, parked, unparked: [], cronTicks: ticks, queued, flow })
   options.log.info(
     { topic, partition, marks: marks.length, parked: parked.length },
     'runner partition restored from its changelog',
@@ -67,6 +83,7 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
   let nextRefreshAt = Math.min(Date.now() + halfRetention, oldestStamp + halfRetention)
   const record = (key: string, value: string, atMs: number): BusRecord => ({ key, value, partition, timestampMs: atMs })
   const parkKey = (r: RunRecord) => `p\0${r.runId}\0${r.seq}`
+  const queuedKey = (r: RunRecord) => `q\0${r.runId}\0${r.seq}`
 
   return {
     processed: (runIds) => local.processed(runIds),
@@ -77,11 +94,18 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
         ...update.marks.map((m) => record(`m\0${m.runId}`, encodeMark(m.mark), ulidTime(m.runId))),
         ...update.parked.map((r) => record(parkKey(r), JSON.stringify(r), now)),
         ...(update.cronTicks ?? []).map((t) => record(`c\0${t.cron}`, String(t.atMs), now)),
+        ...(update.dequeued ?? []).map((r) => record(queuedKey(r), '', now)),
+        ...(update.queued ?? []).map((r) => record(queuedKey(r), JSON.stringify(r), now)),
+        ...(update.flow ?? []).map((f) => record(`f\0${f.key}`, f.value ?? '', now)),
       ]
       // Both must hold before the runner commits its batch; a failure redelivers the batch.
       await Promise.all([changes.length > 0 ? bus.publish(topic, changes) : undefined, local.save(update)])
     },
     parkedOf: (runId) => local.parkedOf(runId),
+    flowGet: (keys) => local.flowGet(keys),
+    queueHead: (key, limit) => local.queueHead(key, limit),
+    queueIndex: () => local.queueIndex(),
+    queuedOf: (runId) => local.queuedOf(runId),
     lastCronTick: (cron) => local.lastCronTick(cron),
     due: (nowMs, limit) => local.due(nowMs, limit),
     nextDueAt: () => local.nextDueAt(),
@@ -107,6 +131,12 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
         }
       }
       for await (const tick of cronTicks(rocks, scope)) page.push(record(`c\0${tick.cron}`, String(tick.atMs), nowMs))
+      for await (const entry of flowEntries(rocks, scope))
+        page.push(
+          'queued' in entry
+            ? record(queuedKey(entry.queued), JSON.stringify(entry.queued), nowMs)
+            : record(`f\0${entry.key}`, entry.value, nowMs),
+        )
       if (page.length > 0) await bus.publish(topic, page)
       nextRefreshAt = nowMs + halfRetention
     },

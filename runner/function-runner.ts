@@ -19,6 +19,7 @@ import { countRunEnd, functionLabel, stepDuration } from './metrics.ts'
 import { createApplier, type RunnerOutputs } from './apply.ts'
 import { createTimers } from './timers.ts'
 import { createCronSchedule } from './cron.ts'
+import { createFlowHandler } from './flow-handler.ts'
 
 export interface FunctionRunnerDeps {
   bus: Bus
@@ -43,7 +44,8 @@ export interface FunctionRunnerConfig {
 }
 
 const RUNNING_SNAPSHOT_AFTER_MS = 100
-const ended = (o: Outcome) => o.kind === 'completed' || o.kind === 'failed' || o.kind === 'cancelled'
+const ended = (o: Outcome) =>
+  o.kind === 'completed' || o.kind === 'failed' || o.kind === 'cancelled' || o.kind === 'skipped'
 
 export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionRunnerConfig) {
   const { fn, outputs, log } = deps
@@ -57,10 +59,22 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
   let subscription: Subscription | undefined
   /** Outcomes executed but not yet durable, by run and seq (see handle); emptied as they are applied. */
   const unapplied = new Map<string, Outcome>()
+  // With flow control, records wait in a durable queue and a scheduler executes them (flow-handler.ts).
+  const flow =
+    fn.flow &&
+    createFlowHandler(
+      { fn, flow: fn.flow, outputs, execute, applyOnce, resolve, wakeTimers: () => timers.wake(), log },
+      { maxInFlight: config.maxBatchRecords },
+    )
 
   async function handle(batch: Batch): Promise<void> {
     const state = states.get(batch.partition)
     if (!state) throw new Error(`runner ${fn.key}: partition ${batch.partition} has no open state`)
+    if (flow)
+      return flow.handle(
+        state,
+        batch.records.map(({ value }) => deps.codec.decode(value)),
+      )
     const byRun = new Map<string, FunctionRecord[]>()
     for (const { value } of batch.records) {
       const record = deps.codec.decode(value)
@@ -191,6 +205,7 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
         : undefined
     const execution = await executeFunction(fn, {
       event: functionEvent(record.event),
+      events: (record.events ?? [record.event]).map(functionEvent),
       runId: record.runId,
       attempt: record.attempt,
       steps: record.steps,
@@ -236,6 +251,7 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
           for (const p of assigned.flatMap((a) => a.partitions)) {
             const state = await deps.openState(p)
             states.set(p, state)
+            await flow?.open(state)
             if (p === 0) cron.start(state)
           }
           timers.wake()
@@ -247,7 +263,10 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
             if (p === 0) await cron.stop()
             const state = states.get(p)
             states.delete(p)
-            if (state && ![...states.values()].includes(state)) await state.close()
+            if (state && ![...states.values()].includes(state)) {
+              await flow?.close(state)
+              await state.close()
+            }
           }
         },
       })
@@ -255,6 +274,7 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
     },
     async stop() {
       await subscription?.stop()
+      await flow?.stop()
       await cron.stop()
       await timers.stop()
     },

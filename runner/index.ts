@@ -73,6 +73,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
         name: f.name,
         triggers: f.triggers,
         ...(f.cancelOn.length > 0 && { cancelOn: f.cancelOn }),
+        ...(f.flow && { flow: f.flow }),
         retries: f.retries,
         timeoutMs: f.timeoutMs,
       })),

@@ -20,6 +20,11 @@ export const functionLabel = cappedLabel(100)
 
 /** Counts a run that ended, once its outcome is durable. */
 export function countRunEnd(fn: string, outcome: Outcome): void {
-  if (outcome.kind === 'completed' || outcome.kind === 'failed' || outcome.kind === 'cancelled')
+  if (
+    outcome.kind === 'completed' ||
+    outcome.kind === 'failed' ||
+    outcome.kind === 'cancelled' ||
+    outcome.kind === 'skipped'
+  )
     functionRuns.inc({ function: fn, outcome: outcome.kind })
 }

@@ -15,6 +15,8 @@ export type Outcome =
   | { kind: 'failed'; run: RunDoc }
   /** A cancel signal: the run ends without executing further (runner/cancel.ts). */
   | { kind: 'cancelled'; run: RunDoc }
+  /** Flow control started no run (runner/gate.ts): the run shows why. */
+  | { kind: 'skipped'; run: RunDoc }
   /** A step paused the run: the next record waits (runner/waits.ts) until its due time or a signal. */
   | { kind: 'wait'; next: RunRecord; invoke?: EventRecord }
 

@@ -3,6 +3,9 @@
 //   `S<scope>\0<dueAt hex12>\0<runId>\0<seq>` → parked RunRecord JSON   (sorted by due time)
 //   `Q<scope>\0<runId>` → `<dueAt hex12>\0<seq>` of the run's parked record   (a signal finds it)
 //   `J<scope>\0<cron>` → the last cron tick run
+//   `B<scope>\0<queue key>\0<order hex13>\0<runId>\0<seq>` → a record waiting for flow control's admission
+//   `A<scope>\0<runId>` → `<queue key>\0<order hex13>\0<seq>` of the run's queued record
+//   `K<scope>\0<name>\0<key>` → flow-control state (rate limits, throttles, batches, debounces, …)
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { seededUlids } from '../core/ids.ts'
 import type { RunRecord } from '../core/run-record.ts'
@@ -10,12 +13,26 @@ import { decodeMark, encodeMark, NO_MARK, type RunnerState } from './state.ts'
 import { keyPrefix, keyRange } from '../core/keyspaces.ts'
 
 const hex12 = (n: number) => n.toString(16).padStart(12, '0')
+const hex13 = (n: number) => Math.max(0, Math.round(n)).toString(16).padStart(13, '0')
 
 export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState {
   const markPrefix = keyPrefix('runnerMarks', `${scope}\0`)
   const parkPrefix = keyPrefix('runnerParked', `${scope}\0`)
   const byRunPrefix = keyPrefix('runnerParkedByRun', `${scope}\0`)
   const cronPrefix = keyPrefix('runnerCron', `${scope}\0`)
+  const queuePrefix = keyPrefix('runnerQueue', `${scope}\0`)
+  const queuedByRunPrefix = keyPrefix('runnerQueuedByRun', `${scope}\0`)
+  const flowPrefix = keyPrefix('runnerFlow', `${scope}\0`)
+  const queueTail = (r: RunRecord) => `${r.queue!.key}\0${hex13(r.queue!.order)}`
+  const queueKey = (r: RunRecord) => `${queuePrefix}${queueTail(r)}\0${r.runId}\0${r.seq}`
+  const enqueue = (r: RunRecord): WriteOp[] => [
+    { type: 'put', key: queueKey(r), value: JSON.stringify(r) },
+    { type: 'put', key: queuedByRunPrefix + r.runId, value: `${queueTail(r)}\0${r.seq}` },
+  ]
+  const dequeue = (r: RunRecord): WriteOp[] => [
+    { type: 'del', key: queueKey(r) },
+    { type: 'del', key: queuedByRunPrefix + r.runId },
+  ]
   const markKey = (runId: string) => markPrefix + runId
   const parkTail = (r: RunRecord) => `${hex12(r.dueAt ?? 0)}\0${r.seq}`
   const parkKey = (r: RunRecord) => `${parkPrefix}${hex12(r.dueAt ?? 0)}\0${r.runId}\0${r.seq}`
@@ -34,13 +51,48 @@ export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState
       const values = await rocks.getMany(runIds.map(markKey))
       return values.map((v) => (v ? decodeMark(v.toString()) : NO_MARK))
     },
-    async save({ marks, parked, unparked, cronTicks = [] }) {
+    async save({ marks, parked, unparked, cronTicks = [], queued = [], dequeued = [], flow = [] }) {
       await rocks.write([
+        ...dequeued.flatMap(dequeue),
         ...unparked.flatMap(unpark),
         ...marks.map((m) => ({ type: 'put' as const, key: markKey(m.runId), value: encodeMark(m.mark) })),
         ...parked.flatMap(park),
         ...cronTicks.map((t) => ({ type: 'put' as const, key: cronPrefix + t.cron, value: String(t.atMs) })),
+        ...queued.flatMap(enqueue),
+        ...flow.map(({ key, value }) =>
+          value === null
+            ? { type: 'del' as const, key: flowPrefix + key }
+            : { type: 'put' as const, key: flowPrefix + key, value },
+        ),
       ])
+    },
+    async flowGet(keys) {
+      const values = await rocks.getMany(keys.map((k) => flowPrefix + k))
+      return values.map((v) => (v ? v.toString() : null))
+    },
+    async queueHead(key, limit) {
+      const records: RunRecord[] = []
+      for await (const { value } of rocks.scan({ ...keyRange('runnerQueue', `${scope}\0${key}\0`), limit }))
+        records.push(JSON.parse(value.toString()) as RunRecord)
+      return records
+    },
+    async queueIndex() {
+      const index = new Map<string, { count: number; first: number }>()
+      for await (const { key } of rocks.scan({ ...keyRange('runnerQueue', `${scope}\0`), batch: 256 })) {
+        const rest = key.slice(queuePrefix.length)
+        const [queue, order] = rest.split('\0')
+        const entry = index.get(queue)
+        if (entry) entry.count++
+        else index.set(queue, { count: 1, first: parseInt(order, 16) })
+      }
+      return index
+    },
+    async queuedOf(runId) {
+      const tail = await rocks.get(queuedByRunPrefix + runId)
+      if (!tail) return null
+      const [queue, order, seq] = tail.toString().split('\0')
+      const value = await rocks.get(`${queuePrefix}${queue}\0${order}\0${runId}\0${seq}`)
+      return value ? (JSON.parse(value.toString()) as RunRecord) : null
     },
     async parkedOf(runId) {
       const tail = await rocks.get(byRunPrefix + runId)
@@ -98,4 +150,16 @@ export async function* cronTicks(rocks: Rocks, scope: string): AsyncIterable<{ c
   const prefix = keyPrefix('runnerCron', `${scope}\0`)
   for await (const { key, value } of rocks.scan(keyRange('runnerCron', `${scope}\0`)))
     yield { cron: key.slice(prefix.length), atMs: Number(value.toString()) }
+}
+
+/** Every queued record and flow-control entry of `scope` (what a changelog re-writes). */
+export async function* flowEntries(
+  rocks: Rocks,
+  scope: string,
+): AsyncIterable<{ queued: RunRecord } | { key: string; value: string }> {
+  for await (const { value } of rocks.scan({ ...keyRange('runnerQueue', `${scope}\0`), batch: 256 }))
+    yield { queued: JSON.parse(value.toString()) as RunRecord }
+  const prefix = keyPrefix('runnerFlow', `${scope}\0`)
+  for await (const { key, value } of rocks.scan({ ...keyRange('runnerFlow', `${scope}\0`), batch: 256 }))
+    yield { key: key.slice(prefix.length), value: value.toString() }
 }

@@ -22,6 +22,11 @@ export interface StateUpdate {
   unparked: RunRecord[]
   /** Cron schedules whose tick ran: the schedule as written → the scheduled time. */
   cronTicks?: Array<{ cron: string; atMs: number }>
+  /** Records to run once flow control admits them (their `queue` says where), and those taken out. */
+  queued?: RunRecord[]
+  dequeued?: RunRecord[]
+  /** Flow-control state by key (rate limits, batches, debounces, …); null deletes. */
+  flow?: Array<{ key: string; value: string | null }>
 }
 
 /**
@@ -45,6 +50,14 @@ export interface RunnerState {
   unpark(records: RunRecord[]): Promise<void>
   /** The scheduled time of the last tick run of schedule `cron`, or null. */
   lastCronTick(cron: string): Promise<number | null>
+  /** Flow-control state by key, null when absent. */
+  flowGet(keys: string[]): Promise<Array<string | null>>
+  /** The queued records of one queue key, in order, at most `limit`. */
+  queueHead(queueKey: string, limit: number): Promise<RunRecord[]>
+  /** Per queue key: how many records wait, and the first one's order (rebuilding a scheduler). */
+  queueIndex(): Promise<Map<string, { count: number; first: number }>>
+  /** The record of `runId` queued now, if any. */
+  queuedOf(runId: string): Promise<RunRecord | null>
   /** Forgets the marks of runs whose events are older than `beforeMs` (run IDs carry that time). */
   expire(beforeMs: number): Promise<void>
   /** Keeps long-parked records durable where a log's retention would drop them (a changelog); else nothing. */

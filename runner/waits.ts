@@ -59,6 +59,7 @@ function invokeEvent(
       stepId,
       seq,
       target: pause.functionKey,
+      ...(record.routeKey !== undefined && { routeKey: record.routeKey }),
     },
   }
 }

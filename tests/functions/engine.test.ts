@@ -22,6 +22,7 @@ const event: EventRecord = {
 const silent = { debug() {}, info() {}, warn() {}, error() {} }
 const input = (steps: ExecutionInput['steps'] = [], sent: string[][] = []): ExecutionInput => ({
   event: { ...event },
+  events: [{ ...event }],
   runId: 'run',
   attempt: 0,
   steps,

@@ -2,8 +2,8 @@
 // concurrency slots, and the keys of its throttle, rate limit, debounce, batch, idempotency and
 // singleton, and its priority. An expression that fails on the event (a missing field) gives the
 // null key: such events share one bucket.
-import type { EventRecord } from '../core/event.ts'
-import { compileValue } from '../core/expression.ts'
+import type { EventRecord } from './event.ts'
+import { compileValue } from './expression.ts'
 import type { FlowControl } from '../client/flow.ts'
 
 export interface FlowKeys {
