@@ -3,11 +3,11 @@ import { SluiceError } from '../core/errors.ts'
 import { isUlid } from '../core/ids.ts'
 
 /** A time filter: milliseconds, or an ISO 8601 time (converted to milliseconds). */
-export function queryTime(field: string, text: string | undefined): number | undefined {
+export function queryTime(field: string, text: string | undefined, where = 'query'): number | undefined {
   if (text === undefined || text === '') return undefined
   const value = /^\d+$/.test(text) ? Number(text) : Date.parse(text)
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new SluiceError('REQUEST_INVALID', `query.${field}: must be an integer (milliseconds) or an ISO 8601 time`)
+    throw new SluiceError('REQUEST_INVALID', `${where}.${field}: must be an integer (milliseconds) or an ISO 8601 time`)
   }
   return value
 }

@@ -207,6 +207,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     )
   }
   if (roles.has('api')) {
+    stages.push({ start: () => functions.bulk.start(), stop: () => functions.bulk.stop() })
     const eventRoutes = [
       eventsStreamRoutes({ events: adapters.events }),
       eventReplayRoutes({ events: adapters.events, incoming }),

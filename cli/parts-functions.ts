@@ -27,6 +27,9 @@ import { createWaitsTopic } from '../router/waits-topic.ts'
 import type { WaitStore } from '../router/waits-store.ts'
 import { runsRoutes } from '../api/runs.ts'
 import { functionsRoutes } from '../api/functions.ts'
+import { functionActionsRoutes } from '../api/function-actions.ts'
+import { bulkRoutes } from '../api/bulk.ts'
+import { createBulkWorker } from '../api/bulk-worker.ts'
 import { runActionsRoutes } from '../api/run-actions.ts'
 
 export interface FunctionPartsDeps {
@@ -79,6 +82,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
         topics: functionTopics,
         outputs: { runs, incoming: deps.incoming, waits: waits.output },
         openState: (fn, partition) => deps.openRunnerState(functionTopics.scopeOf(fn), partition),
+        pauseOf: (env, key) => deps.control.get('pause', `${env}/${key}`),
         log: log.child({ stage: 'runner' }),
       },
       {
@@ -116,6 +120,17 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
         expireIntervalMs: config.waitsExpireIntervalMs,
       },
     ),
+    /** Bulk cancels and replays, worked through by the api role. */
+    bulk: createBulkWorker({
+      control: deps.control,
+      runs: runStore,
+      events: deps.events,
+      functionRuns: (fn) => functionTopics.output(fn),
+      snapshots: runs,
+      functionOf: (env, key) => registry.list(env).find((f) => f.key === key),
+      routeKeyOf,
+      log: log.child({ stage: 'bulk' }),
+    }),
     routes: [
       runsRoutes({ runs: runStore }),
       runActionsRoutes({
@@ -129,6 +144,8 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
         },
       }),
       functionsRoutes(registry),
+      functionActionsRoutes({ control: deps.control, list: (env) => registry.list(env) }),
+      bulkRoutes({ control: deps.control, runs: runStore }),
     ],
   }
 }

@@ -86,12 +86,64 @@ export interface FunctionDoc {
   registeredAt: number
 }
 
+/**
+ * A function paused from the REST API: its new runs are held by its runner, durably, until it is
+ * resumed; then they run in order, or are skipped when `skipHeld`. Kept after a resume (what to do
+ * with what was held), replaced by the next pause.
+ */
+export interface PauseDoc {
+  /** `<env>/<key>`, as the function's registration. */
+  id: string
+  env: string
+  key: string
+  paused: boolean
+  pausedAt: number
+  resumedAt?: number
+  /** On resume: the runs held while paused end as skipped instead of running. */
+  skipHeld?: boolean
+}
+
+/** Which runs a bulk action touches (all given fields must match). */
+export interface RunFilter {
+  function?: string
+  env?: string
+  status?: string
+  eventName?: string
+  /** Queue time bounds, epoch milliseconds (exclusive). */
+  queuedAfter?: number
+  queuedBefore?: number
+}
+
+/** A bulk cancel or replay, worked through in the background by the api role (api/bulk-worker.ts). */
+export interface BulkJobDoc {
+  id: string
+  action: 'cancel' | 'replay'
+  /** Replay: `new` starts new runs of the same events; `retry` continues failed runs from their last step. */
+  mode?: 'new' | 'retry'
+  filter: RunFilter
+  status: 'running' | 'done' | 'failed'
+  /** Runs read so far, runs that matched the filter, runs acted on, runs skipped (ended, not failed, …). */
+  scanned: number
+  matched: number
+  done: number
+  skipped: number
+  /** Where the next page of runs starts. */
+  cursor: string | null
+  error?: string
+  createdAt: number
+  updatedAt: number
+  /** The process working on it until then (one at a time). */
+  lease?: { owner: string; until: number }
+}
+
 export interface ControlDocs {
   env: EnvDoc
   /** Stored under the key's hash. */
   key: KeyDoc
   webhook: WebhookDoc
   function: FunctionDoc
+  pause: PauseDoc
+  job: BulkJobDoc
 }
 
 export type ControlKind = keyof ControlDocs

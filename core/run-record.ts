@@ -91,6 +91,8 @@ export interface RunRecord {
   /** Flow control: where the record waits for admission, and the run's keys (runner/flow-keys.ts). */
   queue?: { key: string; order: number }
   flow?: FlowKeyValues
+  /** Held while its function was paused and published again on resume: not held again. */
+  released?: true
   /** A debounced run's record, parked until its quiet period ends; a batch's timer. */
   gather?: { kind: 'debounce' | 'batch'; key: string }
   queuedAt: number

@@ -17,6 +17,7 @@ import { flowKeys } from '../core/flow-keys.ts'
 import { createFlowView } from './flow-view.ts'
 import { createScheduler, queuePlace } from './scheduler.ts'
 import type { RunnerOutputs } from './apply.ts'
+import type { Hold } from './hold.ts'
 
 export interface FlowHandlerDeps {
   fn: SluiceFunction
@@ -26,6 +27,7 @@ export interface FlowHandlerDeps {
   execute(record: RunRecord): Promise<Outcome>
   applyOnce(record: RunRecord, outcome: Outcome): Promise<void>
   resolve(record: RunRecord, resolution: Resolution): Promise<Outcome>
+  hold: Hold
   /** A parked record may be due sooner than the timer loop thinks. */
   wakeTimers(): void
   log: Logger
@@ -167,6 +169,10 @@ export function createFlowHandler(deps: FlowHandlerDeps, config: { maxInFlight: 
       }
       if (record.dueAt !== undefined && record.dueAt > now()) {
         park(record)
+        continue
+      }
+      if (deps.hold.holds(record)) {
+        update.queued!.push(deps.hold.held(record))
         continue
       }
       if (record.seq === 0 && (record.flow === undefined || record.gather)) {

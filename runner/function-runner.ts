@@ -20,6 +20,8 @@ import { createApplier, type RunnerOutputs } from './apply.ts'
 import { createTimers } from './timers.ts'
 import { createCronSchedule } from './cron.ts'
 import { createFlowHandler } from './flow-handler.ts'
+import { createHold } from './hold.ts'
+import type { PauseDoc } from '../control/types.ts'
 
 export interface FunctionRunnerDeps {
   bus: Bus
@@ -28,6 +30,8 @@ export interface FunctionRunnerDeps {
   outputs: RunnerOutputs
   /** Whether `key` is served in `env`: step.invoke of anything else fails at once. */
   isServed(env: string, key: string): boolean
+  /** The function's pause, if it was ever paused (the control plane's, in memory). */
+  pauseOf(): PauseDoc | undefined
   /** Opens the state of one input partition (the same object may serve several). */
   openState(partition: number): Promise<RunnerState>
   log: Logger
@@ -59,11 +63,20 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
   let subscription: Subscription | undefined
   /** Outcomes executed but not yet durable, by run and seq (see handle); emptied as they are applied. */
   const unapplied = new Map<string, Outcome>()
+  // A paused function's new runs wait in its state until it is resumed (hold.ts).
+  const hold = createHold({
+    fn,
+    pauseOf: deps.pauseOf,
+    self: outputs.self,
+    applyOnce,
+    states: () => states.values(),
+    log,
+  })
   // With flow control, records wait in a durable queue and a scheduler executes them (flow-handler.ts).
   const flow =
     fn.flow &&
     createFlowHandler(
-      { fn, flow: fn.flow, outputs, execute, applyOnce, resolve, wakeTimers: () => timers.wake(), log },
+      { fn, flow: fn.flow, outputs, execute, applyOnce, resolve, hold, wakeTimers: () => timers.wake(), log },
       { maxInFlight: config.maxBatchRecords },
     )
 
@@ -156,6 +169,10 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
       if (record.seq <= mark.seq) continue // a duplicate of a record already processed
       if (mark.state === 'cancelling') {
         await finish(record, cancelled(record, mark.cause!, Date.now()))
+        continue
+      }
+      if (hold.holds(record)) {
+        update.queued = [...(update.queued ?? []), hold.held(record)]
         continue
       }
       if (record.dueAt !== undefined && record.dueAt > Date.now()) {
@@ -271,9 +288,11 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
         },
       })
       timers.start()
+      hold.start()
     },
     async stop() {
       await subscription?.stop()
+      await hold.stop()
       await flow?.stop()
       await cron.stop()
       await timers.stop()

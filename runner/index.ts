@@ -11,6 +11,7 @@ import type { RunDoc } from '../core/run-doc.ts'
 import { SluiceError } from '../core/errors.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import type { FunctionRegistry, SyncScope } from '../control/functions.ts'
+import type { PauseDoc } from '../control/types.ts'
 import type { WaitsOutput } from '../router/waits-types.ts'
 import { createFunctionRunner } from './function-runner.ts'
 import type { RunnerState } from './state.ts'
@@ -24,6 +25,8 @@ export interface RunnerDeps {
   topics: FunctionTopics
   outputs: { runs: Output<RunDoc>; incoming: Output<EventRecord>; waits: WaitsOutput }
   openState(fn: FunctionRef, partition: number): Promise<RunnerState>
+  /** A function's pause (control plane), if it was ever paused. */
+  pauseOf(env: string, key: string): PauseDoc | undefined
   log: Logger
 }
 
@@ -95,6 +98,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
             functionRuns: (ref) => deps.topics.output(ref),
           },
           isServed: (env, key) => deps.registry.list(env).some((f) => f.key === key),
+          pauseOf: () => deps.pauseOf(fn.env, fn.key),
           openState: (partition) => deps.openState(fn, partition),
           log: log.child({ fn: fn.key, env: fn.env }),
         },

@@ -9,6 +9,7 @@ import type { RunRecord } from '../core/run-record.ts'
 import type { FlowControl } from '../client/flow.ts'
 import type { RunnerState } from './state.ts'
 import { gcra } from './flow-view.ts'
+import { HELD } from './hold.ts'
 
 /** Concurrency slots shared by every function of the process (`scope: "env"` limits). */
 const envSlots = new Map<string, number>()
@@ -161,7 +162,7 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
     async open(state: RunnerState): Promise<void> {
       if (queues.has(state)) return
       const index = new Map<string, QueueEntry>()
-      for (const [key, { count, first }] of await state.queueIndex()) index.set(key, { count, first })
+      for (const [key, { count, first }] of await state.queueIndex()) if (key !== HELD) index.set(key, { count, first })
       queues.set(state, index)
       wake()
     },
@@ -176,6 +177,7 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
       const index = queues.get(state)
       if (!index) return
       for (const r of records) {
+        if (r.queue!.key === HELD) continue
         const entry =
           index.get(r.queue!.key) ?? index.set(r.queue!.key, { count: 0, first: r.queue!.order }).get(r.queue!.key)!
         entry.count++

@@ -82,6 +82,7 @@ async function serve(
         waits: { register: async () => {}, remove: async () => {} },
       },
       isServed: () => true,
+      pauseOf: () => undefined,
       openState: async () => options.state ?? createRocksRunnerState(rocks, topic),
       log,
     },
