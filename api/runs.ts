@@ -89,6 +89,7 @@ export function presentRun(r: RunDoc) {
     next_attempt_at: iso(r.nextAttemptAt),
     waiting_for: presentPause(r.steps.find((s) => s.status === 'waiting')?.pause),
     cancelled_by: r.error?.cancelledBy ? snakeCause(r.error.cancelledBy) : null,
+    event_ids: r.eventIds ?? [r.eventId],
     queued_at: iso(r.queuedAt),
     started_at: iso(r.startedAt),
     ended_at: iso(r.endedAt),

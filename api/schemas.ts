@@ -212,6 +212,7 @@ export const Run = Type.Object({
   error: Nullable(RunError),
   next_attempt_at: Nullable(Time('Next retry')),
   waiting_for: Nullable(Pause),
+  event_ids: Type.Array(Type.String(), { description: "The run's events: a batch run's (batchEvents) all, in order" }),
   cancelled_by: Nullable(CancelledBy),
   queued_at: Nullable(Time('Queue time')),
   started_at: Nullable(Time('Start time')),

@@ -88,4 +88,6 @@ export interface RunDoc {
   endedAt?: number
   /** Grows with every snapshot of the run: the store keeps the highest. */
   version: number
+  /** A batch run's events (batchEvents), the first of which is `eventId`. */
+  eventIds?: string[]
 }

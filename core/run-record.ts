@@ -166,6 +166,7 @@ export function snapshotOf(record: RunRecord, status: RunStatus, extra: Partial<
     ...(record.failing && { error: record.failing.error }),
     ...(record.dueAt !== undefined && status === 'running' && !record.waiting && { nextAttemptAt: record.dueAt }),
     version: record.seq * 2,
+    ...(record.events && { eventIds: record.events.map((e) => e.internalId) }),
     ...extra,
   }
 }

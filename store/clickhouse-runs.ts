@@ -22,10 +22,11 @@ export interface RunRow {
   started_at: number | string | null
   ended_at: number | string | null
   version: number | string
+  event_ids: string[]
 }
 
 const COLUMNS =
-  'run_id, function_id, env, event_id, event_name, status, attempts, steps, output, error, next_attempt_at, queued_at, started_at, ended_at, version'
+  'run_id, function_id, env, event_id, event_name, status, attempts, steps, output, error, next_attempt_at, queued_at, started_at, ended_at, version, event_ids'
 
 export function runToRow(run: RunDoc): RunRow {
   const {
@@ -44,6 +45,7 @@ export function runToRow(run: RunDoc): RunRow {
     startedAt,
     endedAt,
     version,
+    eventIds,
     ...unmapped
   } = run
   // Compile-time guard: a field added to RunDoc fails here instead of being dropped silently.
@@ -66,6 +68,7 @@ export function runToRow(run: RunDoc): RunRow {
     started_at: startedAt ?? null,
     ended_at: endedAt ?? null,
     version,
+    event_ids: eventIds ?? [],
   }
 }
 
@@ -86,6 +89,7 @@ function rowToRun(row: RunRow): RunDoc {
     ...(row.started_at !== null && { startedAt: Number(row.started_at) }),
     ...(row.ended_at !== null && { endedAt: Number(row.ended_at) }),
     version: Number(row.version),
+    ...(row.event_ids?.length > 0 && { eventIds: row.event_ids }),
   }
 }
 

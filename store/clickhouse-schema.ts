@@ -32,7 +32,10 @@ export function tableNames(database: string): TableNames {
 // tables already end in 2105 (toDateTime(4294967295) prints 1970-01-01 06:28:15 there).
 const seconds = (ms: string) => `toDateTime(least(intDiv(${ms}, 1000), 4102444799))`
 
-/** Every statement is idempotent (`IF NOT EXISTS`), so each process runs them all at start. */
+/**
+ * Every statement is idempotent (`IF NOT EXISTS`; an added column that exists is refused, and the
+ * store takes that as done), so each process runs them all at start.
+ */
 export function schemaStatements(database: string): string[] {
   const db = sqlIdentifier(database)
   const t = tableNames(database)
@@ -109,6 +112,15 @@ ORDER BY (key, run_id)`,
 SELECT key, function_id, run_id, queued_at
 FROM ${t.runs}
 ARRAY JOIN [run_id, event_id] AS key`,
+
+    // A batch run's events (batchEvents), every one of which lists the run. Added after the table:
+    // a column added to a table that has it already is refused, which the store takes as done.
+    `ALTER TABLE ${t.runs} ADD COLUMN event_ids Array(String) DEFAULT []`,
+
+    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.run_event_keys_mv TO ${t.runKeys} AS
+SELECT key, function_id, run_id, queued_at
+FROM ${t.runs}
+ARRAY JOIN event_ids AS key`,
 
     `CREATE TABLE IF NOT EXISTS ${t.requests} (
     webhook_id String,

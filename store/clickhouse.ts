@@ -68,7 +68,7 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
   let server: ServerInfo
   try {
     server = await serverInfo(client)
-    for (const query of statements) await client.command({ query })
+    for (const query of statements) await client.command({ query }).catch((err) => columnExists(query, err))
   } catch (err) {
     await client.close()
     throw startupError(err, config)
@@ -157,4 +157,14 @@ function startupError(err: unknown, config: ClickHouseConfig): unknown {
     return new SluiceError('CERTIFICATE_UNTRUSTED', message, { cause: err })
   }
   return err
+}
+
+/** An `ADD COLUMN` of a column the table has: done already (18.16 and current releases word it alike). */
+function columnExists(query: string, err: unknown): void {
+  if (
+    /^ALTER TABLE .* ADD COLUMN /.test(query) &&
+    /column with this name already exists/.test(String((err as Error)?.message))
+  )
+    return
+  throw err
 }

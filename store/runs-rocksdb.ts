@@ -31,7 +31,8 @@ export function createRocksRunStore(rocks: Rocks): RunStore {
       if (previous && previous.version >= run.version) return
       ops.push({ type: 'put', key: docKey(run.runId), value: JSON.stringify(run) })
       if (!previous) {
-        ops.push({ type: 'put', key: eventKey(run.eventId, run.runId), value: '' })
+        for (const eventId of run.eventIds ?? [run.eventId])
+          ops.push({ type: 'put', key: eventKey(eventId, run.runId), value: '' })
         ops.push({ type: 'put', key: functionKey(run.functionId, run.runId), value: '' })
       }
       if (previous && previous.status !== run.status)

@@ -43,7 +43,7 @@ const statementsOf = (sql: string) =>
     .filter(Boolean)
 
 const blocks = sqlBlocks(await readFile(new URL('../docs/clickhouse.md', import.meta.url), 'utf8'))
-const ddl = blocks.filter((b) => /^CREATE\b/.test(b.sql))
+const ddl = blocks.filter((b) => /^(CREATE|ALTER)\b/.test(b.sql))
 const examples = blocks.filter((b) => /^SELECT\b/.test(b.sql))
 
 t.test('the documented DDL is the schema the store creates, statement for statement', async (t) => {
