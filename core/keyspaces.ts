@@ -126,13 +126,13 @@ export const KEY_SPACES = {
   runnerQueue: space(
     'B',
     'runner/rocksdb.ts',
-    '<scope>\\0<flow key>\\0<order hex13>\\0<runId>\\0<seq> → RunRecord JSON',
+    '<scope>\\0<flow key>\\0<order hex13>\\0<eventId>\\0<runId>\\0<seq> → RunRecord JSON',
     {
       scanned: true,
       rangeDeleted: true,
     },
   ),
-  runnerQueuedByRun: space('A', 'runner/rocksdb.ts', '<scope>\\0<runId> → <flow key>\\0<order hex13>\\0<seq>', {
+  runnerQueuedByRun: space('A', 'runner/rocksdb.ts', '<scope>\\0<runId> → <flow key>\\0<order hex13>\\0<eventId>\\0<seq>', {
     rangeDeleted: true,
   }),
   runnerFlow: space('K', 'runner/rocksdb.ts', '<scope>\\0<name>\\0<key> → flow state JSON (rate limits, batches, …)', {

@@ -3,8 +3,8 @@
 //   `S<scope>\0<dueAt hex12>\0<runId>\0<seq>` → parked RunRecord JSON   (sorted by due time)
 //   `Q<scope>\0<runId>` → `<dueAt hex12>\0<seq>` of the run's parked record   (a signal finds it)
 //   `J<scope>\0<cron>` → the last cron tick run
-//   `B<scope>\0<queue key>\0<order hex13>\0<runId>\0<seq>` → a record waiting for flow control's admission
-//   `A<scope>\0<runId>` → `<queue key>\0<order hex13>\0<seq>` of the run's queued record
+//   `B<scope>\0<queue key>\0<order hex13>\0<eventId>\0<runId>\0<seq>` → a record waiting for admission
+//   `A<scope>\0<runId>` → `<queue key>\0<order hex13>\0<eventId>\0<seq>` of the run's queued record
 //   `K<scope>\0<name>\0<key>` → flow-control state (rate limits, throttles, batches, debounces, …)
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { seededUlids } from '../core/ids.ts'
@@ -23,7 +23,8 @@ export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState
   const queuePrefix = keyPrefix('runnerQueue', `${scope}\0`)
   const queuedByRunPrefix = keyPrefix('runnerQueuedByRun', `${scope}\0`)
   const flowPrefix = keyPrefix('runnerFlow', `${scope}\0`)
-  const queueTail = (r: RunRecord) => `${r.queue!.key}\0${hex13(r.queue!.order)}`
+  // Within a millisecond, by the triggering event's ID: the events of one request keep their order.
+  const queueTail = (r: RunRecord) => `${r.queue!.key}\0${hex13(r.queue!.order)}\0${r.event.internalId}`
   const queueKey = (r: RunRecord) => `${queuePrefix}${queueTail(r)}\0${r.runId}\0${r.seq}`
   const enqueue = (r: RunRecord): WriteOp[] => [
     { type: 'put', key: queueKey(r), value: JSON.stringify(r) },
@@ -90,8 +91,8 @@ export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState
     async queuedOf(runId) {
       const tail = await rocks.get(queuedByRunPrefix + runId)
       if (!tail) return null
-      const [queue, order, seq] = tail.toString().split('\0')
-      const value = await rocks.get(`${queuePrefix}${queue}\0${order}\0${runId}\0${seq}`)
+      const [queue, order, eventId, seq] = tail.toString().split('\0')
+      const value = await rocks.get(`${queuePrefix}${queue}\0${order}\0${eventId}\0${runId}\0${seq}`)
       return value ? (JSON.parse(value.toString()) as RunRecord) : null
     },
     async parkedOf(runId) {

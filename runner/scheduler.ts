@@ -15,11 +15,9 @@ import { HELD } from './hold.ts'
 const envSlots = new Map<string, number>()
 
 interface QueueEntry {
-  /** Records queued and not executing. */
-  count: number
-  /** The order of the first of them, for choosing among keys. */
+  /** The order of the key's first queued record, for choosing among keys. */
   first: number
-  /** The first of them, once read (a cache, dropped when the key's queue changes). */
+  /** Its first queued records that are not executing, once read (a cache, dropped when the queue changes). */
   heads?: RunRecord[]
 }
 
@@ -80,7 +78,7 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
     let earliest = Number.POSITIVE_INFINITY
     try {
       for (const [state, index] of queues) {
-        const candidates = [...index.entries()].filter(([, e]) => e.count > 0).sort((a, b) => a[1].first - b[1].first)
+        const candidates = [...index.entries()].sort((a, b) => a[1].first - b[1].first)
         for (const [key, entry] of candidates) {
           if (inFlight >= config.maxInFlight) break
           if (!entry.heads || entry.heads.length === 0) await readHeads(state, index, key, entry)
@@ -112,27 +110,17 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
     }
   }
 
-  function start(
-    state: RunnerState,
-    index: Map<string, QueueEntry>,
-    key: string,
-    entry: QueueEntry,
-    record: RunRecord,
-  ) {
+  function start(state: RunnerState, index: Map<string, QueueEntry>, key: string, entry: QueueEntry, record: RunRecord) {
     inFlight++
     take(record, 1)
     running.add(record.runId)
-    entry.count--
     entry.heads!.shift()
-    entry.first = entry.heads![0]?.queue!.order ?? entry.first
     const inState = executing.get(state) ?? executing.set(state, new Set()).get(state)!
     const done: Promise<void> = deps
       .execute(state, record)
       .catch((err) => {
         // Still queued: it is admitted again later (its outcome, if executed, is applied then).
         log.warn({ err, runId: record.runId }, 'a queued record did not run; it stays queued')
-        entry.count++
-        entry.heads = undefined
         wakeAt(Date.now() + 1000)
       })
       .finally(() => {
@@ -140,20 +128,24 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
         take(record, -1)
         running.delete(record.runId)
         inState.delete(done)
-        if (entry.count <= 0 && !index.get(key)?.heads?.length) index.delete(key)
+        // The run's next record may be queued already, behind the one that ran: read the key again.
+        const current = index.get(key)
+        if (current) current.heads = undefined
+        else if (queues.get(state) === index) index.set(key, { first: record.queue!.order })
         wake()
       })
     inState.add(done)
   }
 
-  /** The key's first queued records that are not executing, in order. */
+  /** The key's first queued records that are not executing, in order; the key is forgotten once empty. */
   async function readHeads(state: RunnerState, index: Map<string, QueueEntry>, key: string, entry: QueueEntry) {
-    const heads = (await state.queueHead(key, HEADS_READ + running.size)).filter((r) => !running.has(r.runId))
-    entry.heads = heads.slice(0, HEADS_READ)
-    if (heads.length === 0) {
-      entry.count = 0
+    const queued = await state.queueHead(key, HEADS_READ + running.size)
+    if (queued.length === 0) {
       index.delete(key)
-    } else entry.first = heads[0].queue!.order
+      return
+    }
+    entry.heads = queued.filter((r) => !running.has(r.runId)).slice(0, HEADS_READ)
+    entry.first = (entry.heads[0] ?? queued[0]).queue!.order
   }
 
   return {
@@ -162,7 +154,7 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
     async open(state: RunnerState): Promise<void> {
       if (queues.has(state)) return
       const index = new Map<string, QueueEntry>()
-      for (const [key, { count, first }] of await state.queueIndex()) if (key !== HELD) index.set(key, { count, first })
+      for (const [key, { first }] of await state.queueIndex()) if (key !== HELD) index.set(key, { first })
       queues.set(state, index)
       wake()
     },
@@ -178,9 +170,7 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
       if (!index) return
       for (const r of records) {
         if (r.queue!.key === HELD) continue
-        const entry =
-          index.get(r.queue!.key) ?? index.set(r.queue!.key, { count: 0, first: r.queue!.order }).get(r.queue!.key)!
-        entry.count++
+        const entry = index.get(r.queue!.key) ?? index.set(r.queue!.key, { first: r.queue!.order }).get(r.queue!.key)!
         entry.first = Math.min(entry.first, r.queue!.order)
         entry.heads = undefined
       }
@@ -191,9 +181,7 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
       const index = queues.get(state)
       for (const r of records) {
         const entry = index?.get(r.queue!.key)
-        if (!entry) continue
-        entry.count = Math.max(0, entry.count - 1)
-        entry.heads = undefined
+        if (entry) entry.heads = undefined
       }
       wake()
     },

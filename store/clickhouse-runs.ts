@@ -142,7 +142,11 @@ export function createClickHouseRunStore(deps: ClickHouseRunStoreDeps): RunStore
       if (q.limit <= 0) return { runs: [], nextCursor: null }
       const runs = await select((v) => {
         const fixed: string[] = []
-        if (q.eventId !== undefined) fixed.push(byKey(v, q.eventId), `event_id = ${v.string(q.eventId)}`)
+        if (q.eventId !== undefined)
+          fixed.push(
+            byKey(v, q.eventId),
+            `(event_id = ${v.string(q.eventId)} OR has(event_ids, ${v.string(q.eventId)}))`,
+          )
         if (q.functionId !== undefined) fixed.push(`function_id = ${v.string(q.functionId)}`)
         if (q.env !== undefined) fixed.push(`env = ${v.string(q.env)}`)
         if (q.cursor !== undefined) fixed.push(`run_id < ${v.string(q.cursor)}`)

@@ -63,7 +63,7 @@ export function createRocksRunStore(rocks: Rocks): RunStore {
 
   function matches(run: RunDoc, q: RunQuery): boolean {
     return (
-      (q.eventId === undefined || run.eventId === q.eventId) &&
+      (q.eventId === undefined || run.eventId === q.eventId || run.eventIds?.includes(q.eventId) === true) &&
       (q.functionId === undefined || run.functionId === q.functionId) &&
       (q.status === undefined || run.status === q.status) &&
       (q.env === undefined || run.env === q.env)

@@ -25,6 +25,27 @@ function run(overrides: Partial<RunDoc> = {}): RunDoc {
 }
 
 export function runStoreSuite(t: Test, name: string, open: () => Promise<RunStoreFixture>): void {
+  t.test(`${name}: a batch run (batchEvents) reads back with its events, and each of them finds it`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const [first, second, third] = [newUlid(), newUlid(), newUlid()]
+    const batch = run({ eventId: first, eventIds: [first, second, third], status: 'completed', version: 2 })
+    const alone = run({ eventId: second })
+    await f.store.upsertRuns([batch, alone])
+    t.same((await f.store.getRun(batch.runId))?.eventIds, [first, second, third])
+    for (const eventId of [first, third])
+      t.same(
+        (await f.store.queryRuns({ eventId, limit: 10 })).runs.map((r) => r.runId),
+        [batch.runId],
+        'found by each of its events',
+      )
+    t.same(
+      (await f.store.queryRuns({ eventId: second, limit: 10 })).runs.map((r) => r.runId).sort(),
+      [batch.runId, alone.runId].sort(),
+      'beside the runs the event started alone',
+    )
+  })
+
   t.test(`${name}: an upserted run reads back equal, by run ID`, async (t) => {
     const f = await open()
     t.teardown(() => f.close())
