@@ -35,7 +35,11 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
   const { rocks, bus, topic, partition } = options
   const scope = `${options.scope}/p${partition}`
   // Whatever the local disk held for this partition (from an earlier assignment) may be stale.
-  await rocks.write([deleteRange('runnerMarks', `${scope}\0`), deleteRange('runnerParked', `${scope}\0`)])
+  await rocks.write(
+    (['runnerMarks', 'runnerParked', 'runnerParkedByRun', 'runnerCron'] as const).map((space) =>
+      deleteRange(space, `${scope}\0`),
+    ),
+  )
   const local = createRocksRunnerState(rocks, scope)
 
   // The newest value per key wins, as compaction would have it; then applied in one go.
