@@ -60,13 +60,16 @@ export function RunPage({ id }: { id: string }) {
   const run = useApi(() => api('GET', `/v1/runs/${id}`), [id])
   const [action, setAction] = useState<{ ok?: string; error?: Error }>({})
   const r = run.data?.data
+  // The attempt a retry goes on with: the store shows the run as failed a moment longer, so ask until it has it.
+  const [retryAttempts, setRetryAttempts] = useState(0)
   const unfinished = r && UNFINISHED.has(r.status)
+  const polling = unfinished || (r && r.attempts < retryAttempts)
   const refreshMs = r?.status === 'waiting' && !action.ok ? WAITING_REFRESH_MS : REFRESH_MS
   useEffect(() => {
-    if (!unfinished) return
+    if (!polling) return
     const timer = setInterval(run.reload, refreshMs)
     return () => clearInterval(timer)
-  }, [unfinished, refreshMs])
+  }, [polling, refreshMs])
   if (run.loading && !r) return <Loading />
   if (!r)
     return (
@@ -81,7 +84,8 @@ export function RunPage({ id }: { id: string }) {
   const steps = timeline(r)
   const retry = () =>
     api('POST', `/v1/runs/${id}/retry`).then(
-      () => {
+      (retried) => {
+        setRetryAttempts(retried.data.attempts)
         setAction({ ok: 'Retrying from the failed step; completed steps keep their results.' })
         run.reload()
       },
