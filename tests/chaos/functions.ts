@@ -22,7 +22,11 @@ export const fulfil = client.createFunction(
     if (event.data.flaky === true && attempt === 0)
       throw new Error('the first attempt of a flaky order fails on purpose')
     await step.sleep('cool-down', '1s')
-    const paid = await step.waitForEvent('paid', { event: 'chaos/paid', match: 'data.order', timeout: '2m' })
+    const paid = await step.waitForEvent('paid', {
+      event: 'chaos/paid',
+      if: 'async.data.order == event.internalId',
+      timeout: '30s',
+    })
     await step.run('charge', () => sideEffect('fulfil', 'charge', event.internalId, attempt))
     await step.sendEvent('shipped', { name: 'chaos/shipped', data: { order: event.internalId } })
     return { order: event.internalId, paid: paid !== null }
@@ -31,7 +35,7 @@ export const fulfil = client.createFunction(
 
 /** Pays each order a few seconds later, after `fulfil` began to wait for it. */
 export const pay = client.createFunction({ id: 'pay' }, { event: 'chaos/order' }, async ({ event, step, attempt }) => {
-  await step.sleep('delay', '5s')
+  await step.sleep('delay', '8s')
   await step.run('pay', () => sideEffect('pay', 'pay', event.internalId, attempt))
   await step.sendEvent('paid', { name: 'chaos/paid', data: { order: event.internalId } })
 })
