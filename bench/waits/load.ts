@@ -28,7 +28,8 @@ export async function steadyLoad(
   let n = 0
   for (let tick = 0; Date.now() < until; tick++) {
     const due = started + tick * TICK_MS
-    if (due > Date.now()) await sleep(due - Date.now())
+    const wait = due - Date.now()
+    if (wait > 0) await sleep(wait)
     const size = Math.floor(((tick + 1) * rate * TICK_MS) / 1000) - Math.floor((tick * rate * TICK_MS) / 1000)
     if (size === 0) continue
     if (inFlight.size >= MAX_IN_FLIGHT) {
