@@ -1,6 +1,6 @@
 // bench/waits/lookup: the wait matcher's lookup alone, in this process: router/waits-rocksdb.ts
 // `find` (one prefix scan of the match key) on a fresh RocksDB opened as the server opens it
-// (core/rocks.ts, cli/config.ts DEFAULTS), holding 10,000 then 100,000 open waits with distinct match
+// (core/rocks.ts, cli/settings.ts DEFAULTS), holding 10,000 then 100,000 open waits with distinct match
 // values (as the embedded server stores them: scope `all`). Per size: lookups of keys that have a
 // wait (a hit: one registration read and parsed) and of keys that have none (a miss: the common
 // case, an event nobody waits for), one at a time (as the matcher does within a batch) and 64 at a
@@ -15,7 +15,8 @@ import { join } from 'node:path'
 import { report } from '../lib.ts'
 import { round } from '../wrk.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { DEFAULTS, rocksMemoryOf } from '../../cli/config.ts'
+import { rocksMemoryOf } from '../../cli/config.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
 import { createRocksWaitStore } from '../../router/waits-rocksdb.ts'
 import { matchKey, type WaitRegistration } from '../../router/waits-types.ts'
 import { keyPrefix } from '../../core/keyspaces.ts'
@@ -72,7 +73,7 @@ for (const size of sizes) {
   const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-waits-lookup-'))
   const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
   try {
-    const store = createRocksWaitStore(rocks, 'all')
+    const store = await createRocksWaitStore(rocks, 'all')
     const now = Date.now()
     for (let from = 0; from < size; from += PUT_BATCH)
       await store.apply({
