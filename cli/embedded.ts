@@ -56,7 +56,7 @@ export async function startEmbedded(
     [topics.waits]: one,
     [topics.waitKeys]: { partitions: 1, compacted: true },
   })
-  const waitStore = createRocksWaitStore(rocks, 'all')
+  const waitStore = await createRocksWaitStore(rocks, 'all')
   const dedupStore = createRocksDedupStore(rocks, { windowMs: config.dedupWindowMs })
   const events = createRocksEventStore(rocks)
   const adapters: Adapters = {

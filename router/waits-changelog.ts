@@ -27,7 +27,7 @@ export async function openChangelogWaitStore(options: ChangelogWaitOptions): Pro
     deleteRange('waitsByExpiry', `${scope}\0`),
     deleteRange('waitsById', `${scope}\0`),
   ])
-  const local = createRocksWaitStore(rocks, scope)
+  const local = await createRocksWaitStore(rocks, scope)
   const latest = new Map<string, Buffer>()
   await bus.readPartition(topic, partition, async (records) => {
     for (const r of records) latest.set(r.key, r.value)

@@ -9,13 +9,28 @@ import type { WaitStore } from './waits-store.ts'
 
 const hex12 = (n: number) => Math.max(0, Math.min(n, 0xffffffffffff)).toString(16).padStart(12, '0')
 
-export function createRocksWaitStore(rocks: Rocks, scope: string): WaitStore {
+/**
+ * `open` keeps, in memory, how many waits each match key has: an event whose key has none (most
+ * events) is answered without reading RocksDB. Read back from the store when it opens.
+ */
+export async function createRocksWaitStore(rocks: Rocks, scope: string): Promise<WaitStore> {
   const byKey = keyPrefix('waits', `${scope}\0`)
   const byExpiry = keyPrefix('waitsByExpiry', `${scope}\0`)
   const byId = keyPrefix('waitsById', `${scope}\0`)
+  const open = new Map<string, number>()
+  const count = (key: string, by: number) => {
+    const n = (open.get(key) ?? 0) + by
+    if (n > 0) open.set(key, n)
+    else open.delete(key)
+  }
+  for await (const { value } of rocks.scan({ ...keyRange('waitsById', `${scope}\0`), batch: 1024 })) {
+    const entry = value.toString()
+    count(entry.slice(entry.indexOf('\0') + 1), 1)
+  }
 
   return {
     async find(key) {
+      if (!open.has(key)) return []
       const waits: WaitRegistration[] = []
       for await (const { value } of rocks.scan(keyRange('waits', `${scope}\0${key}\0`)))
         waits.push(JSON.parse(value.toString()) as WaitRegistration)
@@ -24,15 +39,21 @@ export function createRocksWaitStore(rocks: Rocks, scope: string): WaitStore {
     async apply({ put, remove }) {
       const ops: WriteOp[] = []
       const index = await rocks.getMany(remove.map((id) => byId + id))
+      const counted: Array<[string, number]> = []
       remove.forEach((waitId, i) => {
         const entry = index[i]?.toString()
         if (entry === undefined) return
         const at = entry.indexOf('\0')
+        counted.push([entry.slice(at + 1), -1])
         ops.push(
           { type: 'del', key: `${byKey}${entry.slice(at + 1)}\0${waitId}` },
           { type: 'del', key: `${byExpiry}${entry.slice(0, at)}\0${waitId}` },
           { type: 'del', key: byId + waitId },
         )
+      })
+      const known = await rocks.getMany(put.map((w) => byId + w.waitId))
+      put.forEach((wait, i) => {
+        if (!known[i]) counted.push([matchKey(wait), 1])
       })
       for (const wait of put) {
         const key = matchKey(wait)
@@ -44,6 +65,7 @@ export function createRocksWaitStore(rocks: Rocks, scope: string): WaitStore {
         )
       }
       await rocks.write(ops)
+      for (const [key, by] of counted) count(key, by)
     },
     async expired(nowMs, limit) {
       const ids: string[] = []

@@ -23,8 +23,8 @@ const specKey = (k: Pick<WaitKey, 'env' | 'event' | 'match'>) => `${k.env}\0${k.
 export function createWaitsTopic(bus: Bus, topics: { waits: string; waitKeys: string }) {
   /** `env\0event` → the match paths its waits use ('' for none). */
   let paths = new Map<string, string[]>()
-  /** Key specs this process published, so it does not publish them again. */
-  const published = new Set<string>()
+  /** Key specs this process published (or is publishing), so concurrent registrations write each once. */
+  const published = new Map<string, Promise<void>>()
 
   const publishWaits = (messages: Array<{ key: string; message: WaitMessage }>) =>
     bus.publish(
@@ -35,15 +35,20 @@ export function createWaitsTopic(bus: Bus, topics: { waits: string; waitKeys: st
   const output: WaitsOutput = {
     async register(waits) {
       if (waits.length === 0) return
-      const specs = [...new Set(waits.map(specKey))].filter((k) => !published.has(k))
-      // The key first: a router that sees an event after this returns routes it to the matcher.
-      if (specs.length > 0) {
-        await bus.publish(
+      const specs = [...new Set(waits.map(specKey))]
+      const fresh = specs.filter((k) => !published.has(k))
+      if (fresh.length > 0) {
+        const publishing = bus.publish(
           topics.waitKeys,
-          specs.map((key) => ({ key, value: '1' })),
+          fresh.map((key) => ({ key, value: '1' })),
         )
-        for (const key of specs) published.add(key)
+        for (const key of fresh) published.set(key, publishing)
+        publishing.catch(() => {
+          for (const key of fresh) if (published.get(key) === publishing) published.delete(key)
+        })
       }
+      // The keys first, durable: a router that sees an event after this returns routes it to the matcher.
+      await Promise.all(specs.map((k) => published.get(k)))
       await publishWaits(waits.map((wait) => ({ key: matchKey(wait), message: { kind: 'register', wait } })))
     },
     async remove(waits) {

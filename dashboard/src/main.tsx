@@ -31,10 +31,12 @@ function parse(value: string): Route {
   return { path, params: new URLSearchParams(search) }
 }
 
+// Keyed by ID: a link from one run to another (an invoked run) starts a fresh page, not one that keeps
+// the previous run's messages and half-asked questions.
 const DETAIL_PAGES: Array<[RegExp, (id: string) => preact.JSX.Element]> = [
-  [/^\/events\/(.+)$/, (id) => <EventPage id={id} />],
-  [/^\/runs\/(.+)$/, (id) => <RunPage id={id} />],
-  [/^\/webhooks\/(.+)$/, (id) => <WebhookPage id={id} />],
+  [/^\/events\/(.+)$/, (id) => <EventPage key={id} id={id} />],
+  [/^\/runs\/(.+)$/, (id) => <RunPage key={id} id={id} />],
+  [/^\/webhooks\/(.+)$/, (id) => <WebhookPage key={id} id={id} />],
 ]
 
 function Page({ route }: { route: Route }) {

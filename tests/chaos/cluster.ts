@@ -97,7 +97,7 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
     await eventually(
       async () => {
         const r = await fetch(`${api}/v1/functions`, { headers: auth }).then((res) => res.json())
-        return r.data.length === 2 ? true : undefined
+        return r.data.length === 3 ? true : undefined
       },
       60_000,
       250,

@@ -1,16 +1,17 @@
 // What a chaos run must leave behind, read from ClickHouse, Kafka and the side-effects file:
 // every acknowledged event stored once, every function run once per original event (each
-// step's side effect at most twice), every acknowledged webhook request stored with its
-// event, and nothing stuck (consumer lag zero, no run left queued or retrying).
+// step's side effect at most twice), every sleeping and waiting run resumed, every acknowledged
+// webhook request stored with its event, and nothing stuck (consumer lag zero, no run left queued,
+// waiting or retrying).
 import { readFile } from 'node:fs/promises'
 import { Kafka, logLevel } from 'kafkajs'
 import type { ChaosCluster } from './cluster.ts'
 import type { LoadTally } from './load.ts'
 
-const NAMES = ['chaos/order', 'chaos/bulk', 'chaos/webhook.paid', 'chaos/shipped']
+const NAMES = ['chaos/order', 'chaos/bulk', 'chaos/webhook.paid', 'chaos/shipped', 'chaos/paid']
 /** Steps each function's run executes, as tests/chaos/functions.ts defines them. */
-const STEPS: Record<string, string[]> = { fulfil: ['reserve', 'charge'], audit: ['record'] }
-const TRIGGERS: Record<string, string> = { 'chaos/order': 'fulfil', 'chaos/webhook.paid': 'audit' }
+const STEPS: Record<string, string[]> = { fulfil: ['reserve', 'charge'], pay: ['pay'], audit: ['record'] }
+const TRIGGERS: Record<string, string[]> = { 'chaos/order': ['fulfil', 'pay'], 'chaos/webhook.paid': ['audit'] }
 
 export interface ChaosCounts {
   acknowledged: number
@@ -27,6 +28,9 @@ export interface ChaosCounts {
   runsUnexpected: number
   runsNotCompleted: number
   sentEventsMissing: number
+  /** `fulfil` runs whose wait for the payment was resumed by it, and those that timed out instead. */
+  waitsResumed: number
+  waitsTimedOut: number
   sideEffects: number
   stepsRunTwice: number
   stepsRunMoreThanTwice: number
@@ -108,9 +112,9 @@ export async function verify(cluster: ChaosCluster, tally: LoadTally): Promise<V
     cluster,
     `SELECT request_id, status, event_ids FROM webhook_requests FINAL WHERE webhook_id = '${cluster.webhookId}'`,
   )
-  const runs = await query<{ run_id: string; function_id: string; event_id: string; status: string }>(
+  const runs = await query<{ run_id: string; function_id: string; event_id: string; status: string; steps: string }>(
     cluster,
-    'SELECT run_id, function_id, event_id, status FROM runs FINAL',
+    'SELECT run_id, function_id, event_id, status, steps FROM runs FINAL',
   )
   const sideEffectLines = (await readFile(cluster.sideEffectsFile, 'utf8')).split('\n').filter(Boolean)
   const examples: Record<string, string[]> = {}
@@ -136,14 +140,18 @@ export async function verify(cluster: ChaosCluster, tally: LoadTally): Promise<V
       duplicates += count - 1
       note('duplicates', key)
     }
-  const shippedPerOrder = new Map<string, number>()
-  for (const e of originals.filter((o) => o.name === 'chaos/shipped'))
-    shippedPerOrder.set(e.order, (shippedPerOrder.get(e.order) ?? 0) + 1)
-  for (const [order, count] of shippedPerOrder)
-    if (count > 1) {
-      duplicates += count - 1
-      note('duplicates', `shipped for ${order}`)
-    }
+  const sentPerOrder = (name: string) => {
+    const perOrder = new Map<string, number>()
+    for (const e of originals.filter((o) => o.name === name)) perOrder.set(e.order, (perOrder.get(e.order) ?? 0) + 1)
+    for (const [order, count] of perOrder)
+      if (count > 1) {
+        duplicates += count - 1
+        note('duplicates', `${name} for ${order}`)
+      }
+    return perOrder
+  }
+  const shippedPerOrder = sentPerOrder('chaos/shipped')
+  const paidPerOrder = sentPerOrder('chaos/paid')
 
   const requestById = new Map(requests.map((r) => [r.request_id, r]))
   let webhookRequestsLost = 0
@@ -159,8 +167,7 @@ export async function verify(cluster: ChaosCluster, tally: LoadTally): Promise<V
 
   // Expected runs: one per function per original event that triggers it.
   const expected = new Map<string, string>() // `${fn}/${event}` → fn
-  for (const e of originals)
-    if (TRIGGERS[e.name]) expected.set(`${TRIGGERS[e.name]}/${e.internal_id}`, TRIGGERS[e.name])
+  for (const e of originals) for (const fn of TRIGGERS[e.name] ?? []) expected.set(`${fn}/${e.internal_id}`, fn)
   const shortName = (functionId: string) => Object.keys(STEPS).find((fn) => functionId.endsWith(fn)) ?? functionId
   const runKeys = new Map(runs.map((r) => [`${shortName(r.function_id)}/${r.event_id}`, r]))
   let runsMissing = 0
@@ -181,10 +188,23 @@ export async function verify(cluster: ChaosCluster, tally: LoadTally): Promise<V
     }
   }
   for (const e of originals.filter((o) => o.name === 'chaos/order'))
-    if (!shippedPerOrder.has(e.internal_id)) {
-      sentEventsMissing++
-      note('sentEventsMissing', e.internal_id)
-    }
+    for (const [name, sent] of [
+      ['shipped', shippedPerOrder],
+      ['paid', paidPerOrder],
+    ] as const)
+      if (!sent.has(e.internal_id)) {
+        sentEventsMissing++
+        note('sentEventsMissing', `${name} for ${e.internal_id}`)
+      }
+  let waitsResumed = 0
+  let waitsTimedOut = 0
+  for (const run of runs.filter((r) => r.status === 'completed' && shortName(r.function_id) === 'fulfil')) {
+    const pause = (
+      JSON.parse(run.steps) as Array<{ id: string; pause?: { matchedEventId?: string; timedOut?: boolean } }>
+    ).find((s) => s.id === 'paid')?.pause
+    if (pause?.matchedEventId) waitsResumed++
+    else if (pause?.timedOut) waitsTimedOut++
+  }
   let runsUnexpected = 0
   for (const key of runKeys.keys())
     if (!expected.has(key)) {
@@ -221,6 +241,8 @@ export async function verify(cluster: ChaosCluster, tally: LoadTally): Promise<V
     runsUnexpected,
     runsNotCompleted,
     sentEventsMissing,
+    waitsResumed,
+    waitsTimedOut,
     sideEffects: sideEffectLines.length,
     stepsRunTwice: counts.filter((c) => c === 2).length,
     stepsRunMoreThanTwice: counts.filter((c) => c > 2).length,

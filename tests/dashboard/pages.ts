@@ -5,15 +5,19 @@
 import t from 'tap'
 import { launchChromium } from '../infra/chromium.ts'
 import { eventually, getJson, postJson, ROOT, startServer } from '../helpers/server.ts'
-import { finishedRuns } from '../functions/fixtures/rest.ts'
+import { finishedRuns, sendEvent } from '../functions/fixtures/rest.ts'
 import { ensureDashboardBuilt, errorsOf, openPage, screenshot, seriousViolations, type SIZES } from './browser.ts'
+import { runWhen, waitingOrder } from './runs.ts'
 
 type Page = [name: string, path: string, readySelector: string]
 
 /** Also seen in the system's dark mode. */
-const DARK = new Set(['events', 'run', 'webhook'])
+const DARK = new Set(['events', 'run', 'run-waiting', 'webhook'])
 
-/** Data worth looking at: long names and payloads, a webhook with a transform and a failed delivery, a failed run. */
+/**
+ * Data worth looking at: long names and payloads, a webhook with a transform and a failed delivery, a failed
+ * run, a run waiting for an event, one an event cancelled and one an event resumed.
+ */
 async function seed(url: string): Promise<Page[]> {
   const longName = `app/${'very-long-event-name-'.repeat(8)}end`
   const [eventId, longId] = (
@@ -31,6 +35,13 @@ async function seed(url: string): Promise<Page[]> {
     ])
   ).body.ids
   const [run] = await finishedRuns(url, eventId)
+  const waiting = await waitingOrder(url, 'order-waiting-for-its-payment')
+  const refunded = await waitingOrder(url, 'order-refunded')
+  await sendEvent(url, { name: 'test/refunded', data: { order: 'order-refunded' } })
+  await runWhen(url, refunded.event_id, 'waits-orders', (r) => r.status === 'cancelled')
+  const paid = await waitingOrder(url, 'order-paid')
+  await sendEvent(url, { name: 'test/paid', data: { order: 'order-paid', amount: 12 } })
+  await runWhen(url, paid.event_id, 'waits-orders', (r) => r.status === 'completed')
   const transform =
     'function transform(evt) {\n  if (!evt.type) throw new Error("no type")\n  return { name: "stripe/" + evt.type, data: evt, id: evt.id }\n}'
   const { body: hook } = await postJson(`${url}/v1/webhooks`, { name: 'stripe', transform })
@@ -49,6 +60,9 @@ async function seed(url: string): Promise<Page[]> {
     ['functions', '/functions', '#functions'],
     ['runs', '/runs', '#runs'],
     ['run', `/runs/${run.run_id}`, '#timeline'],
+    ['run-waiting', `/runs/${waiting.run_id}`, '#run-state'],
+    ['run-cancelled', `/runs/${refunded.run_id}`, '#run-state'],
+    ['run-waited', `/runs/${paid.run_id}`, '#timeline .pause-text a'],
     ['webhooks', '/webhooks', '#webhooks'],
     ['webhook', `/webhooks/${hook.data.id}`, '#deliveries'],
     ['keys', '/keys', '#keys'],

@@ -1,5 +1,5 @@
 // The REST routes the dashboard adds: the live event stream, replaying an event to its functions,
-// and retrying a failed run from its completed steps.
+// retrying a failed run from its completed steps, and cancelling a run that has not ended.
 import t from 'tap'
 import { eventually, getJson, postJson, ROOT, startServer, TEST_SIGNING_KEY } from '../helpers/server.ts'
 import { finishedRuns, sendEvent } from '../functions/fixtures/rest.ts'
@@ -171,44 +171,54 @@ t.test('a failed run retried continues from its completed steps and completes', 
   t.match(refused.body, { code: 'RUN_NOT_RETRIABLE', error: /is completed/ })
 })
 
-t.test('a run waiting for a retry is cancelled and runs no more attempts', async (t) => {
+t.test('a run waiting for a retry is cancelled at once and runs no more attempts', async (t) => {
   const eventId = await sendEvent(server.url, { name: 'shop/sync.requested', data: {} })
-  const running = await eventually(async () => (await getJson(`${server.url}/v1/events/${eventId}/runs`)).body.data[0])
-  const refused = await postJson(`${server.url}/v1/runs/${running.run_id}/retry`, {})
+  const parked = await eventually(async () => {
+    const run = (await getJson(`${server.url}/v1/events/${eventId}/runs`)).body.data[0]
+    return run?.next_attempt_at ? run : undefined
+  })
+  const refused = await postJson(`${server.url}/v1/runs/${parked.run_id}/retry`, {})
   t.equal(refused.status, 409, 'not failed: no retry')
-  // A cancel that reaches the runner after the retry started is dropped; ask again while it waits.
-  let dueAt = 0
-  const cancelled = await eventually(
-    async () => {
-      const { body } = await getJson(`${server.url}/v1/runs/${running.run_id}`)
-      if (body.data.status === 'cancelled') return body.data
-      if (
-        body.data.next_attempt_at &&
-        (await postJson(`${server.url}/v1/runs/${running.run_id}/cancel`, {})).status === 202
-      ) {
-        dueAt = Math.max(dueAt, Date.parse(body.data.next_attempt_at))
-      }
-      return undefined
-    },
-    20_000,
-    100,
-  )
+  t.equal((await postJson(`${server.url}/v1/runs/${parked.run_id}/cancel`, {})).status, 202)
+  const dueAt = Date.parse(parked.next_attempt_at)
+  const cancelled = await eventually(async () => {
+    const { body } = await getJson(`${server.url}/v1/runs/${parked.run_id}`)
+    return body.data.status === 'cancelled' ? body.data : undefined
+  })
   t.match(cancelled, {
     status: 'cancelled',
     next_attempt_at: null,
-    error: { message: 'partner API down' },
+    cancelled_by: { kind: 'api' },
+    error: { code: 'RUN_CANCELLED' },
     ended_at: String,
   })
-  t.same(
-    cancelled.steps.map((s: any) => [s.id, s.status]),
-    [['call-partner', 'retrying']],
-    'the step that was waiting',
-  )
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now()) + 1_000)) // past the retry it was waiting for
-  const { body } = await getJson(`${server.url}/v1/runs/${running.run_id}`)
+  t.same(cancelled.steps, [], 'the retry it waited for is not shown as pending any more')
+  // Past the retry it was waiting for.
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now()) + 1_000))
+  const { body } = await getJson(`${server.url}/v1/runs/${parked.run_id}`)
   t.equal(body.data.status, 'cancelled', 'still cancelled: the parked retry was dropped')
   t.equal(body.data.attempts, cancelled.attempts, 'no attempt after the cancel')
-  const again = await postJson(`${server.url}/v1/runs/${running.run_id}/cancel`, {})
+  const again = await postJson(`${server.url}/v1/runs/${parked.run_id}/cancel`, {})
   t.equal(again.status, 409)
   t.match(again.body, { code: 'RUN_NOT_CANCELLABLE', error: /is cancelled/ })
+})
+
+t.test('a run cancelled while a step runs: the step finishes, nothing after it runs', async (t) => {
+  const eventId = await sendEvent(server.url, { name: 'shop/export.requested', data: {} })
+  const running = await eventually(async () => {
+    const run = (await getJson(`${server.url}/v1/events/${eventId}/runs`)).body.data[0]
+    return run?.status === 'running' ? run : undefined
+  })
+  t.same(running.steps, [], 'the first step is in flight')
+  t.equal((await postJson(`${server.url}/v1/runs/${running.run_id}/cancel`, {})).status, 202)
+  const cancelled = await eventually(async () => {
+    const { body } = await getJson(`${server.url}/v1/runs/${running.run_id}`)
+    return body.data.status === 'cancelled' ? body.data : undefined
+  })
+  t.same(
+    cancelled.steps.map((s: any) => [s.id, s.status, s.output]),
+    [['export', 'completed', { rows: 3 }]],
+    'the step in flight finished and kept its result; the next one never ran',
+  )
+  t.same(cancelled.cancelled_by, { kind: 'api' })
 })

@@ -1,12 +1,13 @@
 // One stored event: payload, metadata, the runs it triggered, Send to Dev Server and Replay.
 import { useState } from 'preact/hooks'
-import { api } from '../api.ts'
+import { api, query } from '../api.ts'
 import { Badge, Empty, ErrorMessage, Loading, Ok } from '../ui/common.tsx'
 import { JsonView } from '../ui/json-view.tsx'
 import { duration, ms, time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
 import { type Column, DataTable } from '../ui/data-table.tsx'
 
+/** Where the event came from, linked: its webhook, the run that sent or invoked it, its cron function. */
 function SourceLink({ source }: { source: any }) {
   if (source.kind === 'webhook') return <a href={`#/webhooks/${source.webhook_id}`}>webhook</a>
   if (source.kind === 'function')
@@ -14,6 +15,23 @@ function SourceLink({ source }: { source: any }) {
       <>
         function {source.function_id}, <a href={`#/runs/${source.run_id}`}>run {source.run_id}</a> (step{' '}
         {source.step_id})
+      </>
+    )
+  if (source.kind === 'invoke')
+    return (
+      <>
+        invoked by function {source.function_id}, <a href={`#/runs/${source.run_id}`}>run {source.run_id}</a> (step{' '}
+        {source.step_id}), to run{' '}
+        <a href={`#/runs${query({ function: source.target })}`}>
+          <code>{source.target}</code>
+        </a>
+      </>
+    )
+  if (source.kind === 'cron')
+    return (
+      <>
+        cron <code>{source.cron}</code> of function{' '}
+        <a href={`#/runs${query({ function: source.function_id })}`}>{source.function_id}</a>
       </>
     )
   if (source.kind === 'replay')

@@ -1,4 +1,5 @@
-// Registered functions with their recent success rate (completed vs failed of the last 100 runs).
+// Registered functions: their triggers (events, patterns with their filter, cron schedules), the events
+// that cancel their runs, and their recent success rate (completed vs failed of the last 100 runs).
 import { api, currentEnv, query } from '../api.ts'
 import { Empty, ErrorMessage, Loading } from '../ui/common.tsx'
 import { duration, time } from '../ui/format.ts'
@@ -49,7 +50,16 @@ const FUNCTION_COLUMNS: Array<Column<any>> = [
   { header: 'Env', cell: (f) => f.env },
   {
     header: 'Triggers',
-    cell: (f) => f.triggers.map((t: any) => <Trigger key={t.event ?? t.cron} trigger={t} />),
+    cell: (f) => f.triggers.map((t: any, i: number) => <Trigger key={i} trigger={t} />),
+  },
+  {
+    header: 'Cancelled by',
+    cell: (f) =>
+      f.cancel_on.length === 0 ? (
+        <span class="muted">no event</span>
+      ) : (
+        f.cancel_on.map((rule: any, i: number) => <CancelRule key={i} rule={rule} />)
+      ),
   },
   { header: 'Retries', cell: (f) => f.retries },
   { header: 'Timeout', cell: (f) => (f.timeout_ms === null ? '5 min (default)' : duration(f.timeout_ms)) },
@@ -57,25 +67,50 @@ const FUNCTION_COLUMNS: Array<Column<any>> = [
   { header: 'Registered', class: 'nowrap', cell: (f) => time(f.registered_at) },
 ]
 
-/** An event name (linked to its events), a pattern with its filter, or a cron schedule. */
-function Trigger({ trigger }: { trigger: any }) {
-  if (trigger.cron !== undefined)
-    return (
-      <div>
-        <code>cron {trigger.cron}</code>
-      </div>
-    )
-  const name = trigger.event.includes('*') ? (
-    <code>{trigger.event}</code>
-  ) : (
-    <a href={`#/events${query({ name: trigger.event })}`}>
-      <code>{trigger.event}</code>
+/** An event name, linked to its events; a pattern (`shop/*`) is not a name the events list filters by. */
+function EventName({ name }: { name: string }) {
+  if (name.includes('*')) return <code>{name}</code>
+  return (
+    <a href={`#/events${query({ name })}`}>
+      <code>{name}</code>
     </a>
   )
+}
+
+/** `TZ=Europe/Paris 0 9 * * 1-5` as the schedule and the zone it runs in (UTC unless named). */
+function CronSchedule({ cron }: { cron: string }) {
+  const [, zone, schedule] = /^\s*(?:TZ=(\S+)\s+)?(.+?)\s*$/.exec(cron) ?? [cron, undefined, cron]
+  return (
+    <div class="cron">
+      cron <code>{schedule}</code> <span class="muted">({zone ?? 'UTC'})</span>
+    </div>
+  )
+}
+
+/** An event name or a pattern with its filter, or a cron schedule. */
+function Trigger({ trigger }: { trigger: any }) {
+  if (trigger.cron !== undefined) return <CronSchedule cron={trigger.cron} />
   return (
     <div>
-      {name}
+      <EventName name={trigger.event} />
       {trigger.if !== undefined && <span class="muted mono"> if {trigger.if}</span>}
+    </div>
+  )
+}
+
+/** An event that ends a run: how it is matched to the run's event, and for how long after the run began. */
+function CancelRule({ rule }: { rule: any }) {
+  return (
+    <div class="cancel-rule">
+      <EventName name={rule.event} />
+      {rule.match !== undefined && (
+        <span class="muted">
+          {' '}
+          where <code>{rule.match}</code> matches
+        </span>
+      )}
+      {rule.if !== undefined && <span class="muted mono"> if {rule.if}</span>}
+      {rule.timeout_ms !== null && <span class="muted"> (within {duration(rule.timeout_ms)} of the start)</span>}
     </div>
   )
 }

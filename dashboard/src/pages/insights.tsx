@@ -15,7 +15,7 @@ export const RANGES = [
   ['24h', 'Last 24 hours', 24 * HOUR],
   ['7d', 'Last 7 days', 7 * 24 * HOUR],
 ] as const
-const OUTCOMES = ['completed', 'failed', 'running', 'queued', 'cancelled']
+const OUTCOMES = ['completed', 'failed', 'running', 'waiting', 'queued', 'cancelled']
 
 type Pivot = Array<[group: string, counts: Record<string, number>]>
 

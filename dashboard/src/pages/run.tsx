@@ -1,14 +1,20 @@
-// One run: its step timeline (each step's start, duration, attempts, output or error with
-// stack) and the function's output or final error. Refreshes while the run is not finished.
+// One run: its step timeline (each step's start, duration, attempts, what a pause waited for,
+// output or error with stack), what it waits for or what cancelled it, and the function's output or
+// final error. Refreshes while the run is not finished.
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { Badge, ErrorMessage, Loading } from '../ui/common.tsx'
 import { JsonView } from '../ui/json-view.tsx'
 import { duration, ms, time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
+import { CancelRun } from './run-cancel.tsx'
+import { CancelCause, PauseText, pauseState } from './run-pause.tsx'
 import { runDuration } from './runs.tsx'
 
 const REFRESH_MS = 1_000
+/** A waiting run may wait for hours: asked for less often, unless a cancel was just requested. */
+const WAITING_REFRESH_MS = 5_000
+const UNFINISHED = new Set(['queued', 'running', 'waiting'])
 
 function RunError({ error }: { error: any }) {
   return (
@@ -34,7 +40,8 @@ function timeline(run: any) {
   const total = Math.max(1, end - start)
   const origin = start
   return run.steps.map((s: any) => {
-    const ended = ms(s.ended_at)!
+    // A step still waiting has not ended: it lasts until now, or until the run was cancelled.
+    const ended = s.status === 'waiting' ? end : ms(s.ended_at)!
     const item = {
       ...s,
       start,
@@ -43,6 +50,8 @@ function timeline(run: any) {
       width: Math.max(0.01, (ended - start) / total),
     }
     start = ended
+    // A pause the run was cancelled in is over: shown as cancelled, not as still waiting.
+    if (s.status === 'waiting' && run.status !== 'waiting') item.status = 'cancelled'
     return item
   })
 }
@@ -51,12 +60,16 @@ export function RunPage({ id }: { id: string }) {
   const run = useApi(() => api('GET', `/v1/runs/${id}`), [id])
   const [action, setAction] = useState<{ ok?: string; error?: Error }>({})
   const r = run.data?.data
-  const unfinished = r && (r.status === 'queued' || r.status === 'running')
+  // The attempt a retry goes on with: the store shows the run as failed a moment longer, so ask until it has it.
+  const [retryAttempts, setRetryAttempts] = useState(0)
+  const unfinished = r && UNFINISHED.has(r.status)
+  const polling = unfinished || (r && r.attempts < retryAttempts)
+  const refreshMs = r?.status === 'waiting' && !action.ok ? WAITING_REFRESH_MS : REFRESH_MS
   useEffect(() => {
-    if (!unfinished) return
-    const timer = setInterval(run.reload, REFRESH_MS)
+    if (!polling) return
+    const timer = setInterval(run.reload, refreshMs)
     return () => clearInterval(timer)
-  }, [unfinished])
+  }, [polling, refreshMs])
   if (run.loading && !r) return <Loading />
   if (!r)
     return (
@@ -71,7 +84,8 @@ export function RunPage({ id }: { id: string }) {
   const steps = timeline(r)
   const retry = () =>
     api('POST', `/v1/runs/${id}/retry`).then(
-      () => {
+      (retried) => {
+        setRetryAttempts(retried.data.attempts)
         setAction({ ok: 'Retrying from the failed step; completed steps keep their results.' })
         run.reload()
       },
@@ -80,7 +94,7 @@ export function RunPage({ id }: { id: string }) {
   const cancel = () =>
     api('POST', `/v1/runs/${id}/cancel`).then(
       () => {
-        setAction({ ok: 'Cancel requested: it takes effect unless the retry has already started.' })
+        setAction({ ok: 'Cancel requested. A step already running finishes first; nothing after it runs.' })
         run.reload()
       },
       (error) => setAction({ error }),
@@ -93,6 +107,16 @@ export function RunPage({ id }: { id: string }) {
       <h1 tabIndex={-1} class="break">
         {r.function_id} <Badge status={r.status} />
       </h1>
+      {r.status === 'waiting' && r.waiting_for && (
+        <p id="run-state" class="run-state">
+          <PauseText pause={r.waiting_for} state="ongoing" />
+        </p>
+      )}
+      {r.status === 'cancelled' && (
+        <p id="run-state" class="run-state">
+          <CancelCause by={r.cancelled_by} /> at {time(r.ended_at)}.
+        </p>
+      )}
       <dl class="meta">
         <dt>Run ID</dt>
         <dd class="mono">{r.run_id}</dd>
@@ -124,11 +148,7 @@ export function RunPage({ id }: { id: string }) {
             Retry run
           </button>
         )}
-        {r.status === 'running' && r.next_attempt_at && (
-          <button type="button" id="cancel-run" class="secondary" onClick={cancel}>
-            Cancel run
-          </button>
-        )}
+        {unfinished && <CancelRun onConfirm={cancel} />}
         {action.ok && (
           <p class="ok" role="status">
             {action.ok}
@@ -147,12 +167,22 @@ export function RunPage({ id }: { id: string }) {
                 <strong class="break">{s.id}</strong>
                 <Badge status={s.status} />
                 <span class="muted">
-                  started {time(s.start)} · {duration(s.duration)} · {s.attempts} attempt{s.attempts === 1 ? '' : 's'}
+                  started {time(s.start)} · {duration(s.duration)}
+                  {s.status === 'waiting' && r.status === 'waiting' ? ' so far' : ''} · {s.attempts} attempt
+                  {s.attempts === 1 ? '' : 's'}
                 </span>
               </div>
               <div class="bar-track" aria-hidden="true">
-                <div class="bar" style={{ marginLeft: `${s.offset * 100}%`, width: `${s.width * 100}%` }} />
+                <div
+                  class={s.pause ? 'bar pause' : 'bar'}
+                  style={{ marginLeft: `${s.offset * 100}%`, width: `${s.width * 100}%` }}
+                />
               </div>
+              {s.pause && (
+                <p class="pause-text">
+                  <PauseText pause={s.pause} state={pauseState(s, r.status)} />
+                </p>
+              )}
               {s.error ? (
                 <RunError error={s.error} />
               ) : (
@@ -170,16 +200,7 @@ export function RunPage({ id }: { id: string }) {
           <RunError error={r.error} />
         </div>
       ) : r.status === 'cancelled' ? (
-        <p class="muted">
-          Cancelled while it waited for a retry
-          {r.error ? (
-            <>
-              ; its last error: <RunError error={r.error} />
-            </>
-          ) : (
-            '.'
-          )}
-        </p>
+        <p class="muted">None: the run was cancelled before it finished.</p>
       ) : (
         <p class="muted">
           {r.error ? (

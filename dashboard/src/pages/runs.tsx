@@ -1,12 +1,13 @@
-// Function runs, newest first, filterable by status and function.
+// Function runs, newest first, filterable by status and function; a waiting run says what it waits for.
 import { useEffect, useState } from 'preact/hooks'
 import { api, currentEnv, query } from '../api.ts'
 import { Badge, Empty, ErrorMessage, Loading } from '../ui/common.tsx'
 import { duration, ms, time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
 import { type Column, DataTable } from '../ui/data-table.tsx'
+import { PauseSummary } from './run-pause.tsx'
 
-const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled']
+const STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']
 const PAGE = 50
 
 export const runDuration = (r: any) => {
@@ -15,7 +16,19 @@ export const runDuration = (r: any) => {
 }
 
 const RUN_COLUMNS: Array<Column<any>> = [
-  { header: 'Status', cell: (r) => <Badge status={r.status} /> },
+  {
+    header: 'Status',
+    cell: (r) => (
+      <>
+        <Badge status={r.status} />
+        {r.status === 'waiting' && r.waiting_for && (
+          <div class="muted small-text waiting-for">
+            <PauseSummary pause={r.waiting_for} />
+          </div>
+        )}
+      </>
+    ),
+  },
   { header: 'Function', class: 'name', cell: (r) => <a href={`#/runs/${r.run_id}`}>{r.function_id}</a> },
   { header: 'Event', class: 'name', cell: (r) => <a href={`#/events/${r.event_id}`}>{r.event_name}</a> },
   { header: 'Duration', class: 'nowrap', cell: (r) => duration(runDuration(r)) },

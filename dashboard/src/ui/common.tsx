@@ -35,6 +35,7 @@ const STATUS_CLASS: Record<string, string> = {
   accepted: 'good',
   failed: 'bad',
   running: 'info',
+  waiting: 'info',
   queued: 'muted',
   retrying: 'warn',
   deduplicated: 'muted',

@@ -14,6 +14,21 @@ export function duration(ms: number | null | undefined): string {
 
 export const ms = (iso: string | null | undefined): number | undefined => (iso ? Date.parse(iso) : undefined)
 
+/** "in 3 min", "20 s ago": how far a time is from now, only as precise as a reader needs. */
+export function fromNow(iso: string | null | undefined, nowMs = Date.now()): string {
+  const at = ms(iso)
+  if (at === undefined || Number.isNaN(at)) return ''
+  const span = roughly(Math.abs(at - nowMs))
+  return at >= nowMs ? `in ${span}` : `${span} ago`
+}
+
+function roughly(ms: number): string {
+  if (ms < 60_000) return `${Math.max(1, Math.round(ms / 1_000))} s`
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`
+  if (ms < 172_800_000) return `${Math.round(ms / 3_600_000)} h`
+  return `${Math.round(ms / 86_400_000)} days`
+}
+
 /** The lines of a textarea list (CIDRs, event-name patterns), blanks dropped. */
 export const lines = (text: string): string[] =>
   text
