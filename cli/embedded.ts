@@ -57,6 +57,7 @@ export async function startEmbedded(
     [topics.waitKeys]: { partitions: 1, compacted: true },
   })
   const waitStore = await createRocksWaitStore(rocks, 'all')
+  const runnerStates = new Map<string, ReturnType<typeof createRocksRunnerState>>()
   const dedupStore = createRocksDedupStore(rocks, { windowMs: config.dedupWindowMs })
   const events = createRocksEventStore(rocks)
   const adapters: Adapters = {
@@ -72,7 +73,9 @@ export async function startEmbedded(
     eventPath: localEventPath(bus, events, config),
     // One RocksDB holds every partition's state, so one store (and one state per function) serves them all.
     openDedupStore: async () => dedupStore,
-    openRunnerState: async (scope: string) => createRocksRunnerState(rocks, scope),
+    // One state per function, whatever the partition: they share the same keys.
+    openRunnerState: async (scope: string) =>
+      runnerStates.get(scope) ?? runnerStates.set(scope, createRocksRunnerState(rocks, scope)).get(scope)!,
     openWaitStore: async () => waitStore,
   }
   // This process is the only one serving functions: the registry is exactly what it serves.

@@ -127,6 +127,14 @@ export function createFlowHandler(deps: FlowHandlerDeps, config: { maxInFlight: 
       }
       return null
     }
+    /** A parked record replaced by another (a debounce's later event, a batch that filled up). */
+    const unpark = (replaced: RunRecord) => {
+      const here = parkedHere.get(replaced.runId)
+      if (here) {
+        update.parked.splice(update.parked.indexOf(here), 1)
+        parkedHere.delete(replaced.runId)
+      } else update.unparked.push(replaced)
+    }
     const finish = async (record: RunRecord, outcome: Outcome) => {
       await deps.applyOnce(record, outcome)
       setMark(record.runId, { seq: record.seq, state: ended(outcome) ? 'ended' : 'open' })
@@ -179,8 +187,9 @@ export function createFlowHandler(deps: FlowHandlerDeps, config: { maxInFlight: 
         const decision = await gate.gate(record, view, now())
         switch (decision.kind) {
           case 'admit':
+            if (decision.unpark) unpark(decision.unpark)
             // Runs gathered by debounce or batch were not shown queued by the router: they are now.
-            if (record.gather || decision.record.events)
+            if (record.gather || decision.record.events || fn.flow?.debounce)
               await deps.outputs.runs.publish([snapshotOf(decision.record, 'queued')])
             enqueue(decision.record)
             break
@@ -188,11 +197,7 @@ export function createFlowHandler(deps: FlowHandlerDeps, config: { maxInFlight: 
             await finish(decision.record, skipped(decision.record, decision.code, decision.message, now()))
             break
           case 'park': {
-            const replaced = decision.unpark
-            if (replaced && parkedHere.has(replaced.runId)) {
-              update.parked.splice(update.parked.indexOf(parkedHere.get(replaced.runId)!), 1)
-              parkedHere.delete(replaced.runId)
-            } else if (replaced) update.unparked.push(replaced)
+            if (decision.unpark) unpark(decision.unpark)
             if (decision.record.dueAt === undefined) enqueue(decision.record)
             else park(decision.record)
             // An event taken into another run (a batch) is consumed: a redelivery of it is dropped.

@@ -13,8 +13,8 @@ import { asBinding, flowKeys } from '../core/flow-keys.ts'
 import { gcra, type FlowView } from './flow-view.ts'
 
 export type Gate =
-  /** Runs when the scheduler admits it. */
-  | { kind: 'admit'; record: RunRecord }
+  /** Runs when the scheduler admits it; `unpark`: a parked record it replaces (a debounce's earlier event). */
+  | { kind: 'admit'; record: RunRecord; unpark?: RunRecord }
   /** Starts no run: the event is counted and shown with why. */
   | { kind: 'skip'; record: RunRecord; code: SkipCode; message: string }
   /** Held until its time (a debounce's quiet period, a batch's timeout); `unpark` is what it replaces. */
@@ -83,6 +83,11 @@ export function createGate(fn: SluiceFunction, flow: FlowControl) {
     const firstAt = pending?.firstAt ?? nowMs
     const { periodMs, timeoutMs } = flow.debounce!
     const dueAt = Math.min(nowMs + periodMs, timeoutMs === undefined ? Number.POSITIVE_INFINITY : firstAt + timeoutMs)
+    // The burst ran past its timeout: this event runs now (waiting for a quiet moment would never end).
+    if (dueAt <= nowMs) {
+      view.set(key, null)
+      return { kind: 'admit', record: run, ...(pending && { unpark: pending.record }) }
+    }
     const parked: RunRecord = { ...run, dueAt, gather: { kind: 'debounce', key } }
     view.set(key, { record: parked, firstAt })
     return { kind: 'park', record: parked, ...(pending && { unpark: pending.record }) }

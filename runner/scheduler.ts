@@ -19,6 +19,8 @@ interface QueueEntry {
   first: number
   /** Its first queued records that are not executing, once read (a cache, dropped when the queue changes). */
   heads?: RunRecord[]
+  /** Counts the key's queue changes: a read that began before one is stale. */
+  changes: number
 }
 
 const HEADS_READ = 16
@@ -84,6 +86,10 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
           if (!entry.heads || entry.heads.length === 0) await readHeads(state, index, key, entry)
           const head = entry.heads?.[0]
           if (!head) continue
+          if (running.has(head.runId)) {
+            entry.heads = undefined // executing already (read before it started)
+            continue
+          }
           if (!hasRoom(head)) continue
           if (head.seq === 0 && flow.throttle && head.flow?.throttle !== undefined) {
             const { limit, periodMs, burst } = flow.throttle
@@ -110,7 +116,13 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
     }
   }
 
-  function start(state: RunnerState, index: Map<string, QueueEntry>, key: string, entry: QueueEntry, record: RunRecord) {
+  function start(
+    state: RunnerState,
+    index: Map<string, QueueEntry>,
+    key: string,
+    entry: QueueEntry,
+    record: RunRecord,
+  ) {
     inFlight++
     take(record, 1)
     running.add(record.runId)
@@ -130,8 +142,10 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
         inState.delete(done)
         // The run's next record may be queued already, behind the one that ran: read the key again.
         const current = index.get(key)
-        if (current) current.heads = undefined
-        else if (queues.get(state) === index) index.set(key, { first: record.queue!.order })
+        if (current) {
+          current.heads = undefined
+          current.changes++
+        } else if (queues.get(state) === index) index.set(key, { first: record.queue!.order, changes: 0 })
         wake()
       })
     inState.add(done)
@@ -139,7 +153,10 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
 
   /** The key's first queued records that are not executing, in order; the key is forgotten once empty. */
   async function readHeads(state: RunnerState, index: Map<string, QueueEntry>, key: string, entry: QueueEntry) {
+    const changes = entry.changes
     const queued = await state.queueHead(key, HEADS_READ + running.size)
+    // Records queued while this read was under way may be missing from it: read again next pass.
+    if (entry.changes !== changes || index.get(key) !== entry) return
     if (queued.length === 0) {
       index.delete(key)
       return
@@ -154,7 +171,7 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
     async open(state: RunnerState): Promise<void> {
       if (queues.has(state)) return
       const index = new Map<string, QueueEntry>()
-      for (const [key, { first }] of await state.queueIndex()) if (key !== HELD) index.set(key, { first })
+      for (const [key, { first }] of await state.queueIndex()) if (key !== HELD) index.set(key, { first, changes: 0 })
       queues.set(state, index)
       wake()
     },
@@ -170,9 +187,11 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
       if (!index) return
       for (const r of records) {
         if (r.queue!.key === HELD) continue
-        const entry = index.get(r.queue!.key) ?? index.set(r.queue!.key, { first: r.queue!.order }).get(r.queue!.key)!
+        const entry =
+          index.get(r.queue!.key) ?? index.set(r.queue!.key, { first: r.queue!.order, changes: 0 }).get(r.queue!.key)!
         entry.first = Math.min(entry.first, r.queue!.order)
         entry.heads = undefined
+        entry.changes++
       }
       wake()
     },
@@ -181,7 +200,10 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
       const index = queues.get(state)
       for (const r of records) {
         const entry = index?.get(r.queue!.key)
-        if (entry) entry.heads = undefined
+        if (entry) {
+          entry.heads = undefined
+          entry.changes++
+        }
       }
       wake()
     },
