@@ -9,8 +9,7 @@
 // An index value holds the events of one insert that share the key's name (env, dedup id) and
 // their IDs' millisecond: `<internalId><entry>` for each, joined by ',', under the largest of those
 // IDs. A 500-event request is then ~3 index puts, not 1,500: RocksDB's cost (memtable, flush,
-// compaction) goes by entries, and one entry per event and index was over a third of the embedded
-// server's CPU under 500-event batches. An entry is `<receivedAt>`, or `d<receivedAt>` for a duplicate; an off-clock
+// compaction) goes by entries (bench/store-query measures it). An entry is `<receivedAt>`, or `d<receivedAt>` for a duplicate; an off-clock
 // entry is the JSON of [receivedAt, duplicate, env, name, dedup id]: every filter is decided on the
 // index, and an event is read only once it is known to match. Every key ends in an internal ID
 // (a ULID), so a reverse scan lists milliseconds newest first, as the event space does, and a
@@ -42,7 +41,7 @@ const DIGEST_LENGTH = 8
 const ONE_EVENT = '.'.repeat(DIGEST_LENGTH)
 /**
  * Index values a scan reads at a time: one may hold a whole request's events, and a page rarely
- * needs many (a page of 50 by env + name, 500,000 events in 500-event requests: 5.8 ms at 256, 2.9 at 32).
+ * needs many, so small reads answer a page sooner (bench/store-query).
  */
 const VALUES_PER_READ = 32
 const MAX_ULID_MS = 2 ** 48 - 1
