@@ -4,8 +4,14 @@ import type { Outcome } from './outcome.ts'
 
 export const functionRuns = counter<'function' | 'outcome'>({
   name: 'sluice_function_runs_total',
-  help: 'Function runs ended, by function and outcome (completed, failed, cancelled)',
+  help: 'Function runs ended, by function and outcome (completed, failed, cancelled, skipped)',
   labelNames: ['function', 'outcome'],
+})
+
+export const skippedRuns = counter<'function' | 'reason'>({
+  name: 'sluice_function_runs_skipped_total',
+  help: 'Events that started no run because of flow control, by function and reason (RATE_LIMITED, IDEMPOTENT, SINGLETON_RUNNING, PAUSED)',
+  labelNames: ['function', 'reason'],
 })
 
 export const stepDuration = histogram<'function' | 'outcome'>({
@@ -27,4 +33,5 @@ export function countRunEnd(fn: string, outcome: Outcome): void {
     outcome.kind === 'skipped'
   )
     functionRuns.inc({ function: fn, outcome: outcome.kind })
+  if (outcome.kind === 'skipped') skippedRuns.inc({ function: fn, reason: outcome.run.error?.code ?? 'unknown' })
 }

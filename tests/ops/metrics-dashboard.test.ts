@@ -43,4 +43,8 @@ t.test('it shows ingest rate, errors by code, p99 latency, lag per stage, dedup,
   t.ok(shows(/sluice_dedup_events_total/), 'dedup rate')
   t.ok(shows(/by \(code\) \(rate\(sluice_webhook_requests_total\{[^}]*failed/), 'webhook failures by code')
   t.ok(shows(/by \(outcome\) \(rate\(sluice_function_runs_total/), 'run outcomes')
+  t.ok(
+    shows(/by \(function, reason\) \(rate\(sluice_function_runs_skipped_total/),
+    'events flow control skipped, and why',
+  )
 })

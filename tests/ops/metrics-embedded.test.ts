@@ -157,6 +157,8 @@ t.test('functions: runs by function and outcome, step durations; lag builds up b
   const held = await scrapeUntil(url, (s) => s.total('sluice_consumer_lag_records', group) === 3)
   t.equal(held.total('sluice_consumer_lag_records', group), 3, 'three runs waiting on the function topic')
   t.equal((await postJson(`${url}/e/dev`, { name: 'metrics/fails', data: {} })).status, 200)
+  const limited = [1, 2, 3].map((n) => ({ name: 'metrics/limited', data: { n } }))
+  t.equal((await postJson(`${url}/e/dev`, limited)).status, 200)
   await writeFile(gate, 'open')
   const runs = (s: Scrape, fn: string, outcome: string) =>
     change(before, s, 'sluice_function_runs_total', { function: fn, outcome })
@@ -165,9 +167,12 @@ t.test('functions: runs by function and outcome, step durations; lag builds up b
     (s) =>
       runs(s, 'metrics-gated', 'completed') === 3 &&
       runs(s, 'metrics-fails', 'failed') === 1 &&
+      runs(s, 'metrics-limited', 'skipped') === 2 &&
       s.total('sluice_consumer_lag_records', group) === 0,
   )
-  t.pass('3 completed, 1 failed, and the lag drained')
+  t.pass('3 completed, 1 failed, 2 skipped, and the lag drained')
+  const skipped = { function: 'metrics-limited', reason: 'RATE_LIMITED' }
+  t.equal(change(before, after, 'sluice_function_runs_skipped_total', skipped), 2, 'skipped, and why')
   const steps = (fn: string, outcome: string) =>
     change(before, after, 'sluice_function_step_duration_seconds_count', { function: fn, outcome })
   t.equal(steps('metrics-gated', 'continue'), 3, 'the waiting step, once per run')
