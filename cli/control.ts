@@ -10,12 +10,21 @@ const OPTIONS = {
   branch: { type: 'boolean' },
   'max-body-bytes': { type: 'string' },
   'max-events-per-second': { type: 'string' },
+  'skip-held': { type: 'boolean' },
+  function: { type: 'string' },
+  status: { type: 'string' },
+  event: { type: 'string' },
+  after: { type: 'string' },
+  before: { type: 'string' },
+  mode: { type: 'string' },
+  'dry-run': { type: 'boolean' },
 } as const
 
 export async function controlCommand(command: string, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true })
   const target = apiTarget({ url: values.url, signingKey: values['signing-key'] })
-  const [verb, arg] = positionals
+  const [verb, arg, third] = positionals
+  const envQuery = values.env ? `?env=${encodeURIComponent(values.env)}` : ''
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     request(target, method, path, body, headers)
   switch (`${command} ${command === 'send' ? '' : verb}`.trim()) {
@@ -36,6 +45,29 @@ export async function controlCommand(command: string, args: string[]): Promise<n
       return call('GET', '/v1/envs')
     case 'envs archive':
       return call('POST', `/v1/envs/${encodeURIComponent(arg ?? '')}/archive`)
+    case 'functions list':
+      return call('GET', `/v1/functions${envQuery}`)
+    case 'functions pause':
+      return call('POST', `/v1/functions/${encodeURIComponent(arg ?? '')}/pause${envQuery}`, {})
+    case 'functions resume':
+      return call('POST', `/v1/functions/${encodeURIComponent(arg ?? '')}/resume${envQuery}`, {
+        skip_held: values['skip-held'] ?? false,
+      })
+    case 'runs bulk':
+      if (arg === 'status') return call('GET', `/v1/runs/bulk${third ? `/${encodeURIComponent(third)}` : ''}`)
+      return call('POST', '/v1/runs/bulk', {
+        action: arg,
+        ...(values.mode && { mode: values.mode }),
+        dry_run: values['dry-run'] ?? false,
+        filter: {
+          ...(values.function && { function: values.function }),
+          ...(values.env && { env: values.env }),
+          ...(values.status && { status: values.status }),
+          ...(values.event && { event_name: values.event }),
+          ...(values.after && { queued_after: values.after }),
+          ...(values.before && { queued_before: values.before }),
+        },
+      })
     case 'send': {
       let event: unknown
       try {

@@ -32,6 +32,8 @@ const USAGE = `usage: sluice <command>
   keys    create --env ENV | list | revoke KEY_ID
   envs    create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N] | list | archive NAME
   send    JSON [--key EVENT_KEY] [--env BRANCH]
+  functions list | pause KEY | resume KEY [--skip-held]   [--env ENV]
+  runs    bulk cancel|replay [filter…] [--mode new|retry] [--dry-run] | bulk status [JOB_ID]
 ${WEBHOOKS_USAGE}
 ${CONTROL_NOTE}
 sluice <command> --help: the command's own usage and settings.`
@@ -51,6 +53,17 @@ const COMMAND_USAGE: Record<string, () => string> = {
   send: () => `usage: sluice send JSON [--key EVENT_KEY] [--env BRANCH]   (key also from SERVICE_EVENT_KEY)
 ${CONTROL_NOTE}`,
   webhooks: () => `usage: sluice ${WEBHOOKS_USAGE.trimStart()}\n${CONTROL_NOTE}`,
+  functions:
+    () => `usage: sluice functions list | pause KEY | resume KEY [--skip-held]   [--env ENV (default production)]
+  pause holds the function's new runs (durably) until resume runs them in order; --skip-held skips them instead.
+${CONTROL_NOTE}`,
+  runs: () => `usage: sluice runs bulk cancel|replay [--function KEY] [--env ENV] [--status STATUS] [--event NAME]
+                         [--after TIME] [--before TIME] [--mode new|retry] [--dry-run]
+       sluice runs bulk status [JOB_ID]
+  Cancels or replays every run the filter matches (TIME: ms or ISO 8601, on when the run was queued), as a
+  background job; --dry-run counts them and changes nothing. Replay starts new runs of the same events
+  (--mode new, the default) or retries failed runs from their last completed step (--mode retry).
+${CONTROL_NOTE}`,
 }
 
 function settingsHelp(): string {
@@ -98,7 +111,7 @@ export async function main(argv: string[]): Promise<number> {
     await serve(command, serverConfig(command, rest))
     return -1 // keeps running
   }
-  if (command === 'keys' || command === 'envs' || command === 'send') return controlCommand(command, rest)
+  if (['keys', 'envs', 'send', 'functions', 'runs'].includes(command)) return controlCommand(command, rest)
   if (command === 'webhooks') return webhooksCommand(rest)
   process.stderr.write(USAGE + '\n')
   return command === undefined || command === 'help' || command === '--help' ? 0 : 2

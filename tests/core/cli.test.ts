@@ -1,9 +1,9 @@
-// The `sluice` command as a user runs it: a production server, then envs, keys and send.
+// The `sluice` command as a user runs it: a production server, then envs, keys, send, functions and runs.
 import t from 'tap'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { join } from 'node:path'
-import { spawnServer, tempDir, removeDir, ROOT, TEST_SIGNING_KEY } from '../helpers/server.ts'
+import { eventually, spawnServer, tempDir, removeDir, ROOT, TEST_SIGNING_KEY } from '../helpers/server.ts'
 
 const run = promisify(execFile)
 const sluice = (args: string[], env: NodeJS.ProcessEnv = {}) =>
@@ -15,7 +15,8 @@ const sluice = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   )
 
 const dataDir = await tempDir()
-const server = await spawnServer(['start', '--port', '0', '--data-dir', dataDir], {
+const functions = join(ROOT, 'tests/functions/fixtures/flow.ts')
+const server = await spawnServer(['start', '--port', '0', '--data-dir', dataDir, '--functions', functions], {
   SLUICE_SIGNING_KEY: TEST_SIGNING_KEY,
 })
 t.teardown(async () => {
@@ -61,6 +62,38 @@ t.test('a wrong signing key is refused; bad arguments explain themselves', async
   const badPort = await sluice(['dev', '--port', 'eighty'], env)
   t.equal(badPort.code, 1)
   t.match(badPort.stderr, /CONFIG_INVALID: port \(--port \/ SLUICE_PORT\)/)
+})
+
+t.test('functions pause and resume; runs bulk cancel with a dry run, then as a job', async (t) => {
+  const json = async (args: string[]) => {
+    const r = await sluice(args, env)
+    t.equal(r.code, 0, `sluice ${args.join(' ')}: ${r.stderr}`)
+    return JSON.parse(r.stdout)
+  }
+  const listed = await eventually(async () => {
+    const r = await sluice(['functions', 'list'], env)
+    return r.code === 0 && JSON.parse(r.stdout).data.some((f: { id: string }) => f.id === 'flow-plain') ? r : undefined
+  }, 30_000)
+  t.ok(listed, 'lists the functions, once the runner registered them')
+  t.equal((await json(['functions', 'pause', 'flow-plain'])).data.paused, true)
+  t.equal((await json(['functions', 'resume', 'flow-plain', '--skip-held'])).data.paused, false)
+  const again = await sluice(['functions', 'resume', 'flow-plain'], env)
+  t.equal(again.code, 1)
+  t.match(again.stderr, /FUNCTION_NOT_PAUSED/)
+  const missing = await sluice(['functions', 'pause', 'nope'], env)
+  t.equal(missing.code, 1)
+  t.match(missing.stderr, /NOT_FOUND/)
+
+  const filter = ['--function', 'flow-plain', '--status', 'failed']
+  const dry = await json(['runs', 'bulk', 'cancel', ...filter, '--dry-run'])
+  t.same(dry.data, { matched: 0, scanned: 0, complete: true }, 'a dry run counts')
+  const job = await json(['runs', 'bulk', 'replay', ...filter, '--mode', 'retry'])
+  t.equal(job.data.action, 'replay')
+  const status = await json(['runs', 'bulk', 'status', job.data.id])
+  t.equal(status.data.id, job.data.id, 'its progress')
+  const bad = await sluice(['runs', 'bulk', 'archive', ...filter], env)
+  t.equal(bad.code, 1)
+  t.match(bad.stderr, /action/, 'a bad action is refused, naming the field')
 })
 
 t.test('an unreachable server is reported with a hint', async (t) => {
