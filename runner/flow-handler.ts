@@ -100,7 +100,7 @@ export function createFlowHandler(deps: FlowHandlerDeps, config: { maxInFlight: 
     const enqueue = (given: RunRecord) => {
       // A record made elsewhere (a retry from the REST API) gets its keys here.
       const r = given.flow ? given : { ...given, flow: flowKeys(flow, fn, given.event) }
-      const queued = { ...r, queue: queuePlace(flow, r) }
+      const queued = { ...r, queue: queuePlace(r) }
       queuedHere.set(r.runId, queued)
       update.queued!.push(queued)
     }

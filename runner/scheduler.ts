@@ -216,10 +216,9 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
 }
 
 /** Where a record waits: its queue key (the first concurrency or the throttle key) and its order. */
-export function queuePlace(flow: FlowControl, record: RunRecord): { key: string; order: number } {
+export function queuePlace(record: RunRecord): { key: string; order: number } {
   const keys = record.flow!
   const key = keys.slots[0]?.id.split('\0').at(-1) ?? keys.throttle ?? ''
   const at = record.dueAt ?? record.steps.at(-1)?.endedAt ?? record.failing?.endedAt ?? record.queuedAt
-  void flow
   return { key, order: at - keys.priorityMs }
 }
