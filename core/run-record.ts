@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { seededUlids, ulidTime } from './ids.ts'
 import type { EventRecord } from './event.ts'
+import type { FlowKeys } from './flow-keys.ts'
 import type { CancelCause, PauseDoc, RunDoc, RunError, RunStatus, StepDoc } from './run-doc.ts'
 
 export interface CompletedStep {
@@ -33,18 +34,6 @@ export interface InvokedBy {
   stepId: string
   /** The caller's route key (flow control), so the signal reaches the partition that holds it. */
   routeKey?: string
-}
-
-/** The flow-control keys of a run, evaluated once on its triggering event (runner/flow-keys.ts). */
-export interface FlowKeyValues {
-  slots: Array<{ id: string; limit: number }>
-  throttle?: string
-  rateLimit?: string
-  debounce?: string
-  batch?: string
-  idempotency?: string
-  singleton?: string
-  priorityMs: number
 }
 
 /** A message to a run on its function's topic, keyed like the run's records (its route key, else its ID). */
@@ -88,9 +77,9 @@ export interface RunRecord {
   routeKey?: string
   /** A batch run's events (`batchEvents`); `event` is the first. */
   events?: EventRecord[]
-  /** Flow control: where the record waits for admission, and the run's keys (runner/flow-keys.ts). */
+  /** Flow control: where the record waits for admission, and the run's keys (core/flow-keys.ts). */
   queue?: { key: string; order: number }
-  flow?: FlowKeyValues
+  flow?: FlowKeys
   /** Held while its function was paused and published again on resume: not held again. */
   released?: true
   /** A debounced run's record, parked until its quiet period ends; a batch's timer. */

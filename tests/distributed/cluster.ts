@@ -1,5 +1,15 @@
 // Sluice processes in distributed mode against the test Kafka and ClickHouse.
-import { tempDir, spawnServer, removeDir, type ChildServer, TEST_SIGNING_KEY } from '../helpers/server.ts'
+import type { Test } from 'tap'
+import {
+  eventually,
+  getJson,
+  postJson,
+  tempDir,
+  spawnServer,
+  removeDir,
+  type ChildServer,
+  TEST_SIGNING_KEY,
+} from '../helpers/server.ts'
 import { testServices } from '../infra/services.ts'
 import { kafkaClient } from '../helpers/kafka-bus.ts'
 
@@ -64,3 +74,39 @@ export async function startNode(
 }
 
 export const auth = { authorization: `Bearer ${TEST_SIGNING_KEY}` }
+
+/**
+ * A cluster serving the functions of `functionsFile`: api, ingest, dedup + sink, the router and two
+ * runners, each a process, killed when `t` ends. Ready once the runners registered `functionCount`
+ * functions and ingest takes events with the production key it returns.
+ */
+export async function functionsCluster(
+  t: Test,
+  name: string,
+  functionsFile: string,
+  functionCount: number,
+  extraEnv: NodeJS.ProcessEnv = {},
+) {
+  const env = { ...distributedEnv(name), ...extraEnv }
+  const nodes: Node[] = []
+  t.teardown(() => Promise.all(nodes.map((n) => n.kill('SIGKILL'))))
+  const start = async (roles: string[], args: string[] = []) => {
+    const node = await startNode(roles, env, args, 'start', { startTimeoutMs: 120_000 })
+    nodes.push(node)
+    return node
+  }
+  const startRunner = () => start(['runner'], ['--functions', functionsFile])
+  const [api, ingest, , router] = await Promise.all([
+    start(['api']),
+    start(['ingest']),
+    start(['dedup', 'sink']),
+    start(['router']),
+  ])
+  const runners = await Promise.all([startRunner(), startRunner()])
+  const registered = async () => (await getJson(`${api.url}/v1/functions`, auth)).body.data?.length ?? 0
+  await eventually(async () => ((await registered()) >= functionCount ? true : undefined), 120_000, 250)
+  const eventKey: string = (await postJson(`${api.url}/v1/keys`, { env: 'production' }, auth)).body.data.key
+  const warm = async () => (await postJson(`${ingest.url}/e/${eventKey}`, { name: 'test/warmup', data: {} })).status
+  await eventually(async () => ((await warm()) === 200 ? true : undefined), 60_000, 100)
+  return { api, ingest, router, runners, eventKey, start, startRunner }
+}

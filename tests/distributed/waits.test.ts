@@ -8,34 +8,15 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { eventually, getJson, postJson, ROOT, tempDir } from '../helpers/server.ts'
 import { waitsSuite, type WaitsTarget } from '../functions/waits-suite.ts'
-import { distributedEnv, startNode, auth, type Node } from './cluster.ts'
+import { auth, functionsCluster } from './cluster.ts'
 
 t.setTimeout(480_000)
 const stepLog = join(await tempDir(), 'steps.log')
-const env = { ...distributedEnv('waits'), SLUICE_TEST_STEP_LOG: stepLog }
-const functions = ['--functions', join(ROOT, 'tests/functions/fixtures/waits-crash.ts')]
-const nodes: Node[] = []
-t.teardown(() => Promise.all(nodes.map((n) => n.kill('SIGKILL'))))
-const start = async (roles: string[], args: string[] = []) => {
-  const node = await startNode(roles, env, args, 'start', { startTimeoutMs: 120_000 })
-  nodes.push(node)
-  return node
-}
-const [api, ingest] = await Promise.all([start(['api']), start(['ingest']), start(['dedup', 'sink'])])
-let router = await start(['router'])
-let runners = await Promise.all([start(['runner'], functions), start(['runner'], functions)])
+const fixture = join(ROOT, 'tests/functions/fixtures/waits-crash.ts')
+const cluster = await functionsCluster(t, 'waits', fixture, 7, { SLUICE_TEST_STEP_LOG: stepLog })
+const { api, ingest } = cluster
 const rest = (path: string) => getJson(`${api.url}${path}`, auth)
-await eventually(async () => ((await rest('/v1/functions')).body.data?.length >= 7 ? true : undefined), 120_000, 250)
-const created = await postJson(`${api.url}/v1/keys`, { env: 'production' }, auth)
-const target: WaitsTarget = { ingestUrl: ingest.url, eventKey: created.body.data.key, apiUrl: api.url, headers: auth }
-await eventually(
-  async () =>
-    (await postJson(`${ingest.url}/e/${target.eventKey}`, { name: 'test/warmup', data: {} })).status === 200
-      ? true
-      : undefined,
-  60_000,
-  100,
-)
+const target: WaitsTarget = { ingestUrl: ingest.url, eventKey: cluster.eventKey, apiUrl: api.url, headers: auth }
 
 t.test('the suite, distributed', async (t) => waitsSuite(t, () => target, 60_000))
 
@@ -49,13 +30,13 @@ t.test('kill -9 of both runners and the router: every waiting run resumes once, 
   const waiting = await Promise.all(orders.map((order) => send('test/ordered', { order })))
   for (const id of [...sleepers, ...waiting])
     await eventually(async () => ((await statusOf(id)) === 'waiting' ? true : undefined), 60_000, 250)
-  await Promise.all([router.kill('SIGKILL'), ...runners.map((r) => r.kill('SIGKILL'))])
+  await Promise.all([cluster.router.kill('SIGKILL'), ...cluster.runners.map((r) => r.kill('SIGKILL'))])
   const killedAt = Date.now()
   // Replacements on empty data dirs: what the killed ones held is restored from the changelogs.
-  ;[router, ...runners] = await Promise.all([
-    start(['router']),
-    start(['runner'], functions),
-    start(['runner'], functions),
+  ;[cluster.router, ...cluster.runners] = await Promise.all([
+    cluster.start(['router']),
+    cluster.startRunner(),
+    cluster.startRunner(),
   ])
   const restartedAt = Date.now()
   t.ok(restartedAt - killedAt < 60_000, `replaced within the cron catch-up (${restartedAt - killedAt} ms)`)
