@@ -20,11 +20,11 @@ const evaluators = new Map<string, Evaluator>()
 
 /** Compiles `source` once (then cached) into a function giving its value (a key, a priority). */
 export function compileValue(source: unknown, variables: readonly string[]): Parsed<Evaluator> {
-  const planned = planExpression(source, variables)
-  if (!planned.ok) return planned
   const key = `${variables.join(',')}\0${source}`
-  let evaluator = evaluators.get(key)
+  let evaluator = typeof source === 'string' ? evaluators.get(key) : undefined
   if (!evaluator) {
+    const planned = planExpression(source, variables)
+    if (!planned.ok) return planned
     const run = planned.value
     evaluator = (bindings) => {
       try {
@@ -61,10 +61,9 @@ export function compileExpression(source: unknown, variables: readonly string[])
   const key = `${variables.join(',')}\0${source}`
   const cached = compiled.get(key)
   if (cached) return { ok: true, value: cached }
-  let run: ReturnType<typeof plan>
   const planned = planExpression(source, variables)
   if (!planned.ok) return planned
-  run = planned.value
+  const run = planned.value
   const predicate: Predicate = (bindings) => {
     try {
       const result = run(bindings as never)

@@ -132,9 +132,14 @@ export const KEY_SPACES = {
       rangeDeleted: true,
     },
   ),
-  runnerQueuedByRun: space('A', 'runner/rocksdb.ts', '<scope>\\0<runId> → <flow key>\\0<order hex13>\\0<eventId>\\0<seq>', {
-    rangeDeleted: true,
-  }),
+  runnerQueuedByRun: space(
+    'A',
+    'runner/rocksdb.ts',
+    '<scope>\\0<runId> → <flow key>\\0<order hex13>\\0<eventId>\\0<seq>',
+    {
+      rangeDeleted: true,
+    },
+  ),
   runnerFlow: space('K', 'runner/rocksdb.ts', '<scope>\\0<name>\\0<key> → flow state JSON (rate limits, batches, …)', {
     scanned: true,
     rangeDeleted: true,

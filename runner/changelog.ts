@@ -103,7 +103,7 @@ export async function openChangelogRunnerState(options: ChangelogRunnerOptions):
     },
     parkedOf: (runId) => local.parkedOf(runId),
     flowGet: (keys) => local.flowGet(keys),
-    queueHead: (key, limit) => local.queueHead(key, limit),
+    queueHead: (key, limit, after) => local.queueHead(key, limit, after),
     queueIndex: () => local.queueIndex(),
     queuedOf: (runId) => local.queuedOf(runId),
     lastCronTick: (cron) => local.lastCronTick(cron),

@@ -71,9 +71,13 @@ export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState
       const values = await rocks.getMany(keys.map((k) => flowPrefix + k))
       return values.map((v) => (v ? v.toString() : null))
     },
-    async queueHead(key, limit) {
+    async queueHead(key, limit, after) {
       const records: RunRecord[] = []
-      for await (const { value } of rocks.scan({ ...keyRange('runnerQueue', `${scope}\0${key}\0`), limit }))
+      const range = keyRange('runnerQueue', `${scope}\0${key}\0`)
+      // Past `after`: without an upper bound on the iterator, a scan from the key's start steps over
+      // every deleted record of the key that compaction has not dropped yet.
+      const bounds = after ? { gt: queueKey(after), lt: range.lt } : range
+      for await (const { value } of rocks.scan({ ...bounds, limit }))
         records.push(JSON.parse(value.toString()) as RunRecord)
       return records
     },

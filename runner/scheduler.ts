@@ -17,10 +17,34 @@ const envSlots = new Map<string, number>()
 interface QueueEntry {
   /** The order of the key's first queued record, for choosing among keys. */
   first: number
-  /** Its first queued records that are not executing, once read (a cache, dropped when the queue changes). */
+  /**
+   * The key's first queued records that are not executing, in queue order, once read: every one up to
+   * `bound`, or, without a bound, all of them. Kept up to date as records are queued, admitted and
+   * taken out, so the state is read again only once they ran out (from past `bound`).
+   */
   heads?: RunRecord[]
+  /** The last record a full read returned: records after it are not in `heads`. */
+  bound?: RunRecord
   /** Counts the key's queue changes: a read that began before one is stale. */
   changes: number
+}
+
+/** Queue order, as the state stores it: order, then event, run and seq (runner/rocksdb.ts). */
+function compare(a: RunRecord, b: RunRecord): number {
+  return (
+    a.queue!.order - b.queue!.order ||
+    (a.event.internalId < b.event.internalId ? -1 : a.event.internalId > b.event.internalId ? 1 : 0) ||
+    (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0) ||
+    (String(a.seq) < String(b.seq) ? -1 : String(a.seq) > String(b.seq) ? 1 : 0)
+  )
+}
+
+/** Puts `record` into its place in `heads` (sorted), once. */
+function insert(heads: RunRecord[], record: RunRecord): void {
+  let at = heads.length
+  while (at > 0 && compare(heads[at - 1], record) > 0) at--
+  if (at > 0 && heads[at - 1].runId === record.runId && heads[at - 1].seq === record.seq) return
+  heads.splice(at, 0, record)
 }
 
 const HEADS_READ = 16
@@ -39,8 +63,8 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
   const executing = new Map<RunnerState, Set<Promise<void>>>()
   const fnSlots = new Map<string, number>()
   const throttles = new Map<string, number>()
-  /** Runs executing now: a cancel must not end them mid-step (function-runner.ts). */
-  const running = new Set<string>()
+  /** Runs executing now, with the seq of their record: a cancel must not end them mid-step (function-runner.ts). */
+  const running = new Map<string, number>()
   let inFlight = 0
   let passing = false
   let again = false
@@ -83,13 +107,15 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
         const candidates = [...index.entries()].sort((a, b) => a[1].first - b[1].first)
         for (const [key, entry] of candidates) {
           if (inFlight >= config.maxInFlight) break
-          if (!entry.heads || entry.heads.length === 0) await readHeads(state, index, key, entry)
-          const head = entry.heads?.[0]
-          if (!head) continue
-          if (running.has(head.runId)) {
-            entry.heads = undefined // executing already (read before it started)
+          if (!entry.heads || (entry.heads.length === 0 && entry.bound)) await readHeads(state, index, key, entry)
+          if (entry.heads?.length === 0 && !entry.bound && index.get(key) === entry) {
+            index.delete(key) // nothing queued under it: a record queued later makes it again
             continue
           }
+          const head = entry.heads?.[0]
+          if (!head) continue
+          // Its previous record still executes: it goes once that one is recorded.
+          if (running.has(head.runId)) continue
           if (!hasRoom(head)) continue
           if (head.seq === 0 && flow.throttle && head.flow?.throttle !== undefined) {
             const { limit, periodMs, burst } = flow.throttle
@@ -100,7 +126,7 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
             }
             throttles.set(head.flow.throttle, decision.next)
           }
-          start(state, index, key, entry, head)
+          start(state, index, entry, head)
         }
       }
     } catch (err) {
@@ -116,53 +142,54 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
     }
   }
 
-  function start(
-    state: RunnerState,
-    index: Map<string, QueueEntry>,
-    key: string,
-    entry: QueueEntry,
-    record: RunRecord,
-  ) {
+  function start(state: RunnerState, index: Map<string, QueueEntry>, entry: QueueEntry, record: RunRecord) {
     inFlight++
     take(record, 1)
-    running.add(record.runId)
+    running.set(record.runId, record.seq)
     entry.heads!.shift()
     const inState = executing.get(state) ?? executing.set(state, new Set()).get(state)!
     const done: Promise<void> = deps
       .execute(state, record)
       .catch((err) => {
-        // Still queued: it is admitted again later (its outcome, if executed, is applied then).
+        // Still queued: it is admitted again in a second (its outcome, if executed, is applied then).
         log.warn({ err, runId: record.runId }, 'a queued record did not run; it stays queued')
-        wakeAt(Date.now() + 1000)
+        setTimeout(() => {
+          if (queues.get(state) === index) remember(index, record)
+          wake()
+        }, 1000).unref()
       })
       .finally(() => {
         inFlight--
         take(record, -1)
         running.delete(record.runId)
         inState.delete(done)
-        // The run's next record may be queued already, behind the one that ran: read the key again.
-        const current = index.get(key)
-        if (current) {
-          current.heads = undefined
-          current.changes++
-        } else if (queues.get(state) === index) index.set(key, { first: record.queue!.order, changes: 0 })
         wake()
       })
     inState.add(done)
   }
 
-  /** The key's first queued records that are not executing, in order; the key is forgotten once empty. */
+  /** A record queued under its key: in the key's heads when it falls within them. */
+  function remember(index: Map<string, QueueEntry>, record: RunRecord): void {
+    const key = record.queue!.key
+    // The index knows every key with queued records: a key it lacks has none but this one.
+    const entry = index.get(key) ?? index.set(key, { first: record.queue!.order, heads: [], changes: 0 }).get(key)!
+    entry.first = Math.min(entry.first, record.queue!.order)
+    entry.changes++
+    if (entry.heads && (entry.bound === undefined || compare(record, entry.bound) <= 0)) insert(entry.heads, record)
+  }
+
+  /** Reads the key's first queued records that are not executing, in order (past `bound` once the heads ran out). */
   async function readHeads(state: RunnerState, index: Map<string, QueueEntry>, key: string, entry: QueueEntry) {
     const changes = entry.changes
-    const queued = await state.queueHead(key, HEADS_READ + running.size)
+    const limit = HEADS_READ + running.size
+    const after = entry.heads?.length === 0 ? entry.bound : undefined
+    const read = await state.queueHead(key, limit, after)
     // Records queued while this read was under way may be missing from it: read again next pass.
     if (entry.changes !== changes || index.get(key) !== entry) return
-    if (queued.length === 0) {
-      index.delete(key)
-      return
-    }
-    entry.heads = queued.filter((r) => !running.has(r.runId)).slice(0, HEADS_READ)
-    entry.first = (entry.heads[0] ?? queued[0]).queue!.order
+    entry.heads = read.filter((r) => running.get(r.runId) !== r.seq)
+    entry.bound = read.length === limit ? read.at(-1) : undefined
+    const first = entry.heads[0] ?? read[0]
+    if (first) entry.first = first.queue!.order
   }
 
   return {
@@ -185,14 +212,7 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
     queued(state: RunnerState, records: RunRecord[]): void {
       const index = queues.get(state)
       if (!index) return
-      for (const r of records) {
-        if (r.queue!.key === HELD) continue
-        const entry =
-          index.get(r.queue!.key) ?? index.set(r.queue!.key, { first: r.queue!.order, changes: 0 }).get(r.queue!.key)!
-        entry.first = Math.min(entry.first, r.queue!.order)
-        entry.heads = undefined
-        entry.changes++
-      }
+      for (const r of records) if (r.queue!.key !== HELD) remember(index, r)
       wake()
     },
     /** Records taken out of the queue by the consumer (a cancel). */
@@ -200,10 +220,10 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
       const index = queues.get(state)
       for (const r of records) {
         const entry = index?.get(r.queue!.key)
-        if (entry) {
-          entry.heads = undefined
-          entry.changes++
-        }
+        if (!entry) continue
+        entry.changes++
+        const at = entry.heads?.findIndex((h) => h.runId === r.runId && h.seq === r.seq) ?? -1
+        if (at >= 0) entry.heads!.splice(at, 1)
       }
       wake()
     },
@@ -219,6 +239,7 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
 export function queuePlace(record: RunRecord): { key: string; order: number } {
   const keys = record.flow!
   const key = keys.slots[0]?.id.split('\0').at(-1) ?? keys.throttle ?? ''
-  const at = record.dueAt ?? record.steps.at(-1)?.endedAt ?? record.failing?.endedAt ?? record.queuedAt
-  return { key, order: at - keys.priorityMs }
+  // By the run's own queue time, for every record of it: a run that started goes before runs queued
+  // after it, so a backlog finishes the runs it started instead of starting them all first.
+  return { key, order: record.queuedAt - keys.priorityMs }
 }

@@ -52,8 +52,8 @@ export interface RunnerState {
   lastCronTick(cron: string): Promise<number | null>
   /** Flow-control state by key, null when absent. */
   flowGet(keys: string[]): Promise<Array<string | null>>
-  /** The queued records of one queue key, in order, at most `limit`. */
-  queueHead(queueKey: string, limit: number): Promise<RunRecord[]>
+  /** The queued records of one queue key, in order, at most `limit` (those after `after`, when given). */
+  queueHead(queueKey: string, limit: number, after?: RunRecord): Promise<RunRecord[]>
   /** Per queue key: how many records wait, and the first one's order (rebuilding a scheduler). */
   queueIndex(): Promise<Map<string, { count: number; first: number }>>
   /** The record of `runId` queued now, if any. */
