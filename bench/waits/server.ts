@@ -31,9 +31,13 @@ export interface Server extends Child {
  * `sluice dev --functions bench/waits/functions.ts` on a fresh data dir, started with node directly
  * (not scripts/start.sh, which may reinstall into a shared node_modules) but with the image's node
  * flags and allocator. `inspect`: with node's inspector on a loopback port, so the bench can ask
- * for a full GC before it reads V8's heap.
+ * for a full GC before it reads V8's heap. `functions`: another functions file (inside the
+ * repository, so `sluice/client` resolves); `env`: more environment for the server.
  */
-export async function startServer(name: string, options: { inspect?: boolean } = {}): Promise<Server> {
+export async function startServer(
+  name: string,
+  options: { inspect?: boolean; functions?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Server> {
   const nodeFlags: string[] = []
   // BENCH_CPU_PROF_DIR=<dir>: each server writes a .cpuprofile there when stopped (docs/operations.md).
   const profileDir = process.env.BENCH_CPU_PROF_DIR
@@ -54,7 +58,7 @@ export async function startServer(name: string, options: { inspect?: boolean } =
       '--data-dir',
       dataDir,
       '--functions',
-      'bench/waits/functions.ts',
+      options.functions ?? 'bench/waits/functions.ts',
       '--log-level',
       'warn',
     ],
@@ -65,6 +69,7 @@ export async function startServer(name: string, options: { inspect?: boolean } =
         MALLOC_CONF: 'narenas:2,background_thread:true,dirty_decay_ms:5000,muzzy_decay_ms:0',
       }),
       MALLOC_ARENA_MAX: '2',
+      ...options.env,
     },
   )
   const pid = child.child.pid!
