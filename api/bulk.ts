@@ -33,10 +33,22 @@ const BulkBody = Type.Object(
   },
   { additionalProperties: false },
 )
+const JobFilter = Type.Object(
+  {
+    function: Type.Optional(Type.String()),
+    env: Type.Optional(Type.String()),
+    status: Type.Optional(Type.String()),
+    event_name: Type.Optional(Type.String()),
+    queued_after: Type.Optional(Time('Queued after')),
+    queued_before: Type.Optional(Time('Queued before')),
+  },
+  { description: 'The runs it acts on' },
+)
 const Job = Type.Object({
   id: Type.String(),
   action: Type.String(),
   mode: Nullable(Type.String()),
+  filter: JobFilter,
   status: Literals(['running', 'done', 'failed'] as const),
   scanned: Type.Integer(),
   matched: Type.Integer(),
@@ -62,6 +74,7 @@ export function bulkRoutes(deps: { control: ControlStore; runs: RunStore }) {
     id: job.id,
     action: job.action,
     mode: job.mode ?? null,
+    filter: presentFilter(job.filter),
     status: job.status,
     scanned: job.scanned,
     matched: job.matched,
@@ -165,5 +178,17 @@ function toFilter(given: Static<typeof Filter>): RunFilter {
     ...(given.event_name !== undefined && { eventName: given.event_name }),
     ...(after !== undefined && { queuedAfter: after }),
     ...(before !== undefined && { queuedBefore: before }),
+  }
+}
+
+function presentFilter(filter: RunFilter) {
+  const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString())
+  return {
+    function: filter.function,
+    env: filter.env,
+    status: filter.status,
+    event_name: filter.eventName,
+    queued_after: iso(filter.queuedAfter),
+    queued_before: iso(filter.queuedBefore),
   }
 }

@@ -1,12 +1,13 @@
-// REST: function runs. `GET /v1/runs?function=&status=&env=&limit=&cursor=`, `GET /v1/runs/<run id>`,
-// `GET /v1/events/<internal id>/runs`.
+// REST: function runs. `GET /v1/runs?function=&status=&env=&event_name=&queued_after=&queued_before=&cursor=`,
+// `GET /v1/runs/<run id>`, `GET /v1/events/<internal id>/runs`.
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { SluiceError } from '../core/errors.ts'
 import { isUlid } from '../core/ids.ts'
 import type { RunDoc, RunStore, StepDoc } from '../store/runs-types.ts'
 import type { CancelCause, PauseDoc, RunError } from '../core/run-doc.ts'
-import { pageCursor } from './query.ts'
+import { pageCursor, queryTime } from './query.ts'
+import { findRuns } from './bulk-filter.ts'
 import { errors, IdParams, List, One, Page, Run, RunsQuery } from './schemas.ts'
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString())
@@ -27,14 +28,22 @@ export function runsRoutes(deps: { runs: RunStore }) {
       async (request) => {
         const q = request.query
         const limit = q.limit ?? 50
-        const page = await deps.runs.queryRuns({
+        const query = {
           functionId: q.function || undefined,
           status: q.status,
           eventId: q.event || undefined,
           env: q.env || undefined,
           limit,
           cursor: pageCursor(q.cursor),
-        })
+        }
+        const filter = {
+          eventName: q.event_name || undefined,
+          queuedAfter: queryTime('queued_after', q.queued_after),
+          queuedBefore: queryTime('queued_before', q.queued_before),
+        }
+        const page = Object.values(filter).some((v) => v !== undefined)
+          ? await findRuns(deps.runs, query, filter)
+          : await deps.runs.queryRuns(query)
         return { data: page.runs.map(presentRun), metadata: { cursor: page.nextCursor, limit } }
       },
     )

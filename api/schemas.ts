@@ -132,6 +132,52 @@ export const EventsQuery = Type.Object({
 })
 
 // Functions and runs.
+const CelKey = (description: string) => Type.Optional(Type.String({ description: `${description}: CEL over event` }))
+const FlowControl = Type.Object(
+  {
+    concurrency: Type.Optional(
+      Type.Array(
+        Type.Object({
+          limit: Type.Integer({ description: 'Runs executing a step at once' }),
+          key: CelKey('The limit holds per value'),
+          scope: Literals(['fn', 'env']),
+        }),
+      ),
+    ),
+    throttle: Type.Optional(
+      Type.Object({
+        limit: Type.Integer(),
+        period_ms: Type.Integer(),
+        burst: Type.Integer(),
+        key: CelKey('Per value'),
+      }),
+    ),
+    rate_limit: Type.Optional(
+      Type.Object({ limit: Type.Integer(), period_ms: Type.Integer(), key: CelKey('Per value') }),
+    ),
+    debounce: Type.Optional(
+      Type.Object({
+        period_ms: Type.Integer(),
+        key: CelKey('Per value'),
+        timeout_ms: Type.Optional(Type.Integer({ description: 'How long a burst may postpone the run' })),
+      }),
+    ),
+    batch_events: Type.Optional(
+      Type.Object({
+        max_size: Type.Integer(),
+        timeout_ms: Type.Integer(),
+        key: CelKey('Per value'),
+        if: Type.Optional(Type.String({ description: 'Events it is false for run alone' })),
+      }),
+    ),
+    priority: Type.Optional(
+      Type.Object({ run: Type.String({ description: 'Seconds of head start: CEL over event' }) }),
+    ),
+    idempotency: CelKey('One run per value in 24 hours'),
+    singleton: Type.Optional(Type.Object({ key: CelKey('Per value'), mode: Literals(['skip', 'cancel']) })),
+  },
+  { description: "The function's flow control (client/flow.ts), durations in milliseconds" },
+)
 export const FunctionSchema = Type.Object({
   id: Type.String({ description: '<app id>-<function id>' }),
   env: Type.String(),
@@ -158,6 +204,9 @@ export const FunctionSchema = Type.Object({
   ),
   retries: Type.Integer(),
   timeout_ms: Nullable(Type.Integer()),
+  flow_control: Nullable(FlowControl),
+  paused: Type.Boolean({ description: 'New runs are held until POST /v1/functions/<id>/resume' }),
+  paused_at: Nullable(Time('When it was paused')),
   registered_at: Time('Registration time'),
 })
 const RunError = Type.Object({
@@ -223,6 +272,9 @@ export const RunsQuery = Type.Object({
   status: Type.Optional(Literals(RUN_STATUSES)),
   event: Type.Optional(Type.String({ description: 'Internal ID of the triggering event' })),
   env: Type.Optional(Type.String()),
+  event_name: Type.Optional(Type.String({ description: "The triggering event's name" })),
+  queued_after: TimeQuery('Queued after'),
+  queued_before: TimeQuery('Queued before'),
   ...PageQuery,
 })
 export const EnvQuery = Type.Object({ env: Type.Optional(Type.String()) })

@@ -143,7 +143,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
           return fn ? routeKeyOf(fn, event) : undefined
         },
       }),
-      functionsRoutes(registry),
+      functionsRoutes({ list: (env) => registry.list(env), control: deps.control }),
       functionActionsRoutes({ control: deps.control, list: (env) => registry.list(env) }),
       bulkRoutes({ control: deps.control, runs: runStore }),
     ],

@@ -7,16 +7,17 @@ import { launchChromium } from '../infra/chromium.ts'
 import { eventually, getJson, postJson, ROOT, startServer } from '../helpers/server.ts'
 import { finishedRuns, sendEvent } from '../functions/fixtures/rest.ts'
 import { ensureDashboardBuilt, errorsOf, openPage, screenshot, seriousViolations, type SIZES } from './browser.ts'
-import { runWhen, waitingOrder } from './runs.ts'
+import { hasEnded, runWhen, waitingOrder } from './runs.ts'
 
 type Page = [name: string, path: string, readySelector: string]
 
 /** Also seen in the system's dark mode. */
-const DARK = new Set(['events', 'run', 'run-waiting', 'webhook'])
+const DARK = new Set(['events', 'functions', 'run', 'run-waiting', 'webhook'])
 
 /**
  * Data worth looking at: long names and payloads, a webhook with a transform and a failed delivery, a failed
- * run, a run waiting for an event, one an event cancelled and one an event resumed.
+ * run, a run waiting for an event, one an event cancelled and one an event resumed; flow control: a paused
+ * function, a rate-limited run (skipped), a batch run and a bulk cancel.
  */
 async function seed(url: string): Promise<Page[]> {
   const longName = `app/${'very-long-event-name-'.repeat(8)}end`
@@ -50,6 +51,29 @@ async function seed(url: string): Promise<Page[]> {
   await eventually(async () =>
     (await getJson(`${url}/v1/webhooks/${hook.data.id}/requests`)).body.data.length === 2 ? true : undefined,
   )
+  await postJson(`${url}/v1/functions/flow-plain/pause`, {})
+  const limited = (
+    await postJson(
+      `${url}/e/dev`,
+      [1, 2, 3, 4].map((n) => ({ name: 'flow/limited', data: { user: 'ada', n } })),
+    )
+  ).body.ids as string[]
+  const limitedRuns = await Promise.all(limited.map((id) => runWhen(url, id, 'flow-limited', hasEnded)))
+  const skipped = limitedRuns.find((r) => r.status === 'skipped')
+  const [batchFirst] = (
+    await postJson(
+      `${url}/e/dev`,
+      [1, 2, 3].map((n) => ({ name: 'flow/batched', data: { n } })),
+    )
+  ).body.ids
+  const batch = await runWhen(url, batchFirst, 'flow-batched', hasEnded)
+  const { body: job } = await postJson(`${url}/v1/runs/bulk`, {
+    action: 'cancel',
+    filter: { function: 'flow-limited' },
+  })
+  await eventually(async () =>
+    (await getJson(`${url}/v1/runs/bulk/${job.data.id}`)).body.data.status === 'done' ? true : undefined,
+  )
   await postJson(`${url}/v1/keys`, { env: 'production' })
   await postJson(`${url}/v1/envs`, { name: 'staging' })
   await eventually(async () => ((await getJson(`${url}/v1/events/${longId}`)).status === 200 ? true : undefined))
@@ -58,11 +82,14 @@ async function seed(url: string): Promise<Page[]> {
     ['event', `/events/${eventId}`, '#event-runs'],
     ['event-long', `/events/${longId}`, '#event-detail'],
     ['functions', '/functions', '#functions'],
-    ['runs', '/runs', '#runs'],
+    ['runs', '/runs', '#bulk-jobs'],
+    ['runs-skipped', '/runs?status=skipped', '#runs .skip-reason'],
     ['run', `/runs/${run.run_id}`, '#timeline'],
     ['run-waiting', `/runs/${waiting.run_id}`, '#run-state'],
     ['run-cancelled', `/runs/${refunded.run_id}`, '#run-state'],
     ['run-waited', `/runs/${paid.run_id}`, '#timeline .pause-text a'],
+    ['run-skipped', `/runs/${skipped.run_id}`, '#run-state'],
+    ['run-batch', `/runs/${batch.run_id}`, '#batch-events'],
     ['webhooks', '/webhooks', '#webhooks'],
     ['webhook', `/webhooks/${hook.data.id}`, '#deliveries'],
     ['keys', '/keys', '#keys'],

@@ -222,3 +222,70 @@ t.test('a run cancelled while a step runs: the step finishes, nothing after it r
   )
   t.same(cancelled.cancelled_by, { kind: 'api' })
 })
+
+t.test('functions show their flow control (snake_case, milliseconds) and whether they are paused', async (t) => {
+  const listed = async (id: string) =>
+    (await getJson(`${server.url}/v1/functions`)).body.data.find((f: any) => f.id === id)
+  const flow = async (id: string) => (await listed(id)).flow_control
+  t.same(await flow('flow-per-customer'), { concurrency: [{ limit: 1, key: 'event.data.customer', scope: 'fn' }] })
+  t.same(await flow('flow-throttled'), { throttle: { limit: 2, period_ms: 2_000, burst: 1 } })
+  t.same(await flow('flow-limited'), { rate_limit: { limit: 3, period_ms: 60_000, key: 'event.data.user' } })
+  t.same(await flow('flow-debounced'), { debounce: { period_ms: 1_000, key: 'event.data.k', timeout_ms: 4_000 } })
+  t.same(await flow('flow-batched'), { batch_events: { max_size: 3, timeout_ms: 1_000 } })
+  t.same(await flow('flow-prioritized'), {
+    concurrency: [{ limit: 1, scope: 'fn' }],
+    priority: { run: 'event.data.vip == true ? 600 : 0' },
+  })
+  t.same(await flow('flow-idempotent'), { idempotency: 'event.data.order' })
+  t.same(await flow('flow-latest-wins'), { singleton: { key: 'event.data.account', mode: 'cancel' } })
+  t.match(await listed('shop-checkout'), { flow_control: null, paused: false, paused_at: null })
+
+  t.equal((await postJson(`${server.url}/v1/functions/flow-idempotent/pause`, {})).status, 200)
+  t.match(await listed('flow-idempotent'), { paused: true, paused_at: String })
+  t.equal((await postJson(`${server.url}/v1/functions/flow-idempotent/resume`, {})).status, 200)
+  t.match(await listed('flow-idempotent'), { paused: false, paused_at: null })
+})
+
+t.test('runs filter by event name and queue time, as a bulk action does; the page goes on past them', async (t) => {
+  const first = await sendEvent(server.url, { name: 'flow/plain', data: { n: 'first' } })
+  const [firstRun] = await finishedRuns(server.url, first)
+  const second = await sendEvent(server.url, { name: 'flow/plain', data: { n: 'second' } })
+  const [secondRun] = await finishedRuns(server.url, second)
+  const runs = async (q: string) => (await getJson(`${server.url}/v1/runs?${q}`)).body
+  const named = await runs('event_name=flow/plain')
+  t.ok(named.data.length >= 2 && named.data.every((r: any) => r.event_name === 'flow/plain'), 'only that name')
+  const after = Date.parse(firstRun.queued_at) - 1
+  t.same(
+    (await runs(`event_name=flow/plain&queued_after=${after}`)).data.map((r: any) => r.run_id),
+    [secondRun.run_id, firstRun.run_id],
+    'queued after: newest first',
+  )
+  const page = await runs(`event_name=flow/plain&queued_after=${after}&limit=1`)
+  t.same(
+    page.data.map((r: any) => r.run_id),
+    [secondRun.run_id],
+  )
+  const next = await runs(`event_name=flow/plain&queued_after=${after}&limit=1&cursor=${page.metadata.cursor}`)
+  t.same(
+    next.data.map((r: any) => r.run_id),
+    [firstRun.run_id],
+    'the cursor goes on below the last run',
+  )
+  const before = await runs(`event_name=flow/plain&queued_before=${secondRun.queued_at}&queued_after=${after}`)
+  t.same(
+    before.data.map((r: any) => r.run_id),
+    [firstRun.run_id],
+    'queued before, ISO 8601',
+  )
+  const bad = await getJson(`${server.url}/v1/runs?queued_after=yesterday`)
+  t.match(bad, { status: 400, body: { code: 'REQUEST_INVALID', error: /queued_after/ } })
+
+  const filter = { function: 'flow-plain', status: 'waiting', queued_after: after }
+  const job = await postJson(`${server.url}/v1/runs/bulk`, { action: 'cancel', filter })
+  t.equal(job.status, 202)
+  t.same(
+    job.body.data.filter,
+    { function: 'flow-plain', status: 'waiting', queued_after: new Date(after).toISOString() },
+    'a job shows what it acts on',
+  )
+})

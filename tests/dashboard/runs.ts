@@ -22,7 +22,7 @@ export function runWhen(
 }
 
 export const isWaiting = (run: any) => run.status === 'waiting'
-export const hasEnded = (run: any) => ['completed', 'failed', 'cancelled'].includes(run.status)
+export const hasEnded = (run: any) => ['completed', 'failed', 'cancelled', 'skipped'].includes(run.status)
 
 /** A run of `waits-orders` waiting for `test/paid` of its order (an hour unless `timeout`). */
 export async function waitingOrder(url: string, order: string, timeout?: string): Promise<any> {

@@ -100,7 +100,7 @@ t.test('the runs list filters by waiting and by cancelled; a waiting row says wh
   await page.waitForSelector('#run-filters')
   t.same(
     await page.locator('#run-filters select[name=status] option').evaluateAll((os) => os.map((o) => o.textContent)),
-    ['Any', 'queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'],
+    ['Any', 'queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'skipped'],
   )
   await page.selectOption('#run-filters select[name=status]', 'waiting')
   await page.click('#run-filters button[type=submit]')
@@ -185,9 +185,13 @@ t.test(
     const row = (id: string) => text(page, `#functions tr:has-text("${id}")`)
     t.match(await row('reports-weekly-digest'), /cron 0 9 \* \* 1 \(Europe\/Paris\)/, 'a cron schedule and its zone')
     t.match(await row('waits-vip'), /shop\/\* if event\.data\.vip == true\s*test\/vip/, 'a pattern with its filter')
-    t.match(await row('waits-orders'), /test\/ordered\s*test\/refunded where data\.order matches/, 'cancelOn, matched')
+    t.match(
+      await row('waits-orders'),
+      /test\/ordered\s*none\s*test\/refunded where data\.order matches/,
+      'cancelOn, matched',
+    )
     t.match(await row('waits-flaky'), /test\/stop if async\.data\.job == event\.data\.job/, 'cancelOn, by expression')
-    t.match(await row('shop-checkout'), /shop\/order\.placed\s*no event/)
+    t.match(await row('shop-checkout'), /shop\/order\.placed\s*none\s*no event/, 'no flow control, no cancelOn')
     t.equal(
       await page.getAttribute('#functions tr:has-text("waits-orders") a:has-text("test/refunded")', 'href'),
       '#/events?name=test%2Frefunded',

@@ -22,6 +22,9 @@ t.test('the registry lists the functions of the served file, with their triggers
     cancel_on: [],
     retries: 3,
     timeout_ms: 300_000,
+    flow_control: null,
+    paused: false,
+    paused_at: null,
     registered_at: fanA.registered_at,
   })
   t.same(body.data.map((f: any) => f.id).sort(), [

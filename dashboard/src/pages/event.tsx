@@ -1,4 +1,5 @@
-// One stored event: payload, metadata, the runs it triggered, Send to Dev Server and Replay.
+// One stored event: payload, metadata, the runs it triggered (a skipped one says why), Send to Dev Server
+// and Replay.
 import { useState } from 'preact/hooks'
 import { api, query } from '../api.ts'
 import { Badge, Empty, ErrorMessage, Loading, Ok } from '../ui/common.tsx'
@@ -6,6 +7,7 @@ import { JsonView } from '../ui/json-view.tsx'
 import { duration, ms, time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
 import { type Column, DataTable } from '../ui/data-table.tsx'
+import { SkipReason } from './run-flow.tsx'
 
 /** Where the event came from, linked: its webhook, the run that sent or invoked it, its cron function. */
 function SourceLink({ source }: { source: any }) {
@@ -91,7 +93,15 @@ function SendToDevServer({ event }: { event: any }) {
 
 const EVENT_RUN_COLUMNS: Array<Column<any>> = [
   { header: 'Function', cell: (r) => <a href={`#/runs/${r.run_id}`}>{r.function_id}</a> },
-  { header: 'Status', cell: (r) => <Badge status={r.status} /> },
+  {
+    header: 'Status',
+    cell: (r) => (
+      <>
+        <Badge status={r.status} />
+        {r.status === 'skipped' && <SkipReason error={r.error} />}
+      </>
+    ),
+  },
   { header: 'Attempts', cell: (r) => r.attempts },
   {
     header: 'Duration',

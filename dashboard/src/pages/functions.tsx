@@ -1,10 +1,13 @@
-// Registered functions: their triggers (events, patterns with their filter, cron schedules), the events
-// that cancel their runs, and their recent success rate (completed vs failed of the last 100 runs).
+// Registered functions: their triggers (events, patterns with their filter, cron schedules), flow control,
+// the events that cancel their runs, their recent success rate (completed vs failed of the last 100 runs),
+// and whether they are paused, with Pause and Resume.
 import { api, currentEnv, query } from '../api.ts'
 import { Empty, ErrorMessage, Loading } from '../ui/common.tsx'
 import { duration, time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
 import { type Column, DataTable } from '../ui/data-table.tsx'
+import { FlowSummary } from './function-flow.tsx'
+import { PauseControl } from './function-pause.tsx'
 
 const RECENT = 100
 
@@ -34,7 +37,7 @@ const successRate = (rate: { done: number; completed: number }) =>
     `${Math.round((100 * rate.completed) / rate.done)}% of ${rate.done} run${rate.done === 1 ? '' : 's'}`
   )
 
-const FUNCTION_COLUMNS: Array<Column<any>> = [
+const functionColumns = (reload: () => void): Array<Column<any>> => [
   {
     header: 'Function',
     class: 'name',
@@ -48,10 +51,12 @@ const FUNCTION_COLUMNS: Array<Column<any>> = [
     ),
   },
   { header: 'Env', cell: (f) => f.env },
+  { header: 'State', cell: (f) => <PauseControl fn={f} onChange={reload} /> },
   {
     header: 'Triggers',
     cell: (f) => f.triggers.map((t: any, i: number) => <Trigger key={i} trigger={t} />),
   },
+  { header: 'Flow control', class: 'flow', cell: (f) => <FlowSummary flow={f.flow_control} /> },
   {
     header: 'Cancelled by',
     cell: (f) =>
@@ -138,7 +143,8 @@ export function FunctionsPage() {
             caption="Registered functions"
             rows={functions.data}
             rowKey={(f) => `${f.env}/${f.id}`}
-            columns={FUNCTION_COLUMNS}
+            rowId={(f) => f.id}
+            columns={functionColumns(functions.reload)}
           />
         )
       )}

@@ -115,7 +115,7 @@ export function PauseText({ pause, state }: { pause: any; state: PauseState }) {
   )
 }
 
-/** What cancelled a run, no full stop: an event (linked), or the API (the dashboard's button calls it). */
+/** What cancelled a run, no full stop: an event or the singleton run that replaced it (linked), or the API. */
 export function CancelCause({ by }: { by: any }) {
   if (by?.kind === 'event')
     return (
@@ -125,6 +125,12 @@ export function CancelCause({ by }: { by: any }) {
       </>
     )
   if (by?.kind === 'api') return <>Cancelled from the API or the dashboard</>
+  if (by?.kind === 'singleton')
+    return (
+      <>
+        Cancelled by <a href={`#/runs/${by.run_id}`}>run {by.run_id}</a>, a newer run of the same singleton key
+      </>
+    )
   return <>Cancelled</>
 }
 

@@ -1,6 +1,6 @@
 // One run: its step timeline (each step's start, duration, attempts, what a pause waited for,
-// output or error with stack), what it waits for or what cancelled it, and the function's output or
-// final error. Refreshes while the run is not finished.
+// output or error with stack), what it waits for, what cancelled it or why it was skipped, a batch
+// run's events, and the function's output or final error. Refreshes while the run is not finished.
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { Badge, ErrorMessage, Loading } from '../ui/common.tsx'
@@ -9,6 +9,7 @@ import { duration, ms, time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
 import { CancelRun } from './run-cancel.tsx'
 import { CancelCause, PauseText, pauseState } from './run-pause.tsx'
+import { BatchEvents, SkipText } from './run-flow.tsx'
 import { runDuration } from './runs.tsx'
 
 const REFRESH_MS = 1_000
@@ -117,6 +118,11 @@ export function RunPage({ id }: { id: string }) {
           <CancelCause by={r.cancelled_by} /> at {time(r.ended_at)}.
         </p>
       )}
+      {r.status === 'skipped' && (
+        <p id="run-state" class="run-state">
+          <SkipText error={r.error} />
+        </p>
+      )}
       <dl class="meta">
         <dt>Run ID</dt>
         <dd class="mono">{r.run_id}</dd>
@@ -124,6 +130,15 @@ export function RunPage({ id }: { id: string }) {
         <dd>
           <a href={`#/events/${r.event_id}`}>{r.event_name}</a> <span class="muted mono">{r.event_id}</span>
         </dd>
+        {r.event_ids.length > 1 && (
+          <>
+            <dt>Batch</dt>
+            <dd>
+              {r.event_ids.length} events, in the order the function got them:
+              <BatchEvents ids={r.event_ids} />
+            </dd>
+          </>
+        )}
         <dt>Environment</dt>
         <dd>{r.env}</dd>
         <dt>Attempts</dt>
@@ -158,7 +173,7 @@ export function RunPage({ id }: { id: string }) {
       </div>
       <h2>Steps</h2>
       {steps.length === 0 ? (
-        <p class="muted">No step has finished yet.</p>
+        <p class="muted">{r.status === 'skipped' ? 'None: no step ran.' : 'No step has finished yet.'}</p>
       ) : (
         <ol id="timeline" class="timeline">
           {steps.map((s: any) => (
@@ -201,6 +216,8 @@ export function RunPage({ id }: { id: string }) {
         </div>
       ) : r.status === 'cancelled' ? (
         <p class="muted">None: the run was cancelled before it finished.</p>
+      ) : r.status === 'skipped' ? (
+        <p class="muted">None: flow control started no run for this event.</p>
       ) : (
         <p class="muted">
           {r.error ? (

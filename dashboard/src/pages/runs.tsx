@@ -1,4 +1,5 @@
-// Function runs, newest first, filterable by status and function; a waiting run says what it waits for.
+// Function runs, newest first, filterable by status, function, event name and queue time; a waiting run
+// says what it waits for, a skipped one why. The bulk panel cancels or replays what the filters match.
 import { useEffect, useState } from 'preact/hooks'
 import { api, currentEnv, query } from '../api.ts'
 import { Badge, Empty, ErrorMessage, Loading } from '../ui/common.tsx'
@@ -6,8 +7,10 @@ import { duration, ms, time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
 import { type Column, DataTable } from '../ui/data-table.tsx'
 import { PauseSummary } from './run-pause.tsx'
+import { SkipReason } from './run-flow.tsx'
+import { apiFilter, filtersOf, RunFilterForm } from './runs-filters.tsx'
+import { BulkPanel } from './runs-bulk.tsx'
 
-const STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled']
 const PAGE = 50
 
 export const runDuration = (r: any) => {
@@ -26,6 +29,7 @@ const RUN_COLUMNS: Array<Column<any>> = [
             <PauseSummary pause={r.waiting_for} />
           </div>
         )}
+        {r.status === 'skipped' && <SkipReason error={r.error} />}
       </>
     ),
   },
@@ -38,67 +42,37 @@ const RUN_COLUMNS: Array<Column<any>> = [
 
 export function RunsPage({ params }: { params: URLSearchParams }) {
   const env = currentEnv.value
-  const status = params.get('status') ?? ''
-  const fn = params.get('function') ?? ''
+  const filters = filtersOf(params)
+  const filter = apiFilter(filters, env)
+  const key = JSON.stringify(filter)
   const functions = useApi(() => api('GET', `/v1/functions${query({ env })}`), [env])
-  const first = useApi(
-    () => api('GET', `/v1/runs${query({ status, function: fn, env, limit: PAGE })}`),
-    [status, fn, env],
-  )
+  const first = useApi(() => api('GET', `/v1/runs${query({ ...filter, limit: PAGE })}`), [key])
   const [older, setOlder] = useState<{ runs: any[]; cursor: string | null }>({ runs: [], cursor: null })
   useEffect(() => setOlder({ runs: [], cursor: first.data?.metadata.cursor ?? null }), [first.data])
   const more = async () => {
-    const page = await api('GET', `/v1/runs${query({ status, function: fn, env, limit: PAGE, cursor: older.cursor })}`)
+    const page = await api('GET', `/v1/runs${query({ ...filter, limit: PAGE, cursor: older.cursor })}`)
     setOlder((o) => ({ runs: [...o.runs, ...page.data], cursor: page.metadata.cursor }))
-  }
-  const filter = (e: Event) => {
-    e.preventDefault()
-    const form = new FormData(e.currentTarget as HTMLFormElement)
-    location.hash = `#/runs${query({ status: String(form.get('status')), function: String(form.get('function')) })}`
   }
   const runs = [...(first.data?.data ?? []), ...older.runs]
   const functionIds = [
     ...new Set((functions.data?.data ?? []).map((f: any) => `${f.app_id}-${f.function_id}`)),
   ] as string[]
-  if (fn && !functionIds.includes(fn)) functionIds.push(fn)
+  if (filters.fn && !functionIds.includes(filters.fn)) functionIds.push(filters.fn)
+  const filtered = Object.keys(filter).some((k) => k !== 'env')
   return (
     <>
       <h1 tabIndex={-1}>Runs</h1>
-      <form id="run-filters" class="filters" onSubmit={filter} aria-label="Filter runs">
-        <label>
-          Status
-          <select name="status" value={status}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Function
-          <select name="function" value={fn}>
-            <option value="">Any</option>
-            {functionIds.map((f) => (
-              <option key={f} value={f}>
-                {f}
-              </option>
-            ))}
-          </select>
-        </label>
-        <div class="filter-actions">
-          <button type="submit">Apply</button>
-        </div>
-      </form>
+      <RunFilterForm filters={filters} functionIds={functionIds} />
+      <BulkPanel key={key} filter={filter} onProgress={first.reload} />
       <ErrorMessage error={first.error} />
       {first.loading && !first.data ? (
         <Loading />
       ) : runs.length === 0 ? (
         <Empty>
           <p>
-            No runs{status || fn ? ' match these filters' : ' yet'}. A run starts when an event arrives whose name
-            triggers a <a href="#/functions">function</a>.
+            No runs{filtered ? ' match these filters' : ' yet'}
+            {older.cursor ? ' among the newest ones; load older runs to look further' : ''}. A run starts when an event
+            arrives whose name triggers a <a href="#/functions">function</a>.
           </p>
         </Empty>
       ) : (

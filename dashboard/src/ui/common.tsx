@@ -42,6 +42,9 @@ const STATUS_CLASS: Record<string, string> = {
   filtered: 'muted',
   unrouted: 'warn',
   cancelled: 'warn',
+  skipped: 'muted',
+  paused: 'warn',
+  done: 'good',
 }
 
 export function Badge({ status }: { status: string }) {

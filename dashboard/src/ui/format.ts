@@ -12,6 +12,23 @@ export function duration(ms: number | null | undefined): string {
   return `${Math.floor(ms / 60_000)} min${seconds ? ` ${seconds} s` : ''}`
 }
 
+const UNITS: Array<[number, string]> = [
+  [86_400_000, 'day'],
+  [3_600_000, 'h'],
+  [60_000, 'min'],
+  [1_000, 's'],
+]
+
+/** A configured duration in its largest whole unit ("2 s", "1 min", "7 days"), as options are written. */
+export function span(ms: number): string {
+  for (const [unit, name] of UNITS)
+    if (ms % unit === 0) return `${ms / unit} ${name}${name === 'day' && ms !== unit ? 's' : ''}`
+  return duration(ms)
+}
+
+/** A rate's period after a slash: "min" for one minute, "2 s" otherwise. */
+export const per = (ms: number): string => span(ms).replace(/^1 /, '')
+
 export const ms = (iso: string | null | undefined): number | undefined => (iso ? Date.parse(iso) : undefined)
 
 /** "in 3 min", "20 s ago": how far a time is from now, only as precise as a reader needs. */

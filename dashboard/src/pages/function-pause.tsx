@@ -1,0 +1,72 @@
+// Pausing and resuming a function from the Functions page. A pause is one click (it holds runs, it loses
+// none); a resume asks first, inline as run-cancel.tsx does, what to do with the runs held meanwhile:
+// run them in order, or skip them (which cannot be undone).
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { api, query } from '../api.ts'
+import { Badge, ErrorMessage } from '../ui/common.tsx'
+import { fromNow, time } from '../ui/format.ts'
+
+export function PauseControl({ fn, onChange }: { fn: any; onChange(): void }) {
+  const [asking, setAsking] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<Error>()
+  const answer = useRef<HTMLButtonElement>(null)
+  const open = useRef<HTMLButtonElement>(null)
+  const first = useRef(true)
+  // Focus follows the question: onto its answer when it opens, back to the button when it closes.
+  useEffect(() => {
+    if (first.current) {
+      first.current = false
+      return
+    }
+    const target = asking ? answer : open
+    target.current?.focus()
+  }, [asking])
+  const call = (action: 'pause' | 'resume', body?: unknown) => {
+    setBusy(true)
+    setAsking(false)
+    setError(undefined)
+    api('POST', `/v1/functions/${encodeURIComponent(fn.id)}/${action}${query({ env: fn.env })}`, body)
+      .then(onChange, setError)
+      .finally(() => setBusy(false))
+  }
+  const name = fn.id
+  return (
+    <div class="pause-control" data-paused={String(fn.paused)}>
+      {fn.paused ? (
+        <div>
+          <Badge status="paused" />{' '}
+          <span class="muted small-text" title={time(fn.paused_at)}>
+            {fromNow(fn.paused_at)}; new runs are held
+          </span>
+        </div>
+      ) : (
+        <div class="muted">active</div>
+      )}
+      {!fn.paused ? (
+        <button type="button" class="small pause" disabled={busy} onClick={() => call('pause')}>
+          Pause<span class="sr-only"> {name}</span>
+        </button>
+      ) : !asking ? (
+        <button type="button" class="small resume" ref={open} disabled={busy} onClick={() => setAsking(true)}>
+          Resume…<span class="sr-only"> {name}</span>
+        </button>
+      ) : (
+        <fieldset class="confirm confirm-resume">
+          <legend>Resume {name}?</legend>
+          <p>The runs that arrived while it was paused are held, in order of arrival.</p>
+          <button type="button" class="run-held" ref={answer} onClick={() => call('resume', { skip_held: false })}>
+            Resume and run them
+          </button>
+          <button type="button" class="danger skip-held" onClick={() => call('resume', { skip_held: true })}>
+            Resume and skip them
+          </button>
+          <button type="button" class="secondary" onClick={() => setAsking(false)}>
+            Keep it paused
+          </button>
+        </fieldset>
+      )}
+      <ErrorMessage error={error} />
+    </div>
+  )
+}
