@@ -1,5 +1,5 @@
-// REST: bulk cancel and replay of runs by filter. `POST /v1/runs/bulk` with `dry_run: true` answers how
-// many runs the action would touch; without it, 202 and a job the api role works through in the
+// REST: bulk cancel and replay of runs by filter. `POST /v1/runs/bulk/dry-run` answers how many runs
+// the action would touch; `POST /v1/runs/bulk`, 202 and a job the api role works through in the
 // background (api/bulk-worker.ts); `GET /v1/runs/bulk/<job id>` and `GET /v1/runs/bulk` show progress.
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
@@ -29,7 +29,6 @@ const BulkBody = Type.Object(
     filter: Filter,
     /** Replay: `new` runs of the same events (default), or `retry` of failed runs from their last step. */
     mode: Type.Optional(Literals(['new', 'retry'] as const)),
-    dry_run: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 )
@@ -84,33 +83,49 @@ export function bulkRoutes(deps: { control: ControlStore; runs: RunStore }) {
     updated_at: new Date(job.updatedAt).toISOString(),
   })
   return async (app: FastifyInstance) => {
+    /** The action's filter, checked (a mode only for a replay). */
+    const filterOf = (body: Static<typeof BulkBody>) => {
+      if (body.mode !== undefined && body.action !== 'replay')
+        throw new SluiceError('REQUEST_INVALID', 'body.mode: only a replay has a mode')
+      return toFilter(body.filter)
+    }
+    app.post<{ Body: Static<typeof BulkBody> }>(
+      '/v1/runs/bulk/dry-run',
+      {
+        schema: {
+          tags: ['Runs'],
+          summary: 'How many runs a bulk cancel or replay would act on (it changes nothing)',
+          body: BulkBody,
+          response: { 200: DryRun, ...errors(400, 401) },
+        },
+      },
+      async (request) => {
+        const filter = filterOf(request.body)
+        let scanned = 0
+        let matched = 0
+        let cursor: string | null = null
+        do {
+          const result = await page(deps.runs, filter, cursor, 1000)
+          scanned += result.scanned
+          matched += result.matched.length
+          cursor = result.next
+        } while (cursor !== null && scanned < DRY_RUN_SCAN_LIMIT)
+        return { data: { matched, scanned, complete: cursor === null } }
+      },
+    )
     app.post<{ Body: Static<typeof BulkBody> }>(
       '/v1/runs/bulk',
       {
         schema: {
           tags: ['Runs'],
-          summary: 'Cancel or replay the runs a filter matches (a dry run counts them)',
+          summary: 'Cancel or replay the runs a filter matches, as a background job',
           body: BulkBody,
-          response: { 200: DryRun, 202: Type.Object({ data: Job }), ...errors(400, 401) },
+          response: { 202: Type.Object({ data: Job }), ...errors(400, 401) },
         },
       },
       async (request, reply) => {
         const body = request.body
-        const filter = toFilter(body.filter)
-        if (body.mode !== undefined && body.action !== 'replay')
-          throw new SluiceError('REQUEST_INVALID', 'body.mode: only a replay has a mode')
-        if (body.dry_run) {
-          let scanned = 0
-          let matched = 0
-          let cursor: string | null = null
-          do {
-            const result = await page(deps.runs, filter, cursor, 1000)
-            scanned += result.scanned
-            matched += result.matched.length
-            cursor = result.next
-          } while (cursor !== null && scanned < DRY_RUN_SCAN_LIMIT)
-          return { data: { matched, scanned, complete: cursor === null } }
-        }
+        const filter = filterOf(body)
         const now = Date.now()
         const job: BulkJobDoc = {
           id: `job_${newUlid()}`,

@@ -7,6 +7,7 @@ import { SluiceError } from '../core/errors.ts'
 import type { ControlStore, FunctionDoc, PauseDoc } from '../control/types.ts'
 import { registrationId } from '../control/functions.ts'
 import { errors } from './schemas.ts'
+import { absentBodyIsEmpty } from './validation.ts'
 
 const Params = Type.Object({ key: Type.String({ description: '<app id>-<function id>' }) })
 const Query = Type.Object({ env: Type.Optional(Type.String({ description: 'Default: production' })) })
@@ -71,9 +72,10 @@ export function functionActionsRoutes(deps: { control: ControlStore; list(env?: 
           summary: 'Resume a paused function: its held runs run in order (or end as skipped)',
           params: Params,
           querystring: Query,
-          body: Type.Optional(ResumeBody),
+          body: ResumeBody,
           response: { 200: PauseState, ...errors(400, 401, 404, 409) },
         },
+        preValidation: absentBodyIsEmpty,
       },
       async (request) => {
         const fn = find(request.params.key, request.query.env || undefined)

@@ -55,10 +55,9 @@ export async function controlCommand(command: string, args: string[]): Promise<n
       })
     case 'runs bulk':
       if (arg === 'status') return call('GET', `/v1/runs/bulk${third ? `/${encodeURIComponent(third)}` : ''}`)
-      return call('POST', '/v1/runs/bulk', {
+      return call('POST', values['dry-run'] ? '/v1/runs/bulk/dry-run' : '/v1/runs/bulk', {
         action: arg,
         ...(values.mode && { mode: values.mode }),
-        dry_run: values['dry-run'] ?? false,
         filter: {
           ...(values.function && { function: values.function }),
           ...(values.env && { env: values.env }),

@@ -32,6 +32,7 @@ const BODYLESS = new Set([
   'POST /v1/events/{id}/replay',
   'POST /v1/runs/{id}/retry',
   'POST /v1/runs/{id}/cancel',
+  'POST /v1/functions/{key}/pause',
 ])
 
 t.test('every operation declares its parameters, body and responses, with no untyped object', async (t) => {

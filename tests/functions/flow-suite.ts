@@ -209,7 +209,8 @@ export function flowSuite(t: Test, target: () => FlowTarget, timeoutMs = 30_000)
         ['queued'],
         'held, not run',
       )
-    t.equal((await postJson(`${apiUrl}/v1/functions/flow-plain/resume`, {}, headers)).status, 200)
+    const resumed = await fetch(`${apiUrl}/v1/functions/flow-plain/resume`, { method: 'POST', headers })
+    t.equal(resumed.status, 200, 'resumed (a body is optional)')
     const runs = await finalRuns(held, 'flow-plain')
     t.same(
       runs.map((r) => r.status),
@@ -242,7 +243,7 @@ export function flowSuite(t: Test, target: () => FlowTarget, timeoutMs = 30_000)
         timeoutMs,
       )
     const filter = { function: 'flow-plain', status: 'waiting' }
-    const dry = await postJson(`${apiUrl}/v1/runs/bulk`, { action: 'cancel', filter, dry_run: true }, headers)
+    const dry = await postJson(`${apiUrl}/v1/runs/bulk/dry-run`, { action: 'cancel', filter }, headers)
     t.equal(dry.status, 200)
     t.ok(dry.body.data.matched >= 3, `the dry run counts them (${dry.body.data.matched})`)
     for (const id of ids) t.equal((await runsOf(id, 'flow-plain'))[0].status, 'waiting', 'and changes nothing')

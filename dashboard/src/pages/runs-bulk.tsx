@@ -53,7 +53,7 @@ function BulkQuestion(props: {
   const problem = unfit(filter, action, mode)
   const body = { action, ...(action === 'replay' && { mode }), filter }
   const count = useApi(
-    () => (problem ? Promise.resolve(undefined) : api('POST', '/v1/runs/bulk', { ...body, dry_run: true })),
+    () => (problem ? Promise.resolve(undefined) : api('POST', '/v1/runs/bulk/dry-run', body)),
     [JSON.stringify(body), problem],
   )
   const [error, setError] = useState<Error>()
