@@ -8,14 +8,12 @@
 // started, the hot key's runs that started so far are reported too, with what is still queued.
 // Usage: node --no-node-snapshot --conditions=sluice-source bench/flow/fairness.ts
 //   [seconds (60)] [events/s (200)] [keys (1000)] [hot share (0.9)]
-import { mkdtemp, rm } from 'node:fs/promises'
-import { availableParallelism, loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { availableParallelism, loadavg } from 'node:os'
 import { peakRssMb, report } from '../lib.ts'
 import { cpuMicros, round } from '../wrk.ts'
-import { metricsOf, percentile, settled, startServer, sumOf } from '../waits/server.ts'
+import { metricsOf, percentile, sumOf } from '../waits/server.ts'
 import { steadyLoad } from '../waits/load.ts'
-import { readStarts, startsWhen, type Start } from './starts.ts'
+import { readStarts, startFlowServer, startsWhen, type Start } from './starts.ts'
 
 const seconds = Number(process.argv[2] ?? 60)
 const rate = Number(process.argv[3] ?? 200)
@@ -38,14 +36,8 @@ const stats = (sorted: number[]) => ({
   [`> ${COLD_P99_TARGET_MS} ms`]: sorted.filter((ms) => ms > COLD_P99_TARGET_MS).length,
 })
 
-const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-flow-'))
-const logPath = join(dir, 'starts.log')
-const server = await startServer('flow-fairness', {
-  functions: 'bench/flow/functions.ts',
-  env: { BENCH_FLOW_LOG: logPath },
-})
+const { server, logPath, close } = await startFlowServer('flow-fairness')
 try {
-  await settled(server)
   const cpuBefore = cpuMicros(server.pid)
   const loadStarted = Date.now()
   const load = await steadyLoad(server, rate, loadStarted + seconds * 1000, (n) => ({
@@ -114,6 +106,5 @@ try {
     targets: { coldP99Ms: COLD_P99_TARGET_MS },
   })
 } finally {
-  await server.close()
-  await rm(dir, { recursive: true, force: true })
+  await close()
 }

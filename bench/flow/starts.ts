@@ -1,7 +1,11 @@
 // The run starts (and ends) bench/flow/functions.ts notes in BENCH_FLOW_LOG: one line per run when
 // its step began, `start <n> <key> <receivedAt> <at>`, and `end …` when it returned.
 import { existsSync, readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { settled, startServer } from '../waits/server.ts'
 
 export interface Start {
   n: number
@@ -46,5 +50,21 @@ export async function startsWhen(
     if (Date.now() > deadline)
       throw new Error(`${what}: not done in ${timeoutMs / 1000} s (${read.starts.length} started)`)
     await sleep(500)
+  }
+}
+
+/** A server serving bench/flow/functions.ts, noting its runs in `logPath`, settled; `close` removes it all. */
+export async function startFlowServer(name: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-flow-'))
+  const logPath = join(dir, 'starts.log')
+  const server = await startServer(name, { functions: 'bench/flow/functions.ts', env: { BENCH_FLOW_LOG: logPath } })
+  await settled(server)
+  return {
+    server,
+    logPath,
+    async close() {
+      await server.close()
+      await rm(dir, { recursive: true, force: true })
+    },
   }
 }

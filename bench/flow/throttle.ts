@@ -7,14 +7,11 @@
 // most starts in a sliding window). Every event must start exactly once, in the order sent.
 // Usage: node --no-node-snapshot --conditions=sluice-source bench/flow/throttle.ts
 //   [seconds (60)] [events/s (15)]
-import { mkdtemp, rm } from 'node:fs/promises'
-import { availableParallelism, loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { availableParallelism, loadavg } from 'node:os'
 import { peakRssMb, report } from '../lib.ts'
 import { cpuMicros, round } from '../wrk.ts'
-import { settled, startServer } from '../waits/server.ts'
 import { steadyLoad } from '../waits/load.ts'
-import { startsWhen } from './starts.ts'
+import { startFlowServer, startsWhen } from './starts.ts'
 
 const seconds = Number(process.argv[2] ?? 60)
 const rate = Number(process.argv[3] ?? 15)
@@ -45,14 +42,8 @@ function slidingMax(times: number[]): number {
   return most
 }
 
-const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-flow-'))
-const logPath = join(dir, 'starts.log')
-const server = await startServer('flow-throttle', {
-  functions: 'bench/flow/functions.ts',
-  env: { BENCH_FLOW_LOG: logPath },
-})
+const { server, logPath, close } = await startFlowServer('flow-throttle')
 try {
-  await settled(server)
   const cpuBefore = cpuMicros(server.pid)
   const loadStarted = Date.now()
   const load = await steadyLoad(server, rate, loadStarted + seconds * 1000, (n) => ({
@@ -105,8 +96,7 @@ try {
     targets: { perPeriod: LIMIT },
   })
 } finally {
-  await server.close()
-  await rm(dir, { recursive: true, force: true })
+  await close()
 }
 
 /** The time between consecutive starts: the throttle's interval is period / limit (100 ms). */

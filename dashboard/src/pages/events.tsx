@@ -2,7 +2,7 @@
 // shows the newest ones (no end of range, not paused). Filters live in the URL, so a view can be shared.
 import { useEffect, useState } from 'preact/hooks'
 import { api, currentEnv, query, signingKey, streamEvents } from '../api.ts'
-import { Empty, ErrorMessage, Loading } from '../ui/common.tsx'
+import { Empty, ErrorMessage, FilterSelect, Loading } from '../ui/common.tsx'
 import { time } from '../ui/format.ts'
 import { EventsChart, useEventCounts } from '../ui/events-chart.tsx'
 import { type Column, DataTable } from '../ui/data-table.tsx'
@@ -86,17 +86,7 @@ function FilterForm({ filters, names }: { filters: Filters; names: string[] }) {
           <option key={n} value={n} />
         ))}
       </datalist>
-      <label>
-        Source
-        <select name="source" value={filters.source}>
-          <option value="">Any</option>
-          {SOURCES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
+      <FilterSelect label="Source" name="source" value={filters.source} options={SOURCES} />
       <label>
         Received from
         <input type="datetime-local" name="from" value={filters.from} />

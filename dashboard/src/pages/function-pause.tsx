@@ -1,27 +1,16 @@
 // Pausing and resuming a function from the Functions page. A pause is one click (it holds runs, it loses
 // none); a resume asks first, inline as run-cancel.tsx does, what to do with the runs held meanwhile:
 // run them in order, or skip them (which cannot be undone).
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
+import { useQuestion } from '../ui/use-question.ts'
 import { api, query } from '../api.ts'
 import { Badge, ErrorMessage } from '../ui/common.tsx'
 import { fromNow, time } from '../ui/format.ts'
 
 export function PauseControl({ fn, onChange }: { fn: any; onChange(): void }) {
-  const [asking, setAsking] = useState(false)
+  const { asking, setAsking, answer, open } = useQuestion()
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<Error>()
-  const answer = useRef<HTMLButtonElement>(null)
-  const open = useRef<HTMLButtonElement>(null)
-  const first = useRef(true)
-  // Focus follows the question: onto its answer when it opens, back to the button when it closes.
-  useEffect(() => {
-    if (first.current) {
-      first.current = false
-      return
-    }
-    const target = asking ? answer : open
-    target.current?.focus()
-  }, [asking])
   const call = (action: 'pause' | 'resume', body?: unknown) => {
     setBusy(true)
     setAsking(false)

@@ -1,22 +1,10 @@
 // "Cancel run" and the confirmation it asks for first: a cancel cannot be undone (a retry can be
 // asked again), so one click must not end a run. Inline rather than window.confirm, so the question
 // can say what happens to the step in flight and is styled and read like the rest of the page.
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useQuestion } from '../ui/use-question.ts'
 
 export function CancelRun({ onConfirm }: { onConfirm(): void }) {
-  const [asking, setAsking] = useState(false)
-  const confirm = useRef<HTMLButtonElement>(null)
-  const open = useRef<HTMLButtonElement>(null)
-  const first = useRef(true)
-  // Focus follows the question: onto its answer when it opens, back to the button when it closes.
-  useEffect(() => {
-    if (first.current) {
-      first.current = false
-      return
-    }
-    const target = asking ? confirm : open
-    target.current?.focus()
-  }, [asking])
+  const { asking, setAsking, answer: confirm, open } = useQuestion()
   if (!asking)
     return (
       <button type="button" id="cancel-run" class="secondary" ref={open} onClick={() => setAsking(true)}>

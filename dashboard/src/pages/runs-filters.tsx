@@ -1,6 +1,7 @@
 // The runs page's filters: status, function, event name and a queue-time range. They live in the URL, so
 // a view can be shared, and the same filters choose the runs a bulk cancel or replay acts on.
 import { query } from '../api.ts'
+import { FilterSelect } from '../ui/common.tsx'
 import { time } from '../ui/format.ts'
 
 export const STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'skipped']
@@ -63,28 +64,8 @@ export function RunFilterForm({ filters, functionIds }: { filters: RunFilters; f
   }
   return (
     <form id="run-filters" class="filters" onSubmit={submit} aria-label="Filter runs">
-      <label>
-        Status
-        <select name="status" value={filters.status}>
-          <option value="">Any</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Function
-        <select name="function" value={filters.fn}>
-          <option value="">Any</option>
-          {functionIds.map((f) => (
-            <option key={f} value={f}>
-              {f}
-            </option>
-          ))}
-        </select>
-      </label>
+      <FilterSelect label="Status" name="status" value={filters.status} options={STATUSES} />
+      <FilterSelect label="Function" name="function" value={filters.fn} options={functionIds} />
       <label>
         Event name
         <input type="text" name="event_name" value={filters.eventName} placeholder="shop/order.placed" />

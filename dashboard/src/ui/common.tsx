@@ -73,3 +73,20 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     </button>
   )
 }
+
+/** A labelled filter `<select>`: "Any" (empty) and one option per value. */
+export function FilterSelect(props: { label: string; name: string; value: string; options: readonly string[] }) {
+  return (
+    <label>
+      {props.label}
+      <select name={props.name} value={props.value}>
+        <option value="">Any</option>
+        {props.options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}
