@@ -48,9 +48,10 @@ export function createMatcher(deps: MatcherDeps, config: MatcherConfig) {
     const added = new Map<string, WaitRegistration>()
     const removed = new Set<string>()
     const signals: Array<{ target: WaitRegistration['target']; signal: RunSignal }> = []
-    const found = new Map<string, WaitRegistration[]>()
-    for (const { key, value } of batch.records) {
-      const message = waitCodec.decode(value)
+    const messages = batch.records.map(({ key, value }) => ({ key, message: waitCodec.decode(value) }))
+    // The stored waits of every key an event of the batch has, in one read.
+    const found = await store.findMany(messages.filter((m) => m.message.kind === 'event').map((m) => m.key))
+    for (const { key, message } of messages) {
       if (message.kind === 'register') {
         added.set(message.wait.waitId, message.wait)
         removed.delete(message.wait.waitId)
@@ -60,8 +61,7 @@ export function createMatcher(deps: MatcherDeps, config: MatcherConfig) {
       } else {
         // An event message's key is the match key it was routed to.
         const event = message.event
-        const stored = found.get(key) ?? found.set(key, await store.find(key)).get(key)!
-        const candidates = [...stored, ...[...added.values()].filter((w) => matchKey(w) === key)]
+        const candidates = [...(found.get(key) ?? []), ...[...added.values()].filter((w) => matchKey(w) === key)]
         for (const wait of candidates) {
           if (removed.has(wait.waitId) || !matches(wait, event)) continue
           signals.push({ target: wait.target, signal: signalFor(wait, event) })

@@ -37,7 +37,7 @@ export async function openChangelogWaitStore(options: ChangelogWaitOptions): Pro
   options.log.info({ topic, partition, waits: put.length }, 'wait matcher partition restored from its changelog')
 
   return {
-    find: (key) => local.find(key),
+    findMany: (keys) => local.findMany(keys),
     async apply(change) {
       const records = [
         ...change.remove.map((waitId) => ({ key: waitId, value: '', partition })),

@@ -10,41 +10,59 @@ import type { WaitStore } from './waits-store.ts'
 const hex12 = (n: number) => Math.max(0, Math.min(n, 0xffffffffffff)).toString(16).padStart(12, '0')
 
 /**
- * `open` keeps, in memory, how many waits each match key has: an event whose key has none (most
- * events) is answered without reading RocksDB. Read back from the store when it opens.
+ * `open` keeps, in memory, the IDs of the waits under each match key (read back when the store opens):
+ * an event whose key has none (most events) is answered without reading RocksDB, and one whose key
+ * has some with one multi-get of exactly those entries. A prefix scan would step over every matched
+ * and removed wait that compaction has not dropped yet, in and after the key's range (rocksdb-native
+ * sets no upper bound on its iterators).
  */
 export async function createRocksWaitStore(rocks: Rocks, scope: string): Promise<WaitStore> {
   const byKey = keyPrefix('waits', `${scope}\0`)
   const byExpiry = keyPrefix('waitsByExpiry', `${scope}\0`)
   const byId = keyPrefix('waitsById', `${scope}\0`)
-  const open = new Map<string, number>()
-  const count = (key: string, by: number) => {
-    const n = (open.get(key) ?? 0) + by
-    if (n > 0) open.set(key, n)
-    else open.delete(key)
+  const open = new Map<string, string[]>()
+  const add = (key: string, waitId: string) => {
+    const ids = open.get(key)
+    if (!ids) return void open.set(key, [waitId])
+    let at = ids.length
+    while (at > 0 && ids[at - 1] > waitId) at--
+    if (ids[at - 1] !== waitId) ids.splice(at, 0, waitId)
   }
-  for await (const { value } of rocks.scan({ ...keyRange('waitsById', `${scope}\0`), batch: 1024 })) {
+  const drop = (key: string, waitId: string) => {
+    const ids = open.get(key)
+    const at = ids?.indexOf(waitId) ?? -1
+    if (at < 0) return
+    ids!.splice(at, 1)
+    if (ids!.length === 0) open.delete(key)
+  }
+  for await (const { key, value } of rocks.scan({ ...keyRange('waitsById', `${scope}\0`), batch: 1024 })) {
     const entry = value.toString()
-    count(entry.slice(entry.indexOf('\0') + 1), 1)
+    add(entry.slice(entry.indexOf('\0') + 1), key.slice(byId.length))
   }
 
   return {
-    async find(key) {
-      if (!open.has(key)) return []
-      const waits: WaitRegistration[] = []
-      for await (const { value } of rocks.scan(keyRange('waits', `${scope}\0${key}\0`)))
-        waits.push(JSON.parse(value.toString()) as WaitRegistration)
-      return waits
+    async findMany(keys) {
+      const refs = [...new Set(keys)].flatMap((key) => (open.get(key) ?? []).map((waitId) => ({ key, waitId })))
+      const found = new Map<string, WaitRegistration[]>()
+      if (refs.length === 0) return found
+      const values = await rocks.getMany(refs.map((r) => `${byKey}${r.key}\0${r.waitId}`))
+      refs.forEach(({ key }, i) => {
+        const value = values[i]
+        if (value)
+          (found.get(key) ?? found.set(key, []).get(key)!).push(JSON.parse(value.toString()) as WaitRegistration)
+      })
+      return found
     },
     async apply({ put, remove }) {
       const ops: WriteOp[] = []
       const index = await rocks.getMany(remove.map((id) => byId + id))
-      const counted: Array<[string, number]> = []
+      const dropped: Array<[string, string]> = []
+      const added: Array<[string, string]> = []
       remove.forEach((waitId, i) => {
         const entry = index[i]?.toString()
         if (entry === undefined) return
         const at = entry.indexOf('\0')
-        counted.push([entry.slice(at + 1), -1])
+        dropped.push([entry.slice(at + 1), waitId])
         ops.push(
           { type: 'del', key: `${byKey}${entry.slice(at + 1)}\0${waitId}` },
           { type: 'del', key: `${byExpiry}${entry.slice(0, at)}\0${waitId}` },
@@ -53,7 +71,7 @@ export async function createRocksWaitStore(rocks: Rocks, scope: string): Promise
       })
       const known = await rocks.getMany(put.map((w) => byId + w.waitId))
       put.forEach((wait, i) => {
-        if (!known[i]) counted.push([matchKey(wait), 1])
+        if (!known[i]) added.push([matchKey(wait), wait.waitId])
       })
       for (const wait of put) {
         const key = matchKey(wait)
@@ -65,7 +83,8 @@ export async function createRocksWaitStore(rocks: Rocks, scope: string): Promise
         )
       }
       await rocks.write(ops)
-      for (const [key, by] of counted) count(key, by)
+      for (const [key, waitId] of dropped) drop(key, waitId)
+      for (const [key, waitId] of added) add(key, waitId)
     },
     async expired(nowMs, limit) {
       const ids: string[] = []

@@ -6,8 +6,8 @@ import type { WaitRegistration } from './waits-types.ts'
  * changelog (router/waits-changelog.ts), restored when the partition moves.
  */
 export interface WaitStore {
-  /** The waits registered under `key` (a matchKey), in registration order. */
-  find(key: string): Promise<WaitRegistration[]>
+  /** The waits registered under each of `keys` (match keys), by wait ID; keys without any are left out. */
+  findMany(keys: string[]): Promise<Map<string, WaitRegistration[]>>
   /** One atomic write: new registrations, and waits forgotten (matched, removed or expired) by ID. */
   apply(change: { put: WaitRegistration[]; remove: string[] }): Promise<void>
   /** The IDs of waits that expired at or before `nowMs`, at most `limit`. */

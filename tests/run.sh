@@ -2,18 +2,30 @@
 # `npm test`: every test, against real Kafka, ClickHouse and Chromium, provisioned when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase's wall time, for CI logs: `phase: <name> <seconds> s`.
+phase_start=$SECONDS
+phase() {
+  echo "phase: $1 $((SECONDS - phase_start)) s"
+  phase_start=$SECONDS
+}
 . scripts/node24.sh
 echo "node $(node --version)"
+phase 'node and dependencies'
 bash tests/infra/provision.sh
+phase provision
 npx tsc --noEmit
 npx tsc --noEmit -p dashboard
+phase typecheck
 # Formatter and linter (biome.jsonc), then the dependency rules, cycles included (.dependency-cruiser.cjs).
 npm run --silent lint
 npm run --silent depcruise
+phase 'lint and dependency rules'
 # The browser tests need the built dashboard (dist/dashboard/); rebuilt when its sources changed.
 node scripts/build-dashboard.ts --if-stale
+phase 'dashboard build'
 node tests/infra/up.ts
 trap 'node tests/infra/down.ts' EXIT
+phase 'test services up'
 log="$(mktemp)"
 set +e
 npx tap "$@" 2>&1 | tee "$log"
@@ -29,5 +41,6 @@ if [ "${fail:-0}" != 0 ]; then
   awk '/^ *not ok /{on=1} on{print} on&&/^ *\.\.\.$/{on=0}' "$log" | head -n 300 || true
 fi
 rm -f "$log"
+phase tests
 echo "tests: ${pass:-0} passed, ${fail:-0} failed"
 exit "$status"

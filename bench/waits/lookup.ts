@@ -1,12 +1,13 @@
 // bench/waits/lookup: the wait matcher's lookup alone, in this process: router/waits-rocksdb.ts
-// `find` (one prefix scan of the match key) on a fresh RocksDB opened as the server opens it
-// (core/rocks.ts, cli/settings.ts DEFAULTS), holding 10,000 then 100,000 open waits with distinct match
-// values (as the embedded server stores them: scope `all`). Per size: lookups of keys that have a
-// wait (a hit: one registration read and parsed) and of keys that have none (a miss: the common
-// case, an event nobody waits for), one at a time (as the matcher does within a batch) and 64 at a
-// time; µs of wall time per lookup and µs of this process's CPU per lookup (every thread: RocksDB's
-// reads run on libuv's pool), each the best of 3 passes. For scale, a point read (rocks.get) of a key
-// that is there and of one that is not. Target: < 5 µs per lookup, whatever the number of waits.
+// `findMany` (a multi-get of the entries its in-memory index names) on a fresh RocksDB opened as the
+// server opens it (core/rocks.ts, cli/settings.ts DEFAULTS), holding 10,000 then 100,000 open waits
+// with distinct match values (as the embedded server stores them: scope `all`). Per size: lookups of
+// keys that have a wait (a hit: one registration read and parsed) and of keys that have none (a
+// miss: the common case, an event nobody waits for), one key a read, 1 and 64 reads in flight, and
+// 64 keys a read (as the matcher reads a batch's keys); µs of wall time per key and µs of this
+// process's CPU per key (every thread: RocksDB's reads run on libuv's pool), each the best of 3
+// passes. For scale, a point read (rocks.get) of a key that is there and of one that is not.
+// Target: < 5 µs per lookup, whatever the number of waits.
 // Usage: node --no-node-snapshot --conditions=sluice-source bench/waits/lookup.ts
 //   [lookups (20000)] [open waits, e.g. 10000,100000]
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -83,7 +84,16 @@ for (const size of sizes) {
     const pick = (n: number) => Math.floor(Math.random() * n)
     const hitIds = Array.from({ length: lookups }, () => pick(size))
     const missIds = Array.from({ length: lookups }, () => pick(size * 10))
-    const find = async (key: string) => (await store.find(key)).length
+    const find = async (key: string) => (await store.findMany([key])).get(key)?.length ?? 0
+    // As the matcher reads: the keys of a batch's events in one findMany (keys joined by \n here).
+    const findBatch = async (keys: string) => {
+      const found = await store.findMany(keys.split('\n'))
+      return [...found.values()].reduce((n, waits) => n + waits.length, 0)
+    }
+    const batches = (keys: string[]) =>
+      Array.from({ length: Math.ceil(keys.length / CONCURRENT) }, (_, i) =>
+        keys.slice(i * CONCURRENT, (i + 1) * CONCURRENT).join('\n'),
+      )
     // For scale: one point read of a key that is there (the wait's own key), or is not.
     const get = async (key: string) => ((await rocks.get(key)) === null ? 0 : 1)
     const waitKey = (i: number) => `${keyPrefix('waits', 'all\0')}${keyOf(`o-${i}`)}\0${registration(i, now).waitId}`
@@ -93,32 +103,43 @@ for (const size of sizes) {
       1,
     )
     summary[size] = {}
+    const hitKeys = hitIds.map((i) => keyOf(`o-${i}`))
+    const missKeys = missIds.map((i) => keyOf(`x-${i}`))
     const cases = [
-      { name: 'find, a wait there', lookup: find, keys: hitIds.map((i) => keyOf(`o-${i}`)), hits: true },
-      { name: 'find, none there', lookup: find, keys: missIds.map((i) => keyOf(`x-${i}`)), hits: false },
+      { name: 'find, a wait there', lookup: find, keys: hitKeys, hits: true },
+      { name: 'find, none there', lookup: find, keys: missKeys, hits: false },
+      {
+        name: `find, ${CONCURRENT} keys a read, a wait there`,
+        lookup: findBatch,
+        keys: batches(hitKeys),
+        hits: true,
+        perRead: CONCURRENT,
+      },
       { name: 'rocks.get, there (for scale)', lookup: get, keys: hitIds.map(waitKey), hits: true },
       { name: 'rocks.get, not there', lookup: get, keys: missIds.map((i) => waitKey(size + i)), hits: false },
     ]
     for (const c of cases) {
-      for (const concurrency of [1, CONCURRENT]) {
+      const perRead = 'perRead' in c ? (c.perRead as number) : 1
+      for (const concurrency of perRead === 1 ? [1, CONCURRENT] : [1]) {
         const passes = []
         for (let pass = 0; pass < PASSES; pass++) {
           const t = await time(c.lookup, c.keys, concurrency)
-          if (t.found !== (c.hits ? c.keys.length : 0))
-            throw new Error(`lookup: ${c.name} found ${t.found} of ${c.keys.length}`)
-          passes.push(t)
+          if (t.found !== (c.hits ? hitKeys.length : 0) && c.lookup !== get)
+            throw new Error(`lookup: ${c.name} found ${t.found} of ${hitKeys.length}`)
+          passes.push({ wallUs: t.wallUs / perRead, cpuUs: t.cpuUs / perRead })
         }
         const t = { wallUs: Math.min(...passes.map((p) => p.wallUs)), cpuUs: Math.min(...passes.map((p) => p.cpuUs)) }
         rows.push({
           'open waits': size,
           lookup: c.name,
           'in flight': concurrency,
-          lookups: c.keys.length,
+          lookups: c.keys.length * perRead,
           'wall µs/lookup': round(t.wallUs, 1),
           'cpu µs/lookup': round(t.cpuUs, 1),
         })
         if (c.lookup === find)
           summary[size][`${c.hits ? 'hit' : 'miss'}${concurrency === 1 ? '' : 'InFlight64'}CpuUs`] = round(t.cpuUs, 1)
+        if (c.lookup === findBatch) summary[size][`hitIn${CONCURRENT}KeyReadsCpuUs`] = round(t.cpuUs, 1)
       }
     }
   } finally {
