@@ -42,6 +42,7 @@ export type Execution =
 
 /** What a paused step waits for. Durations are relative to when the runner checkpoints the pause. */
 export type Pause =
+  | { kind: 'sleep'; durationMs: number }
   | { kind: 'sleep'; untilMs: number }
   | { kind: 'event'; event: string; timeoutMs: number; match?: string; if?: string }
   | { kind: 'invoke'; functionKey: string; data: Record<string, unknown>; timeoutMs: number }
@@ -148,7 +149,7 @@ export function executeFunction(fn: SluiceFunction, input: ExecutionInput): Prom
     sleep: (id, duration) =>
       pause(id, (stepId) => {
         const ms = checkSleep(stepId, duration)
-        return ms === 0 ? null : { kind: 'sleep', untilMs: Date.now() + ms }
+        return ms === 0 ? null : { kind: 'sleep', durationMs: ms }
       }),
     sleepUntil: (id, time) =>
       pause(id, (stepId) => {

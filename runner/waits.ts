@@ -67,7 +67,12 @@ function invokeEvent(
 function waitingOf(stepId: string, pause: Pause, startedAt: number, invoke?: EventRecord): Waiting {
   switch (pause.kind) {
     case 'sleep':
-      return { kind: 'sleep', stepId, startedAt, until: pause.untilMs }
+      return {
+        kind: 'sleep',
+        stepId,
+        startedAt,
+        until: 'durationMs' in pause ? startedAt + pause.durationMs : pause.untilMs,
+      }
     case 'event':
       return {
         kind: 'event',
