@@ -114,6 +114,8 @@ for (const size of sizes) {
         keys: batches(hitKeys),
         hits: true,
         perRead: CONCURRENT,
+        // A key twice in one read is found once.
+        expect: batches(hitKeys).reduce((n, b) => n + new Set(b.split('\n')).size, 0),
       },
       { name: 'rocks.get, there (for scale)', lookup: get, keys: hitIds.map(waitKey), hits: true },
       { name: 'rocks.get, not there', lookup: get, keys: missIds.map((i) => waitKey(size + i)), hits: false },
@@ -124,8 +126,9 @@ for (const size of sizes) {
         const passes = []
         for (let pass = 0; pass < PASSES; pass++) {
           const t = await time(c.lookup, c.keys, concurrency)
-          if (t.found !== (c.hits ? hitKeys.length : 0) && c.lookup !== get)
-            throw new Error(`lookup: ${c.name} found ${t.found} of ${hitKeys.length}`)
+          const expected = 'expect' in c ? (c.expect as number) : c.hits ? hitKeys.length : 0
+          if (t.found !== expected && c.lookup !== get)
+            throw new Error(`lookup: ${c.name} found ${t.found} of ${expected}`)
           passes.push({ wallUs: t.wallUs / perRead, cpuUs: t.cpuUs / perRead })
         }
         const t = { wallUs: Math.min(...passes.map((p) => p.wallUs)), cpuUs: Math.min(...passes.map((p) => p.cpuUs)) }
