@@ -1,4 +1,6 @@
 // CLI commands that manage a running server through its REST API.
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
 import { parseArgs } from 'node:util'
 import { apiTarget } from './config.ts'
 
@@ -97,26 +99,43 @@ export async function request(
   body: unknown,
   headers: Record<string, string>,
 ): Promise<number> {
-  let response: Response
+  let response: { ok: boolean; text: string }
   try {
-    response = await fetch(target.url + path, {
+    response = await send(
+      new URL(target.url + path),
       method,
-      headers: {
+      {
         ...(body !== undefined && { 'content-type': 'application/json' }),
         ...(target.signingKey && { authorization: `Bearer ${target.signingKey}` }),
         ...headers,
       },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
+      body === undefined ? undefined : JSON.stringify(body),
+    )
   } catch (err) {
     process.stderr.write(
       `cannot reach Sluice at ${target.url}: ${(err as Error).message}. Is it running (npm start)? Set --url or SLUICE_URL.\n`,
     )
     return 1
   }
-  const text = await response.text()
-  ;(response.ok ? process.stdout : process.stderr).write(formatJson(text) + '\n')
+  ;(response.ok ? process.stdout : process.stderr).write(formatJson(response.text) + '\n')
   return response.ok ? 0 : 1
+}
+
+/** node:http rather than fetch, which loads undici: ~0.1 s of CPU on every command's start. */
+function send(url: URL, method: string, headers: Record<string, string>, body?: string) {
+  return new Promise<{ ok: boolean; text: string }>((resolve, reject) => {
+    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('error', reject)
+      res.on('end', () => {
+        const status = res.statusCode ?? 0
+        resolve({ ok: status >= 200 && status < 300, text: Buffer.concat(chunks).toString('utf8') })
+      })
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
 }
 
 function formatJson(text: string): string {
