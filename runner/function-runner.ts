@@ -127,17 +127,20 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
       if (at >= 0) update.marks[at] = { runId, mark }
       else update.marks.push({ runId, mark })
     }
-    /** The run's parked record (parked by this batch, or before), no longer to be held. */
-    const takeParked = async (): Promise<RunRecord | null> => {
+    /** The run's parked record (parked by this batch, or before), if the mark has not passed it. */
+    const parkedOf = async (): Promise<RunRecord | null> => {
       const parked = parkedHere ?? (await state.parkedOf(runId))
-      if (!parked || parked.seq <= mark.seq) return null
-      if (parkedHere) update.parked.splice(update.parked.indexOf(parkedHere), 1)
-      else update.unparked.push(parked)
-      parkedHere = undefined
-      return parked
+      return parked && parked.seq > mark.seq ? parked : null
     }
-    const finish = async (record: RunRecord, outcome: Outcome) => {
+    // A parked record is let go only once what replaced it is durable: were its outcome refused (and the
+    // batch redelivered), a parked record released in this batch's state write would be gone, and the
+    // redelivered signal would find nothing to resume.
+    const finish = async (record: RunRecord, outcome: Outcome, parked?: RunRecord) => {
       await applyOnce(record, outcome)
+      if (parked === parkedHere && parkedHere) {
+        update.parked.splice(update.parked.indexOf(parkedHere), 1)
+        parkedHere = undefined
+      } else if (parked) update.unparked.push(parked)
       setMark({ seq: record.seq, state: ended(outcome) ? 'ended' : 'open' })
     }
 
@@ -146,22 +149,22 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
         const { signal } = item
         if (mark.state === 'ended') continue
         if (signal.kind === 'cancel') {
-          const parked = await takeParked()
-          if (parked) await finish(parked, cancelled(parked, signal.cause, Date.now()))
+          const parked = await parkedOf()
+          if (parked) await finish(parked, cancelled(parked, signal.cause, Date.now()), parked)
           // The step in flight finishes; the run's next record ends it (below).
           else setMark({ seq: mark.seq, state: 'cancelling', cause: signal.cause })
           continue
         }
         if (signal.seq <= mark.seq) continue // the pause ended already (timed out, or resumed)
-        const parked = parkedHere ?? (await state.parkedOf(runId))
+        const parked = await parkedOf()
         const resolution = parked && parked.seq === signal.seq ? resolveSignal(parked, signal, Date.now()) : null
         if (!resolution) continue
-        await takeParked()
         await finish(
           parked!,
           mark.state === 'cancelling'
             ? cancelled(parked!, mark.cause!, Date.now())
             : await resolve(parked!, resolution),
+          parked!,
         )
         continue
       }

@@ -15,7 +15,7 @@ import { defineFunction, type FunctionHandler } from '../../client/function.ts'
 import { createFunctionRunner } from '../../runner/function-runner.ts'
 import { createRocksRunnerState } from '../../runner/rocksdb.ts'
 import { FUNCTION_BACKOFF } from '../../runner/outcome.ts'
-import { firstRecord, type RunRecord } from '../../core/run-record.ts'
+import { firstRecord, type FunctionRecord, type RunRecord } from '../../core/run-record.ts'
 import { NO_MARK, type RunnerState } from '../../runner/state.ts'
 import type { RunDoc } from '../../store/runs-types.ts'
 import { eventually, removeDir, tempDir } from '../helpers/server.ts'
@@ -53,7 +53,7 @@ t.teardown(async () => {
   await rocks.close()
   await removeDir(dir)
 })
-const codec = jsonCodec<RunRecord>()
+const codec = jsonCodec<FunctionRecord>()
 const limits = { maxEvents: 100, maxJsonDepth: 16, maxNameLength: 256, maxIdLength: 256 }
 let topics = 0
 
@@ -61,7 +61,14 @@ let topics = 0
 async function serve(
   t: Test,
   handler: FunctionHandler,
-  options: { state?: RunnerState; topic?: string; backoffMs?: number; runs?: Captured<RunDoc> } = {},
+  options: {
+    state?: RunnerState
+    topic?: string
+    backoffMs?: number
+    runs?: Captured<RunDoc>
+    /** Asked before each publish of the runner to its own topic: true refuses it, as a Kafka outage would. */
+    refuseSelf?: () => boolean
+  } = {},
 ) {
   const topic = options.topic ?? `fn-${++topics}`
   await bus.ensureTopics({ [topic]: { partitions: 1 } })
@@ -75,7 +82,12 @@ async function serve(
       fn,
       codec,
       outputs: {
-        self,
+        self: {
+          publish: async (values) => {
+            if (options.refuseSelf?.()) throw new Error('the log cannot take records right now')
+            await self.publish(values)
+          },
+        },
         runs,
         incoming,
         functionRuns: () => self,
@@ -145,6 +157,33 @@ t.test('a step whose outcome the log refuses is not executed again when its batc
   t.equal(runs.refused, 3, "the log refused the step's checkpoint three times")
   t.equal(executions, 1, 'the step ran once')
   t.equal(run.status, 'completed')
+})
+
+t.test('a resumed run whose next record the log refuses resumes when its signal is redelivered', async (t) => {
+  let charged = 0
+  let refusals = 0
+  const { self, runs, finished } = await serve(
+    t,
+    async ({ step }) => {
+      const paid = await step.waitForEvent('paid', { event: 'test/paid', timeout: '1h' })
+      await step.run('charge', () => ++charged)
+      return paid?.data
+    },
+    { refuseSelf: () => refusals > 0 && refusals-- > 0 },
+  )
+  const record = firstRecord(eventNamed(), 'app-f', Date.now())
+  await self.publish([record])
+  await eventually(async () => runs.values.find((r) => r.runId === record.runId && r.status === 'waiting'))
+  // The waiting record is parked before the signal comes: it is the record after the wait's step.
+  await new Promise((r) => setTimeout(r, 200))
+  refusals = 2
+  const paid = { ...eventNamed({ amount: 7 }), name: 'test/paid' }
+  await self.publish([{ runId: record.runId, signal: { kind: 'event', seq: 1, event: paid } }])
+  const run = await finished(record.runId)
+  t.equal(refusals, 0, 'the log refused the resumed run twice')
+  t.equal(run.status, 'completed')
+  t.same(run.output, { amount: 7 }, 'with the awaited event')
+  t.equal(charged, 1, 'the step after the wait ran once')
 })
 
 t.test('a step re-executed because its mark was lost sends the same event IDs, which dedup drops', async (t) => {
