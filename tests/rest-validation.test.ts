@@ -44,6 +44,30 @@ const CASES: Record<string, [string, string, unknown, string]> = {
     'body.max_body_bytes: must be integer',
   ],
   'POST /v1/keys': ['POST', '/v1/keys', {}, 'body.env: required'],
+  'POST /v1/functions/{key}/pause': [
+    'POST',
+    '/v1/functions/app-f/pause?env=a&env=b',
+    undefined,
+    'query.env: must be string',
+  ],
+  'POST /v1/functions/{key}/resume': [
+    'POST',
+    '/v1/functions/app-f/resume',
+    { skip_held: 'yes' },
+    'body.skip_held: must be boolean',
+  ],
+  'POST /v1/runs/bulk': [
+    'POST',
+    '/v1/runs/bulk',
+    { action: 'delete', filter: {} },
+    'body.action: must be one of cancel, replay',
+  ],
+  'POST /v1/runs/bulk/dry-run': [
+    'POST',
+    '/v1/runs/bulk/dry-run',
+    { action: 'cancel', filter: { function: 5 } },
+    'body.filter.function: must be string',
+  ],
   'POST /v1/webhooks': ['POST', '/v1/webhooks', { name: 'x', disabled: 'yes' }, 'body.disabled: must be boolean'],
   'PATCH /v1/webhooks/{id}': [
     'PATCH',
