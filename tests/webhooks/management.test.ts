@@ -85,7 +85,12 @@ t.test(
     t.equal(updated.body.data.name, 'Stripe live')
     t.equal(updated.body.data.transform_version, 2)
     t.same(updated.body.data.allow_ips, ['3.18.12.63', '2001:db8::/32'])
-    t.same(updated.body.data.verification, { preset: 'stripe', header: null }, 'the secret is never shown back')
+    t.same(
+      updated.body.data.verification,
+      { preset: 'stripe', header: null, public_url: null, tolerance_seconds: 300, rotating: false },
+      'the secret is never shown back',
+    )
+    t.equal(updated.body.data.delivery_id, 'body:id', "Stripe's event id is the default delivery ID")
     const rejected = await patchWebhook(server.url, hook.id, { name: 'renamed', deny_ips: ['1.2.3.4/99'] })
     t.equal(rejected.status, 400)
     t.match(rejected.body.error, /^deny_ips\[0\]: /)
