@@ -200,7 +200,7 @@ t.test("twilio over HTTP: the webhook's public_url and the query string it was c
     name: 'Twilio',
     verification: { preset: 'twilio', secret: TWILIO_TOKEN, public_url: 'https://mycompany.com/myapp.php' },
   })
-  t.equal(hook.verification.public_url, 'https://mycompany.com/myapp.php')
+  t.equal((hook.verification as { public_url: string }).public_url, 'https://mycompany.com/myapp.php')
   t.equal(hook.delivery_id, 'header:I-Twilio-Idempotency-Token')
   const form = 'CallSid=CA1234567890ABCDE&Caller=%2B12349013030&Digits=1234&From=%2B12349013030&To=%2B18005551212'
   const headers = {
