@@ -148,6 +148,31 @@ t.test('sluice webhooks create | update | delete drive the same API', async (t) 
     (await sluice('update', created.id, '--name', 'Clerk prod', '--disable', '--allow-event=')).stdout,
   ).data
   t.same([updated.name, updated.disabled, updated.allow_events], ['Clerk prod', true, []])
+  const signed = JSON.parse(
+    (
+      await sluice(
+        'update',
+        created.id,
+        '--verify',
+        'standard-webhooks',
+        '--secret',
+        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        '--previous-secret',
+        'whsec_' + Buffer.from('the-previous-24-byte-key').toString('base64'),
+        '--tolerance-seconds',
+        '120',
+        '--delivery-id',
+        'X-Request-Id',
+      )
+    ).stdout,
+  ).data
+  t.same(
+    [signed.verification, signed.delivery_id],
+    [
+      { preset: 'standard-webhooks', header: null, public_url: null, tolerance_seconds: 120, rotating: true },
+      'header:X-Request-Id',
+    ],
+  )
   await sluice('delete', created.id)
   t.equal((await getJson(`${server.url}/v1/webhooks/${created.id}`)).status, 404)
   const failed = await sluice('get', 'wh_missing').catch((err) => err)
