@@ -29,8 +29,9 @@ const OPTIONS = {
 } as const
 
 export const WEBHOOKS_USAGE = `  webhooks create NAME [--env ENV|branch] [--transform FILE] [--allow-ip CIDR…] [--deny-ip CIDR…]
-                  [--allow-event PATTERN…] [--deny-event PATTERN…] [--verify PRESET --secret S [--signature-header H]
-                  [--previous-secret S] [--public-url URL] [--tolerance-seconds N]] [--delivery-id HEADER|none]
+                  [--allow-event PATTERN…] [--deny-event PATTERN…]
+                  [--verify PRESET --secret S [--signature-header H] [--previous-secret S] [--public-url URL]
+                   [--tolerance-seconds N]] [--delivery-id HEADER|none]
            list [--env ENV] | get ID | delete ID
            update ID [--name N] [--transform FILE | --no-transform] [--allow-ip …] [--verify … | --no-verify] [--disable | --enable]
                   (a list flag given as --allow-ip= clears that list)

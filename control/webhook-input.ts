@@ -81,7 +81,8 @@ export function checkVerification(value: WebhookVerification | null | undefined)
       toleranceSeconds > MAX_TOLERANCE_SECONDS
     )
       throw badVerification(
-        `verification.tolerance_seconds: must be a whole number of seconds from ${MIN_TOLERANCE_SECONDS} to ${MAX_TOLERANCE_SECONDS}`,
+        'verification.tolerance_seconds: must be a whole number of seconds ' +
+          `from ${MIN_TOLERANCE_SECONDS} to ${MAX_TOLERANCE_SECONDS}`,
       )
   }
   return {

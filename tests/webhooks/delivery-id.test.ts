@@ -64,7 +64,8 @@ t.test(
       name: 'Clerk',
       verification: { preset: 'standard-webhooks', secret },
       transform:
-        'function transform(evt) { return [{ name: "clerk/" + evt.type, data: evt.data }, { name: "clerk/any", data: {} }] }',
+        'function transform(evt) {' +
+        ' return [{ name: "clerk/" + evt.type, data: evt.data }, { name: "clerk/any", data: {} }] }',
     })
     const sender = new Webhook(secret)
     const body = '{"type":"user.created","data":{"id":"user_2"}}'

@@ -148,7 +148,9 @@ t.test("twilio: the docs' form-parameter vector, and a JSON body through bodySHA
 
 t.test("square: the vector of Square's SDK tests", async (t) => {
   const body =
-    '{"merchant_id":"MLEFBHHSJGVHD","type":"webhooks.test_notification","event_id":"ac3ac95b-f97d-458c-a6e6-18981597e05f","created_at":"2022-07-13T20:30:59.037339943Z","data":{"type":"webhooks","id":"bc368e64-01aa-407e-b46e-3231809b1129"}}'
+    '{"merchant_id":"MLEFBHHSJGVHD","type":"webhooks.test_notification",' +
+    '"event_id":"ac3ac95b-f97d-458c-a6e6-18981597e05f","created_at":"2022-07-13T20:30:59.037339943Z",' +
+    '"data":{"type":"webhooks","id":"bc368e64-01aa-407e-b46e-3231809b1129"}}'
   const verification: WebhookVerification = {
     preset: 'square',
     secret: 'Ibxx_5AKakO-3qeNVR61Dw',
@@ -192,7 +194,11 @@ const signers: Signer[] = [
   },
   {
     preset: 'intercom',
-    body: '{"type":"notification_event","id":"notif_ccd8a4d2-c7c1-4d3e-8a1b-1b6a4a4c5b7e","topic":"conversation.user.created"}',
+    body: JSON.stringify({
+      type: 'notification_event',
+      id: 'notif_ccd8a4d2-c7c1-4d3e-8a1b-1b6a4a4c5b7e',
+      topic: 'conversation.user.created',
+    }),
     sign: (secret, body) => ({ 'X-Hub-Signature': 'sha1=' + hmac('sha1', secret, body).digest('hex') }),
   },
   {
