@@ -1,5 +1,6 @@
 // Webhooks and their requests → the REST API's snake_case JSON. A verification secret is
 // write-only: it is never shown back.
+import { DEFAULT_TOLERANCE_SECONDS, deliveryIdSource, NO_DELIVERY_ID, PRESET_FACTS } from '../control/presets.ts'
 import type { WebhookDoc } from '../control/types.ts'
 import type { WebhookRequestRecord } from '../store/requests-types.ts'
 
@@ -17,7 +18,8 @@ export function presentWebhook(w: WebhookDoc, baseUrl: string) {
     deny_ips: w.denyIps,
     allow_events: w.allowEvents,
     deny_events: w.denyEvents,
-    verification: w.verification ? { preset: w.verification.preset, header: w.verification.header ?? null } : null,
+    verification: w.verification ? presentVerification(w.verification) : null,
+    delivery_id: presentDeliveryId(w),
     disabled: w.disabled,
     created_at: iso(w.createdAt),
     updated_at: iso(w.updatedAt),
@@ -39,4 +41,22 @@ export function presentRequest(r: WebhookRequestRecord) {
     events: r.events,
     request: { ip: q.ip, headers: q.headers, query: q.query, body: q.body, body_encoding: q.bodyEncoding },
   }
+}
+
+/** Everything but the secrets: whether a previous one is still accepted is all that shows of it. */
+function presentVerification(v: NonNullable<WebhookDoc['verification']>) {
+  const timestamped = PRESET_FACTS[v.preset].timestamped
+  return {
+    preset: v.preset,
+    header: v.header ?? null,
+    public_url: v.publicUrl ?? null,
+    tolerance_seconds: timestamped ? (v.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS) : null,
+    rotating: v.previousSecret !== undefined,
+  }
+}
+
+function presentDeliveryId(w: WebhookDoc): string {
+  const source = deliveryIdSource(w)
+  if (source === undefined) return NO_DELIVERY_ID
+  return 'header' in source ? `header:${source.header}` : `body:${source.bodyField}`
 }

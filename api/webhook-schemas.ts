@@ -2,6 +2,7 @@
 // domain (control/webhook-input.ts): a transform that compiles, CIDR blocks, the header of a preset.
 import { Type } from '@sinclair/typebox'
 import { VERIFICATION_PRESETS } from '../control/types.ts'
+import { DEFAULT_TOLERANCE_SECONDS, MAX_TOLERANCE_SECONDS, MIN_TOLERANCE_SECONDS } from '../control/presets.ts'
 import { MAX_LIST_ENTRIES, MAX_TRANSFORM_BYTES } from '../control/webhook-input.ts'
 import { REQUEST_STATUSES } from '../store/requests-types.ts'
 import { Literals, Nullable, PageQuery, Time } from './schemas.ts'
@@ -28,10 +29,40 @@ const WebhookFields = {
         {
           preset: Literals(VERIFICATION_PRESETS),
           secret: Type.String({ minLength: 8, maxLength: 512, description: 'Write-only: never shown back' }),
+          previous_secret: Type.Optional(
+            Type.String({
+              minLength: 8,
+              maxLength: 512,
+              description: 'Key rotation: the secret being replaced, accepted too until removed. Write-only',
+            }),
+          ),
           header: Type.Optional(Type.String({ description: 'The signature header (hmac-sha256 only)' })),
+          public_url: Type.Optional(
+            Type.String({
+              maxLength: 2048,
+              description: 'twilio, square (required): the URL the provider calls, without the query string',
+            }),
+          ),
+          tolerance_seconds: Type.Optional(
+            Type.Integer({
+              description:
+                `Presets with a signed timestamp: how far it may be from the receive time, ` +
+                `${MIN_TOLERANCE_SECONDS} to ${MAX_TOLERANCE_SECONDS}; default ${DEFAULT_TOLERANCE_SECONDS}`,
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
+    ),
+  ),
+  delivery_id: Type.Optional(
+    Nullable(
+      Type.String({
+        maxLength: 128,
+        description:
+          'The header with the provider\'s delivery ID (dedup key of events without id), or "none"; ' +
+          "null: the preset's default",
+      }),
     ),
   ),
   disabled: Type.Optional(Type.Boolean()),
@@ -53,7 +84,19 @@ export const Webhook = Type.Object({
   deny_ips: Type.Array(Type.String()),
   allow_events: Type.Array(Type.String()),
   deny_events: Type.Array(Type.String()),
-  verification: Nullable(Type.Object({ preset: Literals(VERIFICATION_PRESETS), header: Nullable(Type.String()) })),
+  verification: Nullable(
+    Type.Object({
+      preset: Literals(VERIFICATION_PRESETS),
+      header: Nullable(Type.String()),
+      public_url: Nullable(Type.String()),
+      tolerance_seconds: Nullable(Type.Integer({ description: 'null: no signed timestamp' })),
+      rotating: Type.Boolean({ description: 'A previous_secret is set and still accepted' }),
+    }),
+  ),
+  delivery_id: Type.String({
+    description:
+      'Where the delivery ID (the dedup key of events without id) is read: header:<name>, body:<field>, or none',
+  }),
   disabled: Type.Boolean(),
   created_at: Time('Creation time'),
   updated_at: Time('Last change'),

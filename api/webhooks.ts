@@ -2,6 +2,7 @@
 // replay. Registered through createApi's extraRoutes, behind the same signing-key guard.
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { WebhookVerification } from '../control/types.ts'
 import type { WebhookInput, Webhooks } from '../control/webhooks.ts'
 import { SluiceError } from '../core/errors.ts'
 import { isUlid } from '../core/ids.ts'
@@ -45,8 +46,22 @@ function webhookInput(body: Static<typeof PatchWebhook>): WebhookInput {
     denyIps: body.deny_ips,
     allowEvents: body.allow_events,
     denyEvents: body.deny_events,
-    verification: body.verification,
+    verification: body.verification && verificationInput(body.verification),
+    deliveryId: body.delivery_id,
     disabled: body.disabled,
+  }
+}
+
+type VerificationBody = NonNullable<Static<typeof PatchWebhook>['verification']>
+
+function verificationInput(v: VerificationBody): WebhookVerification {
+  return {
+    preset: v.preset,
+    secret: v.secret,
+    previousSecret: v.previous_secret,
+    header: v.header,
+    publicUrl: v.public_url,
+    toleranceSeconds: v.tolerance_seconds,
   }
 }
 

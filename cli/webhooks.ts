@@ -18,6 +18,10 @@ const OPTIONS = {
   verify: { type: 'string' },
   secret: { type: 'string' },
   'signature-header': { type: 'string' },
+  'previous-secret': { type: 'string' },
+  'public-url': { type: 'string' },
+  'tolerance-seconds': { type: 'string' },
+  'delivery-id': { type: 'string' },
   'no-verify': { type: 'boolean' },
   disable: { type: 'boolean' },
   enable: { type: 'boolean' },
@@ -25,7 +29,9 @@ const OPTIONS = {
 } as const
 
 export const WEBHOOKS_USAGE = `  webhooks create NAME [--env ENV|branch] [--transform FILE] [--allow-ip CIDR…] [--deny-ip CIDR…]
-                  [--allow-event PATTERN…] [--deny-event PATTERN…] [--verify PRESET --secret S [--signature-header H]]
+                  [--allow-event PATTERN…] [--deny-event PATTERN…]
+                  [--verify PRESET --secret S [--signature-header H] [--previous-secret S] [--public-url URL]
+                   [--tolerance-seconds N]] [--delivery-id HEADER|none]
            list [--env ENV] | get ID | delete ID
            update ID [--name N] [--transform FILE | --no-transform] [--allow-ip …] [--verify … | --no-verify] [--disable | --enable]
                   (a list flag given as --allow-ip= clears that list)
@@ -57,7 +63,12 @@ async function fields(values: Values): Promise<Record<string, unknown>> {
             preset: values.verify,
             secret: values.secret,
             ...(values['signature-header'] && { header: values['signature-header'] }),
+            ...(values['previous-secret'] && { previous_secret: values['previous-secret'] }),
+            ...(values['public-url'] && { public_url: values['public-url'] }),
+            // Sent as given: the server refuses a value that is not a whole number in range, naming the flag's field.
+            ...(values['tolerance-seconds'] && { tolerance_seconds: Number(values['tolerance-seconds']) }),
           },
+    delivery_id: values['delivery-id'],
     disabled: values.disable ? true : values.enable ? false : undefined,
   }
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined))

@@ -31,15 +31,34 @@ export interface KeyDoc {
   revokedAt?: number
 }
 
-export const VERIFICATION_PRESETS = ['stripe', 'github', 'slack', 'shopify', 'hmac-sha256'] as const
+export const VERIFICATION_PRESETS = [
+  'stripe',
+  'github',
+  'slack',
+  'shopify',
+  'hmac-sha256',
+  'standard-webhooks',
+  'twilio',
+  'linear',
+  'paddle',
+  'square',
+  'intercom',
+  'zendesk',
+] as const
 export type VerificationPreset = (typeof VERIFICATION_PRESETS)[number]
 
-/** Built-in signature check on the raw body, before the transform runs. */
+/** Built-in signature check on the raw body, before the transform runs. Secrets are write-only. */
 export interface WebhookVerification {
   preset: VerificationPreset
   secret: string
+  /** Key rotation: the secret being replaced, accepted too until it is removed. */
+  previousSecret?: string
   /** `hmac-sha256` only: the header carrying the signature (default `X-Signature`). */
   header?: string
+  /** Presets that sign the URL they called (twilio, square): that URL, without its query string. */
+  publicUrl?: string
+  /** Presets with a signed timestamp: how far it may be from the receive time (default 300). */
+  toleranceSeconds?: number
 }
 
 export interface WebhookDoc {
@@ -59,6 +78,11 @@ export interface WebhookDoc {
   allowEvents: string[]
   denyEvents: string[]
   verification?: WebhookVerification
+  /**
+   * Where the provider's delivery ID is read (the dedup key of events the transform gives no `id`):
+   * absent → the preset's default, a header name, or `none`.
+   */
+  deliveryId?: string
   disabled: boolean
   createdAt: number
   updatedAt: number

@@ -4,7 +4,8 @@
 import { Script } from 'node:vm'
 import { SluiceError } from '../core/errors.ts'
 import { parseCidr } from './webhook-lists.ts'
-import type { WebhookVerification } from './types.ts'
+import { MAX_TOLERANCE_SECONDS, MIN_TOLERANCE_SECONDS, NO_DELIVERY_ID, PRESET_FACTS, secretProblem } from './presets.ts'
+import type { VerificationPreset, WebhookVerification } from './types.ts'
 
 export const MAX_TRANSFORM_BYTES = 64 * 1024
 export const MAX_LIST_ENTRIES = 100
@@ -58,9 +59,62 @@ const trimmed = (value: string[] | null | undefined) => (value ?? []).map((v) =>
 
 export function checkVerification(value: WebhookVerification | null | undefined): WebhookVerification | undefined {
   if (value === null || value === undefined) return undefined
-  const { preset, secret, header } = value
+  const { preset, secret, previousSecret, header, publicUrl, toleranceSeconds } = value
   if (header !== undefined && (preset !== 'hmac-sha256' || !HEADER_NAME.test(header))) {
     throw invalid('verification.header: only for the hmac-sha256 preset, and must be a header name')
   }
-  return { preset, secret, ...(header !== undefined && { header }) }
+  // The messages name the field, never its value: a secret must not come back in an error.
+  const wrongSecret = secretProblem(preset, secret)
+  if (wrongSecret) throw badVerification(`verification.secret: ${wrongSecret}`)
+  const wrongPrevious = previousSecret === undefined ? undefined : secretProblem(preset, previousSecret)
+  if (wrongPrevious) throw badVerification(`verification.previous_secret: ${wrongPrevious}`)
+  const facts = PRESET_FACTS[preset]
+  if (facts.signsUrl && publicUrl === undefined)
+    throw badVerification(`verification.public_url: required for the ${preset} preset, which signs the URL it called`)
+  if (publicUrl !== undefined) checkPublicUrl(preset, publicUrl)
+  if (toleranceSeconds !== undefined) {
+    if (!facts.timestamped)
+      throw badVerification(`verification.tolerance_seconds: the ${preset} preset signs no timestamp`)
+    if (
+      !Number.isInteger(toleranceSeconds) ||
+      toleranceSeconds < MIN_TOLERANCE_SECONDS ||
+      toleranceSeconds > MAX_TOLERANCE_SECONDS
+    )
+      throw badVerification(
+        'verification.tolerance_seconds: must be a whole number of seconds ' +
+          `from ${MIN_TOLERANCE_SECONDS} to ${MAX_TOLERANCE_SECONDS}`,
+      )
+  }
+  return {
+    preset,
+    secret,
+    ...(previousSecret !== undefined && { previousSecret }),
+    ...(header !== undefined && { header }),
+    ...(publicUrl !== undefined && { publicUrl }),
+    ...(toleranceSeconds !== undefined && { toleranceSeconds }),
+  }
+}
+
+const badVerification = (message: string) => new SluiceError('VERIFICATION_INVALID', message)
+
+function checkPublicUrl(preset: VerificationPreset, value: string): void {
+  if (!PRESET_FACTS[preset].signsUrl)
+    throw badVerification(`verification.public_url: the ${preset} preset does not sign a URL`)
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw badVerification('verification.public_url: must be an absolute http or https URL')
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw badVerification('verification.public_url: must be an absolute http or https URL')
+  if (value.includes('?') || value.includes('#'))
+    throw badVerification('verification.public_url: give it without a query string: the one received is appended')
+}
+
+/** A header name, `none`, or null/undefined for the preset's default. */
+export function checkDeliveryId(value: string | null | undefined): string | undefined {
+  if (value === null || value === undefined) return undefined
+  if (value === NO_DELIVERY_ID || HEADER_NAME.test(value)) return value
+  throw invalid(`delivery_id: a header name carrying the provider's delivery ID, or "${NO_DELIVERY_ID}"`)
 }

@@ -6,7 +6,14 @@ import { SluiceError } from '../core/errors.ts'
 import { BRANCH_GROUP, type ControlStore, type WebhookDoc, type WebhookVerification } from './types.ts'
 import type { Envs } from './envs.ts'
 import { ipRules, nameRules, type IpRules, type NameRules } from './webhook-lists.ts'
-import { checkCidrs, checkName, checkPatterns, checkTransform, checkVerification } from './webhook-input.ts'
+import {
+  checkCidrs,
+  checkDeliveryId,
+  checkName,
+  checkPatterns,
+  checkTransform,
+  checkVerification,
+} from './webhook-input.ts'
 
 export const WEBHOOK_ID_PREFIX = 'wh_'
 
@@ -23,6 +30,8 @@ export interface WebhookInput {
   allowEvents?: string[] | null
   denyEvents?: string[] | null
   verification?: WebhookVerification | null
+  /** A header name, `none`, or null: the preset's default. */
+  deliveryId?: string | null
   disabled?: boolean
 }
 
@@ -66,6 +75,7 @@ export function createWebhooks(control: ControlStore, envs: Envs) {
       const now = Date.now()
       const transform = checkTransform(input.transform)
       const verification = checkVerification(input.verification)
+      const deliveryId = checkDeliveryId(input.deliveryId)
       const doc: WebhookDoc = {
         id: WEBHOOK_ID_PREFIX + randomBytes(32).toString('base64url'),
         name: checkName(input.name),
@@ -77,6 +87,7 @@ export function createWebhooks(control: ControlStore, envs: Envs) {
         allowEvents: checkPatterns('allow_events', input.allowEvents),
         denyEvents: checkPatterns('deny_events', input.denyEvents),
         ...(verification && { verification }),
+        ...(deliveryId !== undefined && { deliveryId }),
         disabled: input.disabled ?? false,
         createdAt: now,
         updatedAt: now,
@@ -106,6 +117,11 @@ export function createWebhooks(control: ControlStore, envs: Envs) {
         const verification = checkVerification(patch.verification)
         if (verification === undefined) delete next.verification
         else next.verification = verification
+      }
+      if (patch.deliveryId !== undefined) {
+        const deliveryId = checkDeliveryId(patch.deliveryId)
+        if (deliveryId === undefined) delete next.deliveryId
+        else next.deliveryId = deliveryId
       }
       if (patch.disabled !== undefined) next.disabled = patch.disabled
       await control.put('webhook', id, next)

@@ -23,6 +23,7 @@ import { runPipeline, type PipelineResult } from './pipeline.ts'
 import { createBreaker, type Breaker, type BreakerConfig } from './breaker.ts'
 import { withinBudget } from './budget.ts'
 import { verifySignature } from './verify.ts'
+import { deliveryIdOf, deliveryKeys } from './delivery-id.ts'
 import { countWebhookRequests, transformDuration } from './metrics.ts'
 
 export interface TransformerDeps {
@@ -120,7 +121,8 @@ function createLaneHandler(deps: TransformerDeps, config: TransformerConfig, bre
       case 'ok': {
         const env = routeEnv(webhook, raw)
         if (env === undefined) return { kind: 'unrouted', events: result.events }
-        return { kind: 'ok', env, events: toRecords(raw, env, result.events) }
+        const deliveryId = deliveryIdOf(webhook, raw, config.maxIdLength)
+        return { kind: 'ok', env, events: toRecords(raw, env, result.events, deliveryId) }
       }
       default: {
         const never: never = result
@@ -252,14 +254,25 @@ async function inTurn<T, R>(items: T[], width: () => number, work: (item: T) => 
 
 /**
  * Deterministic IDs: internal IDs from (request, attempt), so a redelivered record yields the
- * same ones; dedup keys (for events without `id`) from the request alone, so a replay of a
+ * same ones; dedup keys (for events without `id`) from the provider's delivery ID when there is
+ * one (its retries are other requests), else from the request alone: either way a replay of a
  * request whose events were already delivered is recorded as a duplicate, not run twice.
  */
-export function toRecords(raw: RawWebhookRequest, env: string, events: EventInput[]): EventRecord[] {
+export function toRecords(
+  raw: RawWebhookRequest,
+  env: string,
+  events: EventInput[],
+  deliveryId?: string,
+): EventRecord[] {
   const seed = (attempt: number) =>
     `${raw.receivedAt},${createHash('sha256').update(`${raw.requestId}:${attempt}`).digest().subarray(0, 10).toString('base64')}`
   const internalIds = seededUlids(seed(raw.attempt), events.length)
-  const dedupIds = raw.attempt === 1 ? internalIds : seededUlids(seed(1), events.length)
+  const dedupIds =
+    deliveryId !== undefined
+      ? deliveryKeys(deliveryId, events.length)
+      : raw.attempt === 1
+        ? internalIds
+        : seededUlids(seed(1), events.length)
   return toEventRecords(events, {
     internalIds,
     dedupIds,

@@ -2,6 +2,7 @@
 // transformer+dedup nodes, a router, a sink, an api node and a runner, as separate processes.
 // Run once per ClickHouse release the store supports, by e2e.test.ts (18.16) and
 // e2e-current.test.ts (current), each file a process of its own so the two can run side by side.
+import { createHmac } from 'node:crypto'
 import type { Test } from 'tap'
 import { fileURLToPath } from 'node:url'
 import { postJson, getJson, eventually } from '../helpers/server.ts'
@@ -135,5 +136,46 @@ export async function e2eSuite(t: Test, clickhouseUrl: string): Promise<void> {
       500,
     )
     t.match(stored, { data: { kind: 'paid', amount: 5 }, source: { kind: 'webhook', webhook_id: hook.id } })
+  })
+
+  t.test(`ClickHouse ${version}: a provider's redelivery, through the other ingest node, is stored once`, async (t) => {
+    const secret = 'e2e-github-secret'
+    const created = await fetch(`${api.url}/v1/webhooks`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'gh', verification: { preset: 'github', secret } }),
+    }).then((r) => r.json())
+    const hook = created.data
+    const body = JSON.stringify({ action: 'opened', number: 7 })
+    const delivery = `e2e-delivery-${Date.now()}`
+    const headers = {
+      'content-type': 'application/json',
+      'X-GitHub-Event': 'pull_request',
+      'X-GitHub-Delivery': delivery,
+      'X-Hub-Signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+    }
+    // GitHub retries a delivery it saw no 2xx for: same X-GitHub-Delivery, possibly another node.
+    for (const node of [ingestA, ingestB]) {
+      await eventually(
+        async () => {
+          const r = await fetch(`${node.url}/e/${hook.id}`, { method: 'POST', headers, body })
+          return r.status === 200 ? r : undefined
+        },
+        30_000,
+        100,
+      )
+    }
+    const copies = await eventually(
+      async () => {
+        const r = await rest(`/v1/events?id=${delivery}&include_duplicates=true`)
+        return r.body.data.length === 2 ? r.body.data : undefined
+      },
+      60_000,
+      500,
+    )
+    const originals = copies.filter((e: { duplicate_of?: string }) => !e.duplicate_of)
+    t.equal(originals.length, 1, 'one original, one duplicate')
+    t.equal(copies.find((e: { duplicate_of?: string }) => e.duplicate_of).duplicate_of, originals[0].internal_id)
+    t.equal((await rest(`/v1/events?id=${delivery}`)).body.data.length, 1, 'stored once')
   })
 }

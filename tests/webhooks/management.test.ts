@@ -85,7 +85,12 @@ t.test(
     t.equal(updated.body.data.name, 'Stripe live')
     t.equal(updated.body.data.transform_version, 2)
     t.same(updated.body.data.allow_ips, ['3.18.12.63', '2001:db8::/32'])
-    t.same(updated.body.data.verification, { preset: 'stripe', header: null }, 'the secret is never shown back')
+    t.same(
+      updated.body.data.verification,
+      { preset: 'stripe', header: null, public_url: null, tolerance_seconds: 300, rotating: false },
+      'the secret is never shown back',
+    )
+    t.equal(updated.body.data.delivery_id, 'body:id', "Stripe's event id is the default delivery ID")
     const rejected = await patchWebhook(server.url, hook.id, { name: 'renamed', deny_ips: ['1.2.3.4/99'] })
     t.equal(rejected.status, 400)
     t.match(rejected.body.error, /^deny_ips\[0\]: /)
@@ -143,6 +148,31 @@ t.test('sluice webhooks create | update | delete drive the same API', async (t) 
     (await sluice('update', created.id, '--name', 'Clerk prod', '--disable', '--allow-event=')).stdout,
   ).data
   t.same([updated.name, updated.disabled, updated.allow_events], ['Clerk prod', true, []])
+  const signed = JSON.parse(
+    (
+      await sluice(
+        'update',
+        created.id,
+        '--verify',
+        'standard-webhooks',
+        '--secret',
+        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        '--previous-secret',
+        'whsec_' + Buffer.from('the-previous-24-byte-key').toString('base64'),
+        '--tolerance-seconds',
+        '120',
+        '--delivery-id',
+        'X-Request-Id',
+      )
+    ).stdout,
+  ).data
+  t.same(
+    [signed.verification, signed.delivery_id],
+    [
+      { preset: 'standard-webhooks', header: null, public_url: null, tolerance_seconds: 120, rotating: true },
+      'header:X-Request-Id',
+    ],
+  )
   await sluice('delete', created.id)
   t.equal((await getJson(`${server.url}/v1/webhooks/${created.id}`)).status, 404)
   const failed = await sluice('get', 'wh_missing').catch((err) => err)

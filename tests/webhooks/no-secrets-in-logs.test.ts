@@ -90,7 +90,22 @@ t.test(
       })
     ).body.data
     const plain = (await api('POST', '/v1/webhooks', { name: 'Plain' })).body.data
-    secrets.push(throws.id, loops.id, signed.id, plain.id, verificationSecret)
+    // A secret being rotated out, and one refused for its form: neither may show anywhere either.
+    const previousSecret = 'hmac-previous-9a2d6c31'
+    const rotated = await api('PATCH', `/v1/webhooks/${signed.id}`, {
+      verification: { preset: 'hmac-sha256', secret: verificationSecret, previous_secret: previousSecret },
+    })
+    t.equal(rotated.body.data.verification.rotating, true)
+    const refusedSecret = 'whsec_not*base64*refused71'
+    const refused = await api('POST', '/v1/webhooks', {
+      name: 'Refused',
+      verification: { preset: 'standard-webhooks', secret: refusedSecret },
+    })
+    t.same([refused.status, refused.body.code], [400, 'VERIFICATION_INVALID'])
+    errorBodies.push(refused.text)
+    const shown = rotated.text + (await api('GET', '/v1/webhooks')).text
+    t.notOk(shown.includes(verificationSecret) || shown.includes(previousSecret), 'no API response holds a secret')
+    secrets.push(throws.id, loops.id, signed.id, plain.id, verificationSecret, previousSecret, refusedSecret)
 
     const failed = (await call('POST', `/e/${throws.id}`, rawBody)).body.request_id
     const looped = (await call('POST', `/e/${loops.id}`, rawBody)).body.request_id

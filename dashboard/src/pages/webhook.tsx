@@ -9,7 +9,22 @@ import { useApi } from '../ui/use-api.ts'
 import { Preview } from './webhook-preview.tsx'
 import { Deliveries, Unrouted } from './webhook-requests.tsx'
 
-const PRESETS = ['stripe', 'github', 'slack', 'shopify', 'hmac-sha256']
+const PRESETS = [
+  'stripe',
+  'github',
+  'slack',
+  'shopify',
+  'hmac-sha256',
+  'standard-webhooks',
+  'twilio',
+  'linear',
+  'paddle',
+  'square',
+  'intercom',
+  'zendesk',
+]
+/** The presets that sign the URL they called (control/presets.ts): they need it. */
+const SIGNS_URL = new Set(['twilio', 'square'])
 const EXAMPLE =
   'function transform(evt, headers, queryParams, raw) {\n  return { name: "stripe/" + evt.type, data: evt, id: evt.id }\n}\n'
 
@@ -46,6 +61,17 @@ function Verification({ current }: { current: any }) {
           <input type="text" name="header" value={current?.header ?? ''} placeholder="x-signature" />
         </label>
       )}
+      {SIGNS_URL.has(preset) && (
+        <label>
+          Public URL
+          <input
+            type="url"
+            name="public_url"
+            value={current?.public_url ?? ''}
+            placeholder="the URL configured at the provider, without the query string"
+          />
+        </label>
+      )}
     </fieldset>
   )
 }
@@ -55,10 +81,20 @@ function verificationOf(form: FormData, current: any): unknown {
   const preset = String(form.get('preset') ?? '')
   const secret = String(form.get('secret') ?? '')
   const header = String(form.get('header') ?? '').trim()
+  const publicUrl = String(form.get('public_url') ?? '').trim()
   if (!preset) return current ? null : undefined
-  if (!secret && current?.preset === preset && (current.header ?? '') === header) return undefined
+  const unchanged = (current?.header ?? '') === header && (current?.public_url ?? '') === publicUrl
+  if (!secret && current?.preset === preset && unchanged) return undefined
   if (!secret) throw new Error('verification.secret: type the secret to set or change the signature check')
-  return { preset, secret, ...(header && { header }) }
+  // The tolerance set by the API or CLI is kept; a new secret ends a rotation (the previous one is write-only).
+  const tolerance = current?.preset === preset && current.tolerance_seconds
+  return {
+    preset,
+    secret,
+    ...(header && { header }),
+    ...(publicUrl && { public_url: publicUrl }),
+    ...(tolerance && { tolerance_seconds: tolerance }),
+  }
 }
 
 export function WebhookPage({ id }: { id: string }) {
