@@ -1,6 +1,6 @@
-// The ops listener of a process that serves no HTTP role (transformer, dedup, router, sink, runner):
-// /healthz and /readyz for Kubernetes probes, /metrics for Prometheus, on --ops-port. node:http, not
-// fastify: a few GET routes need no framework, and this process loads no HTTP stack otherwise.
+// The ops listener of every sluice start and runner process, whatever its roles: /healthz and /readyz
+// for Kubernetes probes, /metrics for Prometheus, on --ops-port, a port no Ingress exposes. node:http,
+// not fastify: a few GET routes need no framework, and a process without HTTP roles loads no HTTP stack.
 import { createServer } from 'node:http'
 import { createServer as createTcpServer } from 'node:net'
 import { SluiceError } from '../core/errors.ts'
