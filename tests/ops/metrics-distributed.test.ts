@@ -140,7 +140,7 @@ t.test('every role serves /metrics, and each family moves on the role that does 
   })
 
   await t.test('runner: runs by function and outcome, step durations, lag behind a waiting run', async (t) => {
-    await eventually(async () => ((await rest('/v1/functions')).body.data.length === 2 ? true : undefined), 30_000)
+    await eventually(async () => ((await rest('/v1/functions')).body.data.length === 3 ? true : undefined), 30_000)
     const dir = await tempDir()
     t.teardown(() => removeDir(dir))
     const gate = join(dir, 'gate')
