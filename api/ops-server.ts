@@ -5,6 +5,7 @@ import { createServer } from 'node:http'
 import { createServer as createTcpServer } from 'node:net'
 import { SluiceError } from '../core/errors.ts'
 import type { OpsResponse, OpsRoute } from '../core/health.ts'
+import { clientErrorHandler } from './edge.ts'
 
 export function createOpsServer(config: { host: string; port: number }, routes: Record<string, OpsRoute>) {
   const server = createServer((request, response) => {
@@ -19,6 +20,8 @@ export function createOpsServer(config: { host: string; port: number }, routes: 
       () => response.writeHead(500).end(),
     )
   })
+  // Bytes that do not parse as a request get the documented shape here too, not node's bare 400.
+  server.on('clientError', clientErrorHandler)
   return {
     async start(): Promise<string> {
       await new Promise<void>((resolve, reject) => {

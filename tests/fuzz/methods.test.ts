@@ -6,6 +6,7 @@ import t from 'tap'
 import { errorCatalogue } from '../../core/errors.ts'
 import { startServer, TEST_SIGNING_KEY, type TestServer } from '../helpers/server.ts'
 import { rawRequest } from '../helpers/raw-http.ts'
+import { request } from 'node:http'
 
 t.setTimeout(240_000)
 
@@ -113,3 +114,41 @@ for (const mode of ['dev', 'start'] as const) {
     }
   })
 }
+
+/** One request over a socket (node:http knows that a HEAD answer has no body). */
+function send(url: string, method: string, headers: Record<string, string>, body?: string | Buffer) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const sent = request(url, { method, headers }, (response) => {
+      let text = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => {
+        text += chunk
+      })
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }))
+    })
+    sent.on('error', reject)
+    sent.end(body)
+  })
+}
+
+t.test('start: the ops listener (probes, /metrics), every method and body: no 5xx, errors in the shape', async (t) => {
+  const server = await startServer({ mode: 'start' })
+  t.teardown(() => server.stop())
+  const problems: string[] = []
+  let sent = 0
+  for (const path of ['/healthz', '/readyz', '/metrics', '/nope', '/e'])
+    for (const method of METHODS)
+      for (const [bodyName, payload] of Object.entries(BODIES))
+        for (const contentType of CONTENT_TYPES) {
+          const headers: Record<string, string> = {}
+          if (contentType !== undefined) headers['content-type'] = contentType
+          const response = await send(`${server.opsUrl}${path}`, method, headers, payload)
+          sent++
+          const served = (method === 'GET' || method === 'HEAD') && path !== '/nope' && path !== '/e'
+          const problem =
+            problemOf(method, response.status, response.body) ??
+            (served === (response.status === 200) ? undefined : `${response.status}`)
+          if (problem) problems.push(`${method} ${path} (${bodyName}, ${contentType ?? 'no Content-Type'}): ${problem}`)
+        }
+  t.same(problems.slice(0, 20), [], `${sent} requests: GET and HEAD of its routes 200, the rest 404 in the shape`)
+})
