@@ -20,7 +20,7 @@ import { httpDuration, httpRequests, UNMATCHED_ROUTE } from './metrics.ts'
 import { swaggerOptions } from './openapi.ts'
 import { validationError, validatorCompiler } from './validation.ts'
 
-/** A plain GET route beside the API (/healthz, /readyz): the same handlers serve the ops listener of non-HTTP roles. */
+/** A plain GET route beside the API (/healthz, /readyz): the same handlers serve the ops listener. */
 export type OpsRoutes = Record<string, () => Promise<{ status: number; contentType: string; body: string }>>
 
 export interface HttpConfig {

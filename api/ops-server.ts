@@ -1,10 +1,11 @@
-// The ops listener of a process that serves no HTTP role (transformer, dedup, router, sink, runner):
-// /healthz and /readyz for Kubernetes probes, /metrics for Prometheus, on --ops-port. node:http, not
-// fastify: a few GET routes need no framework, and this process loads no HTTP stack otherwise.
+// The ops listener of every sluice start and runner process, whatever its roles: /healthz and /readyz
+// for Kubernetes probes, /metrics for Prometheus, on --ops-port, a port no Ingress exposes. node:http,
+// not fastify: a few GET routes need no framework, and a process without HTTP roles loads no HTTP stack.
 import { createServer } from 'node:http'
 import { createServer as createTcpServer } from 'node:net'
 import { SluiceError } from '../core/errors.ts'
 import type { OpsResponse, OpsRoute } from '../core/health.ts'
+import { clientErrorHandler } from './edge.ts'
 
 export function createOpsServer(config: { host: string; port: number }, routes: Record<string, OpsRoute>) {
   const server = createServer((request, response) => {
@@ -19,6 +20,8 @@ export function createOpsServer(config: { host: string; port: number }, routes: 
       () => response.writeHead(500).end(),
     )
   })
+  // Bytes that do not parse as a request get the documented shape here too, not node's bare 400.
+  server.on('clientError', clientErrorHandler)
   return {
     async start(): Promise<string> {
       await new Promise<void>((resolve, reject) => {

@@ -40,6 +40,8 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
   let pending: Pending | null = null
   const inFlight: Array<{ written: boolean; apply?: () => void }> = []
   let flushScheduled = false
+  // The error of the last write, until a write succeeds: the log's write health, which readiness follows.
+  let failure: unknown
 
   /** Resolves once the records are durable, and readable by every consumer. */
   function publish(state: TopicState, records: LocalRecord[]): Promise<void> {
@@ -103,6 +105,7 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
     inFlight.push(slot)
     try {
       await rocks.write(ops)
+      failure = undefined
       // Durable now; readable (and resolved, so what a publisher awaited is there to read) in order.
       slot.apply = () => {
         for (const [p, entry] of written) append(p, entry, tailBytes)
@@ -111,6 +114,7 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
         pendingBatch.resolve()
       }
     } catch (err) {
+      failure = err
       // Its offsets stay a gap that readers step over.
       offsets.requeue(offsetOps)
       published.failures.inc()
@@ -124,6 +128,21 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
 
   return {
     publish,
+    /**
+     * undefined while the log takes writes, else the error of its last write. After a failure each call
+     * tries `retry` (a write that changes nothing) itself: a node that is not ready is sent no requests
+     * whose writes would show that it recovered.
+     */
+    async writeFailure(retry: () => WriteOp[]): Promise<unknown> {
+      if (failure === undefined) return undefined
+      try {
+        await rocks.write(retry())
+        failure = undefined
+      } catch (err) {
+        failure = err
+      }
+      return failure
+    },
     /** Resolves once nothing published is left unwritten. */
     async drained(): Promise<void> {
       while (pending || inFlight.length > 0) await sleep(1)

@@ -52,6 +52,8 @@ export interface LocalLog extends Bus {
   ): Output<T>
   /** Takes a record's shared value if it has one, else decodes: for codecs that decode it to an equal value. */
   sharedSource<T>(codec: Codec<T>): Source<T>
+  /** A readiness probe (core/health.ts): undefined while the log takes writes, else why it does not. */
+  writeHealth(): Promise<string | undefined>
   /**
    * Backpressure: resolves true once no live group has more than `limit` records left to handle on a
    * partition of `topics` (at once when none has), false after `timeoutMs`.
@@ -122,9 +124,25 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     return spec.compacted === true
   }
 
+  async function writeHealth(): Promise<string | undefined> {
+    // The retry rewrites a topic's spec as it is stored: a write through the same WAL that changes nothing.
+    const [first] = topics.values()
+    if (!first) return undefined
+    const retry = () => [
+      { type: 'put' as const, key: keyPrefix('logTopics', first.name), value: JSON.stringify(first.spec) },
+    ]
+    const failure = await writer.writeFailure(retry)
+    if (failure === undefined) return undefined
+    // A reason, never the error's text (it names paths): the one cause an operator can act on, or the rest.
+    return /no space left|ENOSPC/i.test(causesOf(failure))
+      ? "cannot write: the data dir's disk is full"
+      : 'cannot write to the data dir'
+  }
+
   return {
     ensureTopics,
     publish,
+    writeHealth,
     subscribe: groups.subscribe,
     readPartition,
     consumerLag: groups.consumerLag,
@@ -154,4 +172,11 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       groups.closed()
     },
   }
+}
+
+/** An error's message and those of its causes (the binding wraps RocksDB's status in "Batch was not applied"). */
+function causesOf(err: unknown, depth = 0): string {
+  if (!(err instanceof Error) || depth > 5) return ''
+  const inner = err instanceof AggregateError ? err.errors : [err.cause]
+  return [err.message, ...inner.map((e) => causesOf(e, depth + 1))].join('\n')
 }

@@ -36,10 +36,11 @@ import { createFunctionParts } from './parts-functions.ts'
 import { createWebhookParts } from './parts-webhooks.ts'
 import type { Config } from './config.ts'
 import type { EventPath } from './event-path.ts'
-import { createHealth, type Health, type Probe } from '../core/health.ts'
+import { createHealth, type Health, type OpsRoute, type Probe } from '../core/health.ts'
 import { runProcess, type Stage } from '../core/lifecycle.ts'
 import { serveMetrics } from '../core/metrics-route.ts'
 import { createOpsServer } from '../api/ops-server.ts'
+import { signingKeyGuard } from '../api/auth.ts'
 
 /** How often the wait matcher forgets waits that timed out (they no longer match; this frees their space). */
 const WAITS_EXPIRE_INTERVAL_MS = 60_000
@@ -227,6 +228,8 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
 
 export interface Running {
   url: string
+  /** The ops listener's URL (/healthz, /readyz, /metrics): every process but sluice dev's. */
+  opsUrl?: string
   routes: string[]
   /** A request through the server's routes without a socket (fastify's inject), for tests that send thousands. */
   inject(options: InjectOptions): Promise<LightMyRequestResponse>
@@ -240,8 +243,9 @@ export interface RunOptions {
 }
 
 /**
- * Builds the process's listener (HTTP with /healthz and /readyz when it serves an HTTP role, else the
- * ops listener on --ops-port) and runs the parts' stages under it (core/lifecycle.ts).
+ * Builds the process's listeners and runs the parts' stages under them (core/lifecycle.ts): HTTP with
+ * /healthz and /readyz when it serves an HTTP role, and the ops listener on --ops-port with /metrics
+ * too. sluice dev is one port: the HTTP one serves /metrics, and there is no ops listener.
  */
 export async function run(
   config: Config,
@@ -255,6 +259,9 @@ export async function run(
   const metrics = serveMetrics(parts.roles, health.routes['/readyz'])
   const opsRoutes = { ...health.routes, '/metrics': metrics.route }
   const trustProxy = config.trustProxy.length ? config.trustProxy : false
+  const devServer = config.mode === 'dev' && parts.http.length > 0
+  const metricsOnHttp = devServer || config.metricsListener !== 'ops'
+  const signed = !devServer && config.metricsListener === 'http-signed'
   const http =
     parts.http.length > 0
       ? createHttpServer(
@@ -268,11 +275,13 @@ export async function run(
             ...(config.mode === 'dev' && { allowedHosts: config.allowedHosts }),
           },
           log,
-          parts.http,
-          opsRoutes,
+          metricsOnHttp
+            ? [...parts.http, metricsRoute(metrics.route, signed ? config.signingKey : undefined)]
+            : parts.http,
+          health.routes,
         )
       : undefined
-  const ops = http ? undefined : createOpsServer({ host: config.host, port: config.opsPort }, opsRoutes)
+  const ops = devServer ? undefined : createOpsServer({ host: config.host, port: config.opsPort }, opsRoutes)
   const running = await runProcess(
     {
       http,
@@ -288,11 +297,23 @@ export async function run(
   )
   return {
     url: running.url,
+    opsUrl: running.opsUrl,
     routes: http?.routes() ?? Object.keys(opsRoutes).map((path) => `GET ${path}`),
     inject: (options) => {
       if (!http) throw new Error('inject: this process serves no HTTP role')
       return http.app.inject(options)
     },
     stop: running.stop,
+  }
+}
+
+/** GET /metrics on the HTTP port; with `signingKey`, only for `Authorization: Bearer <signing key>`. */
+function metricsRoute(route: OpsRoute, signingKey: string | undefined): RoutePlugin {
+  return async (app) => {
+    const guard = signingKey === undefined ? undefined : signingKeyGuard(false, signingKey)
+    app.get('/metrics', guard ? { onRequest: guard } : {}, async (_request, reply) => {
+      const answer = await route()
+      return reply.code(answer.status).type(answer.contentType).send(answer.body)
+    })
   }
 }

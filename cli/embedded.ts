@@ -91,6 +91,8 @@ export async function startEmbedded(
     { ...parts, http },
     { dataDir: config.dataDir, mode: config.mode },
     {
+      // Not ready while the log cannot take writes (a full disk): ingest would only answer 503.
+      probes: { 'event log': () => bus.writeHealth() },
       async closeAdapters() {
         await bus.close()
         const stores = [adapters.events, adapters.runs, adapters.requests, adapters.insights, adapters.control]

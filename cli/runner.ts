@@ -17,6 +17,8 @@ export interface RunnerOptions {
 
 export interface RunningRunner {
   url: string
+  /** /healthz, /readyz and /metrics (SLUICE_OPS_PORT); undefined in mode dev, whose HTTP port serves them. */
+  opsUrl?: string
   stop(): Promise<void>
 }
 
@@ -35,5 +37,5 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   // Loaded on demand, as by the CLI: the stages, RocksDB and the Kafka clients.
   const { startSluice } = await import('./server.ts')
   const running: Running = await startSluice(runnerConfig(config), createLogger(config.logLevel), { functions })
-  return { url: running.url, stop: () => running.stop() }
+  return { url: running.url, opsUrl: running.opsUrl, stop: () => running.stop() }
 }

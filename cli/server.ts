@@ -19,7 +19,9 @@ export async function startSluice(
   // port or a data dir in use by another process fails the start at once.
   const httpRole = !distributed || config.roles.some((role) => role === 'all' || role === 'ingest' || role === 'api')
   if (httpRole) await checkPortFree(config.host, config.port, 'port (--port / SLUICE_PORT)')
-  else await checkPortFree(config.host, config.opsPort, 'opsPort (--ops-port / SLUICE_OPS_PORT)')
+  // Every process but sluice dev's (which serves the probes on its HTTP port) has the ops listener.
+  if (!httpRole || config.mode !== 'dev')
+    await checkPortFree(config.host, config.opsPort, 'opsPort (--ops-port / SLUICE_OPS_PORT)')
   await mkdir(config.dataDir, { recursive: true })
   const rocks = await openRocks(join(config.dataDir, 'db'), rocksMemoryOf(config), log)
   if (distributed) {

@@ -105,13 +105,19 @@ export const PROCESS_SETTINGS = {
   }),
   maxNameLength: int({ env: 'SLUICE_MAX_NAME_LENGTH', min: 1, default: 256, doc: 'Longest event name.' }),
   maxIdLength: int({ env: 'SLUICE_MAX_ID_LENGTH', min: 1, default: 512, doc: 'Longest event id (the dedup key).' }),
-  // The other processes answer them on `port`.
+  // sluice dev answers them on `port` (one port for a Dev Server).
   opsPort: int({
     env: 'SLUICE_OPS_PORT',
     min: 0,
     max: 65535,
     default: 8289,
-    doc: 'Port of /healthz, /readyz and /metrics in a process that plays no HTTP role.',
+    doc: 'Port of /healthz, /readyz and /metrics of sluice start and sluice runner, whatever the roles.',
+  }),
+  // The HTTP port of ingest is public; metrics name environments and functions, so they stay off it.
+  metricsListener: choice(['ops', 'http', 'http-signed'], {
+    env: 'SLUICE_METRICS_LISTENER',
+    default: 'ops',
+    doc: '/metrics on the ops port, or on the HTTP port too: open (http) or with the signing key (http-signed).',
   }),
   // Below Kubernetes' default terminationGracePeriodSeconds (30 s), so the process exits before it is killed.
   shutdownGraceMs: int({

@@ -1,6 +1,6 @@
-// The life of a server process, whatever it plays: its listener first (a busy port fails the start at
+// The life of a server process, whatever it plays: its listeners first (a busy port fails the start at
 // once, and probes answer while state is restored), then its stages in order; on stop, not ready,
-// the listener drains, the stages stop in reverse, the adapters close, the ops listener last. And
+// the HTTP listener drains, the stages stop in reverse, the adapters close, the ops listener last. And
 // SIGTERM/SIGINT: stop within the grace period, or exit non-zero.
 import type { Logger } from 'pino'
 import type { Health } from './health.ts'
@@ -17,9 +17,9 @@ export interface Listener {
 }
 
 export interface ProcessParts {
-  /** The HTTP roles' server; it also answers the probes. Stopped first, so requests drain before the stages. */
+  /** The HTTP roles' server. Stopped first, so requests drain before the stages. */
   http?: Listener
-  /** The probes' own listener of a process without HTTP roles. Stopped last, so probes answer during the drain. */
+  /** The probes' and metrics' own listener (every process but sluice dev). Stopped last: probes answer during the drain. */
   ops?: Listener
   stages: Stage[]
   health: Health
@@ -31,7 +31,9 @@ export interface ProcessParts {
 }
 
 export interface RunningProcess {
+  /** The HTTP listener's URL, or the ops listener's in a process without HTTP roles. */
   url: string
+  opsUrl?: string
   stop(): Promise<void>
 }
 
@@ -43,8 +45,10 @@ export async function runProcess(parts: ProcessParts, log: Logger, upFields: obj
     await parts.closeAdapters()
   }
   let url: string
+  let opsUrl: string | undefined
   try {
-    url = await (http ?? ops)!.start()
+    opsUrl = await ops?.start()
+    url = (await http?.start()) ?? opsUrl!
     for (const stage of parts.stages) {
       await stage.start()
       started.push(stage)
@@ -58,9 +62,10 @@ export async function runProcess(parts: ProcessParts, log: Logger, upFields: obj
     throw err
   }
   health.markStarted()
-  log.info({ url, ...upFields }, 'sluice is up')
+  log.info({ url, ...(opsUrl && { opsUrl }), ...upFields }, 'sluice is up')
   return {
     url,
+    opsUrl,
     async stop() {
       health.markStopping()
       if (parts.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, parts.shutdownDelayMs))

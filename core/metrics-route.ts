@@ -1,6 +1,6 @@
 // GET /metrics of a process (docs/operations.md, "Metrics"): the registry of core/metrics.ts, served
-// beside /healthz and /readyz on the HTTP port or the ops port, plus what only the process
-// lifecycle knows: which roles the process plays and whether it is ready.
+// beside /healthz and /readyz on the ops port (sluice dev: its HTTP port; SLUICE_METRICS_LISTENER may
+// add the HTTP port), plus what only the process lifecycle knows: its roles and whether it is ready.
 import { gauge, metricsText, startProcessMetrics } from './metrics.ts'
 import { packageVersion } from './version.ts'
 import type { OpsRoute } from './health.ts'

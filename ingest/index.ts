@@ -132,56 +132,70 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
   return {
     /** Registers `/e/<key or webhook id>` in its own scope (raw bodies, open CORS in dev). */
     routes: async (app: FastifyInstance) => {
-      // Set by onRequest, on every request of this scope (a decoration keeps fastify's request objects one shape).
-      app.decorateRequest(ADMISSION, null)
-      const admissionOf = (request: FastifyRequest) => (request as AdmittedRequest)[ADMISSION]
-      app.removeAllContentTypeParsers()
-      app.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage, done) => {
-        const admission = admissionOf(request)!
-        const whose = () => (admission.kind === 'event' ? `environment "${admission.target.env.name}"` : 'this webhook')
-        readBody(payload, admission.maxBodyBytes, whose, done)
-      })
       if (config.devMode) {
         // The dashboard's "Send to Dev Server" posts from the browser.
         app.addHook('onRequest', (_request, reply, done) => {
           reply.headers(CORS_HEADERS)
           done()
         })
-        app.options('/e/*', async (_req, reply) => reply.code(204).send())
-        app.options('/e', async (_req, reply) => reply.code(204).send())
-      }
-      const handler = async (request: KeyRequest, reply: FastifyReply) => {
-        const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
-        const admission = admissionOf(request)!
-        requestBytes.observe({ api: admission.kind }, body.length)
-        if (admission.kind === 'event') return eventApi(request, reply, admission.target, body)
-        const answer = await deps.webhooks!.handle(request, reply, body, admission.webhook)
-        webhookRequestsAccepted.inc()
-        return answer
-      }
-      // Every refusal, from the key check to the log's: by API, environment (when the key named one) and code.
-      app.addHook('onError', async (request: KeyRequest, _reply, error) => {
-        const admission = admissionOf(request)
-        const webhook = admission ? admission.kind === 'webhook' : deps.webhooks?.owns(request.params.key ?? '')
-        const env = admission?.kind === 'event' ? envLabel(admission.target.env.name) : ''
-        requestsRejected.inc({ api: webhook ? 'webhook' : 'event', env, code: errorCode(error) ?? 'INTERNAL' })
-      })
-      // Before any byte of the body is read: a wrong key costs the sender one round trip and
-      // the server no memory, and the body limit that applies is known.
-      const onRequest = (request: KeyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
-        try {
-          const admitted = request as AdmittedRequest
-          admitted[ADMISSION] = admit(request)
-        } catch (err) {
-          return done(err as Error)
+        // A preflight is answered from its headers, before any body it carries is read or parsed.
+        // (A hook that answers ends the request there; the handler never runs.)
+        const preflight = (_request: FastifyRequest, reply: FastifyReply, _done: () => void) => {
+          reply.code(204).send()
         }
-        done()
+        const answered = async () => {}
+        app.options('/e/*', { onRequest: preflight }, answered)
+        app.options('/e', { onRequest: preflight }, answered)
       }
-      app.post('/e/:key', { onRequest }, handler)
-      app.post('/e', { onRequest }, handler)
+      app.register(admittedRoutes)
     },
     async start() {},
     async stop() {},
+  }
+
+  /**
+   * The Event API and webhook routes, in a scope of their own: every route here admits its request
+   * before the body (onRequest), so the raw-body parser always knows whose limit applies.
+   */
+  async function admittedRoutes(app: FastifyInstance) {
+    // Set by onRequest, on every request of this scope (a decoration keeps fastify's request objects one shape).
+    app.decorateRequest(ADMISSION, null)
+    const admissionOf = (request: FastifyRequest) => (request as AdmittedRequest)[ADMISSION]
+    // Before any byte of the body is read: a wrong key costs the sender one round trip and
+    // the server no memory, and the body limit that applies is known.
+    app.addHook('onRequest', (request: KeyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+      try {
+        const admitted = request as AdmittedRequest
+        admitted[ADMISSION] = admit(request)
+      } catch (err) {
+        return done(err as Error)
+      }
+      done()
+    })
+    app.removeAllContentTypeParsers()
+    app.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage, done) => {
+      const admission = admissionOf(request)!
+      const whose = () => (admission.kind === 'event' ? `environment "${admission.target.env.name}"` : 'this webhook')
+      readBody(payload, admission.maxBodyBytes, whose, done)
+    })
+    const handler = async (request: KeyRequest, reply: FastifyReply) => {
+      const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
+      const admission = admissionOf(request)!
+      requestBytes.observe({ api: admission.kind }, body.length)
+      if (admission.kind === 'event') return eventApi(request, reply, admission.target, body)
+      const answer = await deps.webhooks!.handle(request, reply, body, admission.webhook)
+      webhookRequestsAccepted.inc()
+      return answer
+    }
+    // Every refusal, from the key check to the log's: by API, environment (when the key named one) and code.
+    app.addHook('onError', async (request: KeyRequest, _reply, error) => {
+      const admission = admissionOf(request)
+      const webhook = admission ? admission.kind === 'webhook' : deps.webhooks?.owns(request.params.key ?? '')
+      const env = admission?.kind === 'event' ? envLabel(admission.target.env.name) : ''
+      requestsRejected.inc({ api: webhook ? 'webhook' : 'event', env, code: errorCode(error) ?? 'INTERNAL' })
+    })
+    app.post('/e/:key', handler)
+    app.post('/e', handler)
   }
 }
 

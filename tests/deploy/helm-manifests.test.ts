@@ -19,6 +19,8 @@ t.test('default values: every manifest is valid', async (t) => {
       ...perRole('PodDisruptionBudget', defaultRoles),
       'Secret/rel-sluice',
       ...perRole('Service', defaultRoles),
+      // The HTTP roles' ops port (probes, /metrics) on a headless Service of its own.
+      ...perRole('Service', ['api-ops', 'ingest-ops']),
       'ServiceAccount/rel-sluice',
     ].sort(),
   )
@@ -37,6 +39,7 @@ t.test('production-like values: every manifest is valid, the optional objects in
       'Ingress/rel-sluice',
       ...perRole('PodDisruptionBudget', ROLES),
       ...perRole('Service', ROLES),
+      ...perRole('Service', ['api-ops', 'ingest-ops']),
       'ServiceAccount/rel-sluice',
       'ServiceMonitor/rel-sluice',
     ].sort(),

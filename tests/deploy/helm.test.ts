@@ -61,12 +61,14 @@ t.test('every Deployment starts a Sluice that accepts its command line, environm
       t.same(config.roles, expectedRoles[role], `${at}: the roles it plays`)
       t.ok(config.kafkaBrokers.length > 0 && config.clickhouseUrl, `${at}: distributed (Kafka and ClickHouse)`)
       t.equal(config.host, '0.0.0.0', `${at}: reachable from its Service and probes`)
-      // ingest and api answer on their HTTP port; the others on the ops port (cli/server.ts).
+      // ingest and api answer on their HTTP port; every role has the ops port, where probes and /metrics are.
       const http = role === 'ingest' || role === 'api'
-      const [port] = container.ports
-      t.same([port.name, port.containerPort], http ? ['http', config.port] : ['ops', config.opsPort], `${at}: port`)
-      t.same(container.livenessProbe.httpGet, { path: '/healthz', port: port.name }, `${at}: liveness`)
-      t.same(container.readinessProbe.httpGet, { path: '/readyz', port: port.name }, `${at}: readiness`)
+      const ports = container.ports.map((p: any) => [p.name, p.containerPort])
+      const ops = ['ops', config.opsPort]
+      t.same(ports, http ? [['http', config.port], ops] : [ops], `${at}: ports`)
+      t.same(container.livenessProbe.httpGet, { path: '/healthz', port: 'ops' }, `${at}: liveness on ops`)
+      t.same(container.readinessProbe.httpGet, { path: '/readyz', port: 'ops' }, `${at}: readiness on ops`)
+      t.equal(config.metricsListener, 'ops', `${at}: /metrics off the HTTP port`)
       t.equal(config.shutdownDelayMs, http ? 5000 : 0, `${at}: endpoints removed before the listener closes`)
       t.ok(
         (d as any).spec.template.spec.terminationGracePeriodSeconds * 1000 > config.shutdownGraceMs,
@@ -178,6 +180,8 @@ t.test('Services, disruption budgets, autoscalers, Ingress and ServiceMonitor se
       [containerPort],
       `${role}: the Service's port`,
     )
+    const opsService = (named(manifests, 'Service', `${d.metadata.name}-ops`) ?? service) as any
+    t.same(opsService.spec.selector, selector, `${role}: its ops port behind a Service over its pods`)
   }
   t.same((named(manifests, 'PodDisruptionBudget', 'rel-sluice-runner') as any).spec.maxUnavailable, '50%')
 
@@ -214,15 +218,27 @@ t.test('Services, disruption budgets, autoscalers, Ingress and ServiceMonitor se
 
   const monitor = ofKind(manifests, 'ServiceMonitor')[0] as any
   t.equal(monitor.metadata.labels.release, 'kube-prometheus-stack', 'labelled for the Prometheus that selects it')
-  for (const service of ofKind(manifests, 'Service') as any[]) {
-    t.ok(matches(monitor.spec.selector.matchLabels, service.metadata.labels), `${service.metadata.name}: scraped`)
-    const scraped = monitor.spec.endpoints.filter((e: any) => service.spec.ports.some((p: any) => p.name === e.port))
-    t.same(
-      scraped.map((e: any) => e.path),
-      ['/metrics'],
-      `${service.metadata.name}: /metrics on its one port`,
-    )
+  t.same(
+    monitor.spec.endpoints.map((e: any) => [e.port, e.path]),
+    [['ops', '/metrics']],
+    'scrapes the ops port only',
+  )
+  const services = ofKind(manifests, 'Service') as any[]
+  const scrapedRoles = new Set<string>()
+  for (const service of services) {
+    t.ok(matches(monitor.spec.selector.matchLabels, service.metadata.labels), `${service.metadata.name}: selected`)
+    const names = service.spec.ports.map((p: any) => p.name)
+    if (names.includes('ops')) {
+      t.equal(service.spec.clusterIP, 'None', `${service.metadata.name}: the ops port only on a headless Service`)
+      t.same(names, ['ops'], `${service.metadata.name}: nothing else on it`)
+      scrapedRoles.add(roleOf(service))
+    } else t.same(names, ['http'], `${service.metadata.name}: the HTTP Service has no ops port`)
   }
+  t.same(
+    [...scrapedRoles].sort(),
+    ofKind(manifests, 'Deployment').map(roleOf).sort(),
+    'every role is scraped, on its ops port',
+  )
 })
 
 t.test('existingSecret: no Secret is rendered and the pods mount the key named', async (t) => {

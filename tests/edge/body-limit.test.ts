@@ -133,7 +133,7 @@ t.test(
   'a sender that leaves mid-body: the request ends refused (REQUEST_INVALID), and the next is served',
   async (t) => {
     const abandoned = { api: 'event', env: 'production', code: 'REQUEST_INVALID' }
-    const before = await scrape(server.url)
+    const before = await scrape(server.opsUrl!)
     const connection = await rawConnect(server.url)
     connection.write(
       `POST /e/${key} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n{"name":"a/b","data":{`,
@@ -142,7 +142,7 @@ t.test(
     connection.socket.destroy()
     // A body read that waited on for the rest would never end: nothing counted, the request held.
     await scrapeUntil(
-      server.url,
+      server.opsUrl!,
       (s) => change(before, s, 'sluice_ingest_requests_rejected_total', abandoned) === 1,
       5000,
       'the abandoned request counted',

@@ -1,10 +1,10 @@
-// The routes open without the signing key: probes, metrics, the API description and the
-// dashboard's static files (the data they show comes from the REST API, which is closed).
+// The routes open without the signing key: probes, the API description and the dashboard's static
+// files (the data they show comes from the REST API, which is closed). /metrics is not on the HTTP
+// port of sluice start (the ops port serves it) unless SLUICE_METRICS_LISTENER says so.
 // Written out here, not read from the server, so the tests say what should be open.
 export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /healthz',
   'GET /readyz',
-  'GET /metrics',
   'GET /v1/openapi.json',
   'GET /',
   'GET /dashboard',

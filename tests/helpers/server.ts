@@ -51,7 +51,8 @@ export async function startServer(
       host: '127.0.0.1',
       dataDir,
       logLevel: 'warn',
-      ...(mode === 'start' && { signingKey: TEST_SIGNING_KEY }),
+      // The ops listener (/metrics, probes) of sluice start on a free port too: test files run in parallel.
+      ...(mode === 'start' && { signingKey: TEST_SIGNING_KEY, opsPort: '0' }),
       ...options.flags,
     },
     options.env ?? {},
@@ -64,6 +65,8 @@ export const TEST_SIGNING_KEY = 'test-signing-key-0123456789'
 
 export interface ChildServer {
   url: string
+  /** The ops listener's URL (/healthz, /readyz, /metrics); undefined for sluice dev, which has none. */
+  opsUrl?: string
   child: ChildProcess
   stopped: Promise<number | null>
   /** The fields of the line that printed the URL ("sluice is up"): roles, kafkaClient, … */
@@ -121,7 +124,8 @@ async function spawnUntilUp(
   startTimeoutMs: number,
 ): Promise<ChildServer> {
   const child = spawn(command, args, {
-    env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
+    // A free ops port unless the test names one: test files run in parallel, and each process has the listener.
+    env: { ...process.env, SLUICE_LOG_LEVEL: 'info', SLUICE_OPS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   killChildrenOnExit(child)
@@ -154,7 +158,7 @@ async function spawnUntilUp(
     }, startTimeoutMs)
     deadline.unref()
   })
-  return { url, child, stopped, up }
+  return { url, opsUrl: typeof up.opsUrl === 'string' ? up.opsUrl : undefined, child, stopped, up }
 }
 
 function parseLogLine(line: string): Record<string, unknown> {

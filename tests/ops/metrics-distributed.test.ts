@@ -40,12 +40,15 @@ t.test('every role serves /metrics, and each family moves on the role that does 
   const rest = (path: string, body?: unknown) =>
     body === undefined ? getJson(`${http.url}${path}`, auth) : postJson(`${http.url}${path}`, body, auth)
 
-  const roles = async (node: Node) => (await scrape(node.url)).find('sluice_info')[0]?.labels.roles
+  const roles = async (node: Node) => (await scrape(node.opsUrl!)).find('sluice_info')[0]?.labels.roles
   t.same(
     await Promise.all([http, dedup, pipeline, runner].map(roles)),
     ['api,ingest', 'dedup', 'router,sink,transformer', 'runner'],
-    '/metrics on the HTTP port and on each ops port',
+    "/metrics on each ops port, the HTTP roles' too",
   )
+
+  const open = await getJson(`${http.url}/metrics`)
+  t.same(open.body.code, 'NOT_FOUND', 'not on the HTTP port, which may be public (SLUICE_METRICS_LISTENER)')
 
   const key = (await rest('/v1/keys', { env: 'production' })).body.data.key as string
   const send = (body: unknown, path = `/e/${key}`) =>
@@ -56,12 +59,12 @@ t.test('every role serves /metrics, and each family moves on the role that does 
     }, 30_000)
 
   await t.test('ingest and api: events accepted and refused, HTTP by route template, Kafka publishes', async (t) => {
-    const before = await scrape(http.url)
+    const before = await scrape(http.opsUrl!)
     const accepted = await send([1, 2, 3].map((n) => ({ name: 'metrics/order.placed', data: { n } })))
     t.equal(accepted.status, 200)
     t.equal((await send('{"name":')).body.code, 'JSON_INVALID')
     t.equal((await send({ name: 'x', data: {} }, '/e/sk_not_a_key')).body.code, 'KEY_INVALID')
-    const after = await scrape(http.url)
+    const after = await scrape(http.opsUrl!)
     t.equal(change(before, after, 'sluice_ingest_events_accepted_total', { env: 'production' }), 3)
     const rejected = (labels: Record<string, string>) =>
       change(before, after, 'sluice_ingest_requests_rejected_total', { api: 'event', ...labels })
@@ -83,11 +86,11 @@ t.test('every role serves /metrics, and each family moves on the role that does 
   })
 
   await t.test('dedup: accepted and duplicate, and its consumer lag per partition', async (t) => {
-    const before = await scrape(dedup.url)
+    const before = await scrape(dedup.opsUrl!)
     const event = { name: 'metrics/signed-up', data: {}, id: `user-${Date.now()}` }
     for (let i = 0; i < 2; i++) t.equal((await send(event)).status, 200)
     const after = await scrapeUntil(
-      dedup.url,
+      dedup.opsUrl!,
       (s) => change(before, s, 'sluice_dedup_events_total', { outcome: 'duplicate' }) >= 1,
       30_000,
     )
@@ -110,10 +113,10 @@ t.test('every role serves /metrics, and each family moves on the role that does 
       }),
       failed: await create({ name: 'M broken', transform: transform('return evt.missing.field') }),
     }
-    const before = await scrape(pipeline.url)
+    const before = await scrape(pipeline.opsUrl!)
     for (const hook of Object.values(hooks)) t.equal((await send({ n: 1 }, `/e/${hook.id}`)).status, 200)
     const after = await scrapeUntil(
-      pipeline.url,
+      pipeline.opsUrl!,
       (s) => change(before, s, 'sluice_webhook_requests_total') >= 3,
       30_000,
       'three webhook outcomes',
@@ -124,7 +127,7 @@ t.test('every role serves /metrics, and each family moves on the role that does 
     t.equal(outcomes({ outcome: 'failed', code: 'TRANSFORM_THREW' }), 1)
     t.equal(change(before, after, 'sluice_transform_duration_seconds_count', { lane: 'shared' }), 3)
     const stored = await scrapeUntil(
-      pipeline.url,
+      pipeline.opsUrl!,
       (s) => change(before, s, 'sluice_clickhouse_inserted_rows_total', { table: 'requests' }) >= 3,
       30_000,
       'request rows in ClickHouse',
@@ -141,18 +144,18 @@ t.test('every role serves /metrics, and each family moves on the role that does 
     const dir = await tempDir()
     t.teardown(() => removeDir(dir))
     const gate = join(dir, 'gate')
-    const before = await scrape(runner.url)
+    const before = await scrape(runner.opsUrl!)
     const waiting = [1, 2, 3].map((n) => ({ name: 'metrics/gated', data: { n, gate } }))
     t.equal((await send(waiting)).status, 200)
     const group = { group: 'runner.production~metrics-gated' }
-    await scrapeUntil(runner.url, (s) => s.total('sluice_consumer_lag_records', group) === 3, 30_000, 'lag 3')
+    await scrapeUntil(runner.opsUrl!, (s) => s.total('sluice_consumer_lag_records', group) === 3, 30_000, 'lag 3')
     t.pass('three runs wait on the function topic: lag 3')
     t.equal((await send({ name: 'metrics/fails', data: {} })).status, 200)
     await writeFile(gate, 'open')
     const runs = (s: Scrape, fn: string, outcome: string) =>
       change(before, s, 'sluice_function_runs_total', { function: fn, outcome })
     const after = await scrapeUntil(
-      runner.url,
+      runner.opsUrl!,
       (s) =>
         runs(s, 'metrics-gated', 'completed') === 3 &&
         runs(s, 'metrics-fails', 'failed') === 1 &&
@@ -166,7 +169,7 @@ t.test('every role serves /metrics, and each family moves on the role that does 
     t.equal(steps('metrics-gated', 'completed'), 3)
     t.equal(steps('metrics-fails', 'failed'), 1)
     const sink = await scrapeUntil(
-      pipeline.url,
+      pipeline.opsUrl!,
       (s) => s.total('sluice_clickhouse_inserted_rows_total', { table: 'runs' }) >= 4,
       30_000,
       'run rows in ClickHouse',

@@ -22,7 +22,8 @@ export function spawnSluice(args: string[], env: NodeJS.ProcessEnv): SluiceProce
     process.execPath,
     ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args],
     {
-      env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
+      // A free ops port unless the test names one: test files run in parallel, and each process has the listener.
+      env: { ...process.env, SLUICE_LOG_LEVEL: 'info', SLUICE_OPS_PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   )

@@ -43,7 +43,7 @@ app.kubernetes.io/component: {{ .role }}
 {{- end -}}
 {{- end -}}
 
-{{/* "true" when a role's process serves HTTP (ingest or api): probes and /metrics on the http port, else on ops. */}}
+{{/* "true" when a role's process serves HTTP (ingest or api): an http port besides ops (probes, /metrics). */}}
 {{- define "sluice.httpRole" -}}
 {{- if and (not .functions) (or (has "ingest" .roles) (has "api" .roles)) -}}true{{- end -}}
 {{- end -}}
