@@ -2,10 +2,14 @@
 // write-only: it is never shown back.
 import type { WebhookDoc } from '../control/types.ts'
 import type { WebhookRequestRecord } from '../store/requests-types.ts'
+import type { PauseView } from '../transformer/pause.ts'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-export function presentWebhook(w: WebhookDoc, baseUrl: string) {
+const RUNNING: PauseView = { paused: false, pausedAt: null, held: 0 }
+
+/** `pause`: whether it is paused and how many requests wait for a resume (transformer/pause.ts). */
+export function presentWebhook(w: WebhookDoc, baseUrl: string, pause = RUNNING) {
   return {
     id: w.id,
     name: w.name,
@@ -19,6 +23,9 @@ export function presentWebhook(w: WebhookDoc, baseUrl: string) {
     deny_events: w.denyEvents,
     verification: w.verification ? { preset: w.verification.preset, header: w.verification.header ?? null } : null,
     disabled: w.disabled,
+    paused: pause.paused,
+    paused_at: pause.pausedAt === null ? null : iso(pause.pausedAt),
+    held: pause.held,
     created_at: iso(w.createdAt),
     updated_at: iso(w.updatedAt),
   }

@@ -55,6 +55,9 @@ export const Webhook = Type.Object({
   deny_events: Type.Array(Type.String()),
   verification: Nullable(Type.Object({ preset: Literals(VERIFICATION_PRESETS), header: Nullable(Type.String()) })),
   disabled: Type.Boolean(),
+  paused: Type.Boolean({ description: 'Requests are captured and held, not transformed, until resumed' }),
+  paused_at: Nullable(Time('When it was paused (null: running)')),
+  held: Type.Integer({ description: 'Requests held while paused, waiting for the resume to release them in order' }),
   created_at: Time('Creation time'),
   updated_at: Time('Last change'),
 })

@@ -64,6 +64,28 @@ export interface WebhookDoc {
   updatedAt: number
 }
 
+/**
+ * A webhook paused from the REST API (transformer/ARCHITECTURE.md, "Pausing"). Written by the api
+ * only; `seq` counts its pauses and resumes. While paused, or until the transformer has passed the
+ * marker of the latest resume (its WebhookReleaseDoc has caught up with `seq`), the webhook's
+ * requests are held in the request store.
+ */
+export interface WebhookPauseDoc {
+  /** The webhook's ID. */
+  id: string
+  paused: boolean
+  pausedAt: number
+  resumedAt?: number
+  seq: number
+}
+
+/** Written by the transformer only: the `seq` of the last resume whose held requests it released. */
+export interface WebhookReleaseDoc {
+  id: string
+  seq: number
+  releasedAt: number
+}
+
 /** A function registered by a runner, in one environment. */
 export interface FunctionDoc {
   /** `<env>/<key>`: the same function may be served in several environments. */
@@ -144,6 +166,8 @@ export interface ControlDocs {
   function: FunctionDoc
   pause: PauseDoc
   job: BulkJobDoc
+  webhookPause: WebhookPauseDoc
+  webhookRelease: WebhookReleaseDoc
 }
 
 export type ControlKind = keyof ControlDocs

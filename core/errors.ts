@@ -45,6 +45,7 @@ export const errorCatalogue = {
     message: 'Only a run that has not ended can be cancelled',
   },
   FUNCTION_NOT_PAUSED: { statusCode: 409, retriable: false, message: 'Only a paused function can be resumed' },
+  WEBHOOK_NOT_PAUSED: { statusCode: 409, retriable: false, message: 'Only a paused webhook can be resumed' },
   BODY_TOO_LARGE: { statusCode: 413, retriable: false, message: 'The request body is over the limit' },
   RATE_LIMITED: {
     statusCode: 429,

@@ -34,7 +34,7 @@ const CASES: Record<string, [string, string, unknown, string]> = {
     'GET',
     `/v1/webhooks/${hook.id}/requests?status=lost`,
     undefined,
-    'query.status: must be one of delivered, failed, unrouted',
+    'query.status: must be one of delivered, failed, unrouted, held',
   ],
   'POST /v1/envs': ['POST', '/v1/envs', { name: 5 }, 'body.name: must be string'],
   'PATCH /v1/envs/{name}': [

@@ -44,6 +44,7 @@ const STATUS_CLASS: Record<string, string> = {
   cancelled: 'warn',
   skipped: 'muted',
   paused: 'warn',
+  held: 'warn',
   done: 'good',
 }
 
