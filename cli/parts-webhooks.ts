@@ -78,6 +78,8 @@ export function createWebhookParts(deps: WebhookPartsDeps, config: Config) {
       }),
     ],
     transformer,
+    /** Webhook control, for the parts that watch webhooks (alerts). */
+    webhooks,
     /** The sandbox's isolates, once nothing uses them any more. */
     close: () => Promise.all([sandbox.close(), slowSandbox.close()]).then(() => {}),
   }

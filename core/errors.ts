@@ -19,6 +19,11 @@ export const errorCatalogue = {
   },
   ID_SEED_INVALID: { statusCode: 400, retriable: false, message: 'The x-service-event-id-seed header is not valid' },
   REQUEST_INVALID: { statusCode: 400, retriable: false, message: 'A request parameter is not valid' },
+  ALERT_RULE_INVALID: {
+    statusCode: 400,
+    retriable: false,
+    message: 'The alert rule is invalid: the message names the field',
+  },
   KEY_INVALID: { statusCode: 401, retriable: false, message: 'The event key is unknown or revoked' },
   UNAUTHORIZED: { statusCode: 401, retriable: false, message: 'The signing key is missing or wrong' },
   IP_DENIED: { statusCode: 403, retriable: false, message: 'The source IP address is not allowed for this webhook' },

@@ -63,6 +63,18 @@ const CASES: Record<string, [string, string, unknown, string]> = {
     { status: 'delivered' },
     'body.status: must be one of failed, unrouted',
   ],
+  'POST /v1/alerts': [
+    'POST',
+    '/v1/alerts',
+    { name: 'x', webhook_id: hook.id, metric: 'failed_requests', threshold: '5', endpoint: 'https://example.com' },
+    'body.threshold: must be number',
+  ],
+  'GET /v1/alerts/incidents': [
+    'GET',
+    '/v1/alerts/incidents?status=closed',
+    undefined,
+    'query.status: must be one of open, resolved',
+  ],
   'GET /v1/insights/events': ['GET', '/v1/insights/events?top=50', undefined, 'query.top: must be <= 20'],
   'GET /v1/insights/run-outcomes': [
     'GET',
