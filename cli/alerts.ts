@@ -44,7 +44,7 @@ export async function alertsCommand(args: string[]): Promise<number> {
     case 'delete':
       return call('DELETE', `/v1/alerts/${encodeURIComponent(arg)}`)
     case 'incidents':
-      return call('GET', '/v1/alerts/incidents' + (values.status ? `?status=${encodeURIComponent(values.status)}` : ''))
+      return call('GET', `/v1/alerts/incidents${values.status ? `?status=${encodeURIComponent(values.status)}` : ''}`)
     default:
       process.stderr.write(`sluice alerts: unknown subcommand "${verb ?? ''}"\n${ALERTS_USAGE}\n`)
       return 2

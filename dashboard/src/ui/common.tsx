@@ -45,6 +45,8 @@ const STATUS_CLASS: Record<string, string> = {
   skipped: 'muted',
   paused: 'warn',
   held: 'warn',
+  open: 'bad',
+  resolved: 'good',
   done: 'good',
 }
 
