@@ -16,8 +16,8 @@ const OPTIONS = {
   status: { type: 'string' },
 } as const
 
-export const ALERTS_USAGE = `  alerts  create NAME (--webhook ID | --function KEY [--env ENV]) --metric M --threshold N [--window SECONDS]
-                  --endpoint URL   (prints the whsec_ signing secret once)
+export const ALERTS_USAGE = `  alerts  create NAME (--webhook ID | --function KEY [--env ENV]) --metric M --threshold N
+                  [--window SECONDS] --endpoint URL   (prints the whsec_ signing secret once)
            list | get ID | delete ID | incidents [--status open|resolved]`
 
 export async function alertsCommand(args: string[]): Promise<number> {

@@ -165,7 +165,8 @@ export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): 
       const rows = await deps.select<{ n: number | string }>((v) => {
         const webhook = v.string(webhookId)
         const removed = `SELECT webhook_id FROM ${tables.removedWebhooks} WHERE webhook_id = ${webhook}`
-        const newest = `SELECT status FROM ${tables.requests} FINAL WHERE webhook_id = ${webhook} AND webhook_id NOT IN (${removed})`
+        const inner = whereClause([`webhook_id = ${webhook}`, `webhook_id NOT IN (${removed})`])
+        const newest = `SELECT status FROM ${tables.requests} FINAL ${inner}`
         return `SELECT count() AS n FROM (${newest}) WHERE status = ${v.string(status)}`
       })
       return Number(rows[0]?.n ?? 0)
