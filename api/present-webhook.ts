@@ -3,10 +3,14 @@
 import { DEFAULT_TOLERANCE_SECONDS, deliveryIdSource, NO_DELIVERY_ID, PRESET_FACTS } from '../control/presets.ts'
 import type { WebhookDoc } from '../control/types.ts'
 import type { WebhookRequestRecord } from '../store/requests-types.ts'
+import type { PauseView } from '../transformer/pause.ts'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-export function presentWebhook(w: WebhookDoc, baseUrl: string) {
+const RUNNING: PauseView = { paused: false, pausedAt: null, held: 0 }
+
+/** `pause`: whether it is paused and how many requests wait for a resume (transformer/pause.ts). */
+export function presentWebhook(w: WebhookDoc, baseUrl: string, pause = RUNNING) {
   return {
     id: w.id,
     name: w.name,
@@ -21,6 +25,9 @@ export function presentWebhook(w: WebhookDoc, baseUrl: string) {
     verification: w.verification ? presentVerification(w.verification) : null,
     delivery_id: presentDeliveryId(w),
     disabled: w.disabled,
+    paused: pause.paused,
+    paused_at: pause.pausedAt === null ? null : iso(pause.pausedAt),
+    held: pause.held,
     created_at: iso(w.createdAt),
     updated_at: iso(w.updatedAt),
   }

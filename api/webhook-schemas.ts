@@ -98,6 +98,9 @@ export const Webhook = Type.Object({
       'Where the delivery ID (the dedup key of events without id) is read: header:<name>, body:<field>, or none',
   }),
   disabled: Type.Boolean(),
+  paused: Type.Boolean({ description: 'Requests are captured and held, not transformed, until resumed' }),
+  paused_at: Nullable(Time('When it was paused (null: running)')),
+  held: Type.Integer({ description: 'Requests held while paused, waiting for the resume to release them in order' }),
   created_at: Time('Creation time'),
   updated_at: Time('Last change'),
 })

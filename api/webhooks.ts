@@ -1,14 +1,16 @@
-// `/v1/webhooks`: management, preview, the request list (dead letters: ?status=failed) and
-// replay. Registered through createApi's extraRoutes, behind the same signing-key guard.
+// `/v1/webhooks`: management, pause and resume, preview, the request list (dead letters:
+// ?status=failed) and replay. Registered through createApi's extraRoutes, behind the same signing-key guard.
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { WebhookVerification } from '../control/types.ts'
 import type { WebhookInput, Webhooks } from '../control/webhooks.ts'
+import type { WebhookDoc } from '../control/types.ts'
 import { SluiceError } from '../core/errors.ts'
 import { isUlid } from '../core/ids.ts'
 import type { WebhookRequestStore } from '../store/requests-types.ts'
 import type { Preview, PreviewInput } from '../transformer/preview.ts'
 import type { Replay } from '../transformer/replay.ts'
+import type { Pausing } from '../transformer/pause.ts'
 import { presentRequest, presentWebhook } from './present-webhook.ts'
 import { pageCursor } from './query.ts'
 import { EnvQuery, errors, IdParams, List, One, Page } from './schemas.ts'
@@ -32,6 +34,7 @@ export interface WebhookApiDeps {
   requests: WebhookRequestStore
   replay: Replay
   preview: Preview
+  pausing: Pausing
 }
 
 type Params = { Params: { id: string } }
@@ -85,6 +88,8 @@ const WebhookParams = IdParams('Webhook ID (wh_…)')
 const tags = ['Webhooks']
 
 export function webhookRoutes(deps: WebhookApiDeps) {
+  const present = async (doc: WebhookDoc, request: FastifyRequest) =>
+    presentWebhook(doc, baseUrl(request), await deps.pausing.state(doc))
   return async (app: FastifyInstance) => {
     app.get<{ Querystring: Static<typeof EnvQuery> }>(
       '/v1/webhooks',
@@ -98,7 +103,8 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       },
       async (request) => {
         const env = request.query.env || undefined
-        return { data: deps.webhooks.list({ env }).map((w) => presentWebhook(w, baseUrl(request))), metadata: {} }
+        const docs = deps.webhooks.list({ env })
+        return { data: await Promise.all(docs.map((w) => present(w, request))), metadata: {} }
       },
     )
     app.post<Body<typeof CreateWebhook>>(
@@ -127,7 +133,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
           response: { 200: One(Webhook), ...errors(401, 404) },
         },
       },
-      async (request) => ({ data: presentWebhook(deps.webhooks.mustGet(request.params.id), baseUrl(request)) }),
+      async (request) => ({ data: await present(deps.webhooks.mustGet(request.params.id), request) }),
     )
     app.patch<Params & Body<typeof PatchWebhook>>(
       '/v1/webhooks/:id',
@@ -143,7 +149,37 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       },
       async (request) => {
         const doc = await deps.webhooks.update(request.params.id, webhookInput(request.body))
-        return { data: presentWebhook(doc, baseUrl(request)) }
+        return { data: await present(doc, request) }
+      },
+    )
+    app.post<Params>(
+      '/v1/webhooks/:id/pause',
+      {
+        schema: {
+          tags,
+          summary: 'Pause a webhook: its requests are still answered 200 and captured, then held until resumed',
+          params: WebhookParams,
+          response: { 200: One(Webhook), ...errors(401, 404) },
+        },
+      },
+      async (request) => {
+        await deps.pausing.pause(request.params.id)
+        return { data: await present(deps.webhooks.mustGet(request.params.id), request) }
+      },
+    )
+    app.post<Params>(
+      '/v1/webhooks/:id/resume',
+      {
+        schema: {
+          tags,
+          summary: 'Resume a paused webhook: what it held is transformed and delivered, in the order it arrived',
+          params: WebhookParams,
+          response: { 200: One(Webhook), ...errors(401, 404, 409) },
+        },
+      },
+      async (request) => {
+        await deps.pausing.resume(request.params.id)
+        return { data: await present(deps.webhooks.mustGet(request.params.id), request) }
       },
     )
     app.delete<Params>(

@@ -107,6 +107,12 @@ export const rawRequestSchema = {
     { name: 'headers', type: { type: 'map', values: 'string' }, doc: 'Canonical header names (X-Github-Event).' },
     { name: 'query', type: { type: 'map', values: { type: 'array', items: 'string' } } },
     { name: 'body', type: 'bytes', doc: 'The body exactly as sent (signatures are computed over these bytes).' },
+    {
+      name: 'resumeMarker',
+      type: ['null', 'boolean'],
+      default: null,
+      doc: "true: not a request but a paused webhook's resume, which releases its held requests in order.",
+    },
   ],
 } as const
 
@@ -202,11 +208,14 @@ function sourceFromAvro(branch: string, avro: Record<string, string | number | n
 
 export function rawRequestToAvro(request: RawWebhookRequest): Record<string, unknown> {
   const { body: _, bodyEncoding: __, ...fields } = request
-  return { ...fields, body: rawBodyBytes(request) }
+  return { ...fields, body: rawBodyBytes(request), resumeMarker: request.resumeMarker ?? null }
 }
 
 export function rawRequestFromAvro(
-  value: Omit<RawWebhookRequest, 'body' | 'bodyEncoding'> & { body: Buffer },
+  value: Omit<RawWebhookRequest, 'body' | 'bodyEncoding' | 'resumeMarker'> & {
+    body: Buffer
+    resumeMarker?: boolean | null
+  },
 ): RawWebhookRequest {
   return {
     requestId: value.requestId,
@@ -217,5 +226,6 @@ export function rawRequestFromAvro(
     headers: { ...value.headers },
     query: Object.fromEntries(Object.entries(value.query).map(([k, v]) => [k, [...v]])),
     ...encodeRawBody(value.body),
+    ...(value.resumeMarker === true && { resumeMarker: true as const }),
   }
 }

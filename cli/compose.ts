@@ -34,6 +34,7 @@ import { insightsRoutes } from '../api/insights.ts'
 import { createHttpServer, type RoutePlugin } from '../api/http.ts'
 import { createFunctionParts } from './parts-functions.ts'
 import { createWebhookParts } from './parts-webhooks.ts'
+import { createAlertParts } from './parts-alerts.ts'
 import type { Config } from './config.ts'
 import type { EventPath } from './event-path.ts'
 import { createHealth, type Health, type OpsRoute, type Probe } from '../core/health.ts'
@@ -214,7 +215,19 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
       eventReplayRoutes({ events: adapters.events, incoming }),
       insightsRoutes({ insights: adapters.insights, envs, webhooks: { list: () => adapters.control.list('webhook') } }),
     ]
-    const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes]
+    const alerts = createAlertParts(
+      {
+        control: adapters.control,
+        webhooks: webhooks.webhooks,
+        requests: adapters.requests,
+        runs: adapters.runs,
+        incoming,
+        log,
+      },
+      config,
+    )
+    stages.push(alerts.evaluator)
+    const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes, alerts.routes]
     http.push(
       createApi(
         { keys, envs, events: adapters.events, log, extraRoutes },

@@ -5,6 +5,7 @@ import { type Setting, rangeOf, shownDefault } from './setting-kinds.ts'
 import { SECRET_SETTINGS, SETTING_GROUPS, SETTINGS, type SettingName, flagOf } from './settings.ts'
 import { controlCommand } from './control.ts'
 import { webhooksCommand, WEBHOOKS_USAGE } from './webhooks.ts'
+import { alertsCommand, ALERTS_USAGE } from './alerts.ts'
 
 const NAMES = Object.keys(SETTINGS) as SettingName[]
 
@@ -35,6 +36,7 @@ const USAGE = `usage: sluice <command>
   functions list | pause KEY | resume KEY [--skip-held]   [--env ENV]
   runs    bulk cancel|replay [filter…] [--mode new|retry] [--dry-run] | bulk status [JOB_ID]
 ${WEBHOOKS_USAGE}
+${ALERTS_USAGE}
 ${CONTROL_NOTE}
 sluice <command> --help: the command's own usage and settings.`
 
@@ -53,6 +55,7 @@ const COMMAND_USAGE: Record<string, () => string> = {
   send: () => `usage: sluice send JSON [--key EVENT_KEY] [--env BRANCH]   (key also from SERVICE_EVENT_KEY)
 ${CONTROL_NOTE}`,
   webhooks: () => `usage: sluice ${WEBHOOKS_USAGE.trimStart()}\n${CONTROL_NOTE}`,
+  alerts: () => `usage: sluice ${ALERTS_USAGE.trimStart()}\n${CONTROL_NOTE}`,
   functions:
     () => `usage: sluice functions list | pause KEY | resume KEY [--skip-held]   [--env ENV (default production)]
   pause holds the function's new runs (durably) until resume runs them in order; --skip-held skips them instead.
@@ -113,6 +116,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (['keys', 'envs', 'send', 'functions', 'runs'].includes(command)) return controlCommand(command, rest)
   if (command === 'webhooks') return webhooksCommand(rest)
+  if (command === 'alerts') return alertsCommand(rest)
   process.stderr.write(USAGE + '\n')
   return command === undefined || command === 'help' || command === '--help' ? 0 : 2
 }

@@ -17,6 +17,7 @@ import { createSandbox } from '../transformer/sandbox.ts'
 import { createTransformer } from '../transformer/index.ts'
 import { createPreview } from '../transformer/preview.ts'
 import { createReplay } from '../transformer/replay.ts'
+import { createPausing } from '../transformer/pause.ts'
 import { webhookRoutes } from '../api/webhooks.ts'
 import type { Config } from './config.ts'
 
@@ -73,9 +74,12 @@ export function createWebhookParts(deps: WebhookPartsDeps, config: Config) {
         requests,
         replay: createReplay({ requests, outputs: { raw } }),
         preview: createPreview({ sandbox, webhooks }, eventLimits(config)),
+        pausing: createPausing({ webhooks, requests, outputs: { raw } }),
       }),
     ],
     transformer,
+    /** Webhook control, for the parts that watch webhooks (alerts). */
+    webhooks,
     /** The sandbox's isolates, once nothing uses them any more. */
     close: () => Promise.all([sandbox.close(), slowSandbox.close()]).then(() => {}),
   }

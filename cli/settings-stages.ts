@@ -100,6 +100,13 @@ export const STAGE_SETTINGS = {
     default: MINUTE_MS,
     doc: 'Transformer: how long a paused transform stays paused.',
   }),
+  alertEvaluateIntervalMs: int({
+    env: 'SLUICE_ALERT_EVALUATE_INTERVAL_MS',
+    min: 100,
+    max: 10 * MINUTE_MS,
+    default: 15_000,
+    doc: 'Api: how often the alert evaluator (one api process, by lease) measures every alert rule.',
+  }),
   storeBatchRecords: batch('SLUICE_STORE_BATCH_RECORDS', 5000, 'Sink: events per write batch to the event store.'),
   transformerBatchRecords: batch('SLUICE_TRANSFORMER_BATCH_RECORDS', 256, 'Transformer: webhook requests per batch.'),
   runSinkBatchRecords: batch('SLUICE_RUN_SINK_BATCH_RECORDS', 2000, 'Sink: run records per write batch.'),

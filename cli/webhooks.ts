@@ -33,9 +33,10 @@ export const WEBHOOKS_USAGE = `  webhooks create NAME [--env ENV|branch] [--tran
                   [--verify PRESET --secret S [--signature-header H] [--previous-secret S] [--public-url URL]
                    [--tolerance-seconds N]] [--delivery-id HEADER|none]
            list [--env ENV] | get ID | delete ID
+           pause ID | resume ID   (paused: requests are answered and captured, held until resume delivers them in order)
            update ID [--name N] [--transform FILE | --no-transform] [--allow-ip …] [--verify … | --no-verify] [--disable | --enable]
                   (a list flag given as --allow-ip= clears that list)
-           requests ID [--status failed|delivered|unrouted]
+           requests ID [--status failed|delivered|unrouted|held]
            replay ID REQUEST_ID | replay ID [--status failed|unrouted]   (every request with that status)`
 
 type Values = ReturnType<typeof parse>['values']
@@ -95,6 +96,9 @@ export async function webhooksCommand(args: string[]): Promise<number> {
       return call('PATCH', path, await fields(values))
     case 'delete':
       return call('DELETE', path)
+    case 'pause':
+    case 'resume':
+      return call('POST', `${path}/${verb}`)
     case 'requests':
       return call('GET', `${path}/requests` + (values.status ? `?status=${encodeURIComponent(values.status)}` : ''))
     case 'replay':

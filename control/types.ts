@@ -88,6 +88,28 @@ export interface WebhookDoc {
   updatedAt: number
 }
 
+/**
+ * A webhook paused from the REST API (transformer/ARCHITECTURE.md, "Pausing"). Written by the api
+ * only; `seq` counts its pauses and resumes. While paused, or until the transformer has passed the
+ * marker of the latest resume (its WebhookReleaseDoc has caught up with `seq`), the webhook's
+ * requests are held in the request store.
+ */
+export interface WebhookPauseDoc {
+  /** The webhook's ID. */
+  id: string
+  paused: boolean
+  pausedAt: number
+  resumedAt?: number
+  seq: number
+}
+
+/** Written by the transformer only: the `seq` of the last resume whose held requests it released. */
+export interface WebhookReleaseDoc {
+  id: string
+  seq: number
+  releasedAt: number
+}
+
 /** A function registered by a runner, in one environment. */
 export interface FunctionDoc {
   /** `<env>/<key>`: the same function may be served in several environments. */
@@ -160,6 +182,59 @@ export interface BulkJobDoc {
   lease?: { owner: string; until: number }
 }
 
+/** What an alert rule measures (control/alerts.ts): per webhook, or per function. */
+export const ALERT_METRICS = {
+  webhook: ['failed_requests', 'failure_rate', 'held_requests'],
+  function: ['failed_runs', 'failure_rate'],
+} as const
+export type AlertTargetKind = keyof typeof ALERT_METRICS
+export type AlertMetric = (typeof ALERT_METRICS)[AlertTargetKind][number]
+
+/** An alert rule: fires when `metric` over the last `windowMs` is above `threshold`, resolves when it is not. */
+export interface AlertRuleDoc {
+  /** `al_` + random. */
+  id: string
+  name: string
+  /** A webhook's ID, or a function's `<env>/<key>`. */
+  target: { kind: AlertTargetKind; id: string }
+  /** The environment its `sluice/alert.*` events go to. */
+  env: string
+  metric: AlertMetric
+  threshold: number
+  windowMs: number
+  /** Where notifications are posted, signed with Standard Webhooks using `secret` (whsec_…, shown once). */
+  endpoint: string
+  secret: string
+  createdAt: number
+}
+
+/** One firing of a rule, open until the rule's condition is false again; the newest few per rule are kept. */
+export interface AlertIncidentDoc {
+  /** A ULID: incidents sort by when they opened. */
+  id: string
+  ruleId: string
+  status: 'open' | 'resolved'
+  openedAt: number
+  resolvedAt?: number
+  /** The measured value when it opened, and the latest one. */
+  openedValue: number
+  value: number
+  /** Delivery of the latest notification: failures are kept and shown, never block anything. */
+  notification: {
+    event: 'fired' | 'resolved'
+    status: 'pending' | 'delivered' | 'failed'
+    attempts: number
+    error?: string
+  }
+}
+
+/** The single alert evaluator among api processes (api/alert-evaluator.ts). */
+export interface AlertLeaseDoc {
+  id: string
+  owner: string
+  until: number
+}
+
 export interface ControlDocs {
   env: EnvDoc
   /** Stored under the key's hash. */
@@ -168,6 +243,11 @@ export interface ControlDocs {
   function: FunctionDoc
   pause: PauseDoc
   job: BulkJobDoc
+  webhookPause: WebhookPauseDoc
+  webhookRelease: WebhookReleaseDoc
+  alertRule: AlertRuleDoc
+  alertIncident: AlertIncidentDoc
+  alertLease: AlertLeaseDoc
 }
 
 export type ControlKind = keyof ControlDocs

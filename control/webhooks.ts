@@ -3,7 +3,14 @@
 // so ingest finds a webhook and checks its IP rules without a round trip.
 import { randomBytes } from 'node:crypto'
 import { SluiceError } from '../core/errors.ts'
-import { BRANCH_GROUP, type ControlStore, type WebhookDoc, type WebhookVerification } from './types.ts'
+import {
+  BRANCH_GROUP,
+  type ControlStore,
+  type WebhookDoc,
+  type WebhookPauseDoc,
+  type WebhookReleaseDoc,
+  type WebhookVerification,
+} from './types.ts'
 import type { Envs } from './envs.ts'
 import { ipRules, nameRules, type IpRules, type NameRules } from './webhook-lists.ts'
 import {
@@ -127,9 +134,22 @@ export function createWebhooks(control: ControlStore, envs: Envs) {
       await control.put('webhook', id, next)
       return next
     },
+    /** The webhook's pause, written by the api (transformer/pause.ts); absent when never paused. */
+    pauseOf: (id: string): WebhookPauseDoc | undefined => control.get('webhookPause', id),
+    async setPause(doc: WebhookPauseDoc): Promise<void> {
+      mustGet(doc.id)
+      await control.put('webhookPause', doc.id, doc)
+    },
+    /** How far the transformer has released, written by it alone, so neither side overwrites the other. */
+    releaseOf: (id: string): WebhookReleaseDoc | undefined => control.get('webhookRelease', id),
+    async setReleased(doc: WebhookReleaseDoc): Promise<void> {
+      await control.put('webhookRelease', doc.id, doc)
+    },
     async remove(id: string): Promise<WebhookDoc> {
       const doc = mustGet(id)
       await control.delete('webhook', id)
+      if (control.get('webhookPause', id)) await control.delete('webhookPause', id)
+      if (control.get('webhookRelease', id)) await control.delete('webhookRelease', id)
       return doc
     },
     mustGet,

@@ -24,6 +24,11 @@ export const errorCatalogue = {
     retriable: false,
     message: "A webhook's signature check settings are not valid for its preset",
   },
+  ALERT_RULE_INVALID: {
+    statusCode: 400,
+    retriable: false,
+    message: 'The alert rule is invalid: the message names the field',
+  },
   KEY_INVALID: { statusCode: 401, retriable: false, message: 'The event key is unknown or revoked' },
   UNAUTHORIZED: { statusCode: 401, retriable: false, message: 'The signing key is missing or wrong' },
   IP_DENIED: { statusCode: 403, retriable: false, message: 'The source IP address is not allowed for this webhook' },
@@ -50,6 +55,7 @@ export const errorCatalogue = {
     message: 'Only a run that has not ended can be cancelled',
   },
   FUNCTION_NOT_PAUSED: { statusCode: 409, retriable: false, message: 'Only a paused function can be resumed' },
+  WEBHOOK_NOT_PAUSED: { statusCode: 409, retriable: false, message: 'Only a paused webhook can be resumed' },
   BODY_TOO_LARGE: { statusCode: 413, retriable: false, message: 'The request body is over the limit' },
   RATE_LIMITED: {
     statusCode: 429,

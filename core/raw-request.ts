@@ -17,6 +17,11 @@ export interface RawWebhookRequest {
   /** The body as sent: UTF-8 text, or base64 when the bytes are not valid UTF-8. */
   body: string
   bodyEncoding: 'utf8' | 'base64'
+  /**
+   * Not a request: a paused webhook's resume, sent down `raw` behind its requests so the transformer
+   * releases the held ones in order (transformer/ARCHITECTURE.md, "Pausing"). Never stored.
+   */
+  resumeMarker?: true
 }
 
 /** The body's exact bytes, as signatures are computed over them. */

@@ -23,6 +23,8 @@ export const retryPolicies = Object.freeze({
   kafkaOffsets: policy(8, 50, 1_000),
   /** Waiting for partition leaders after topics are created (bus/kafka.ts): elections take up to ~20 s. */
   kafkaLeaders: policy(40, 50, 500, 1.5, 0.1),
+  /** An alert notification to its endpoint (api/alert-notify.ts): a receiver down for a few seconds still gets it. */
+  alertNotify: policy(4, 500, 10_000),
   /** Between attempts of a function's run; the number of retries is each function's own (runner/). */
   functionBackoff: policy(0, 1_000, 5 * 60_000),
 } satisfies Record<string, RetryPolicy>)

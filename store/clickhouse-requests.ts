@@ -42,8 +42,20 @@ const COLUMNS =
 
 export function requestToRow(record: WebhookRequestRecord): RequestRow {
   const { request, status, processedAt, env, eventIds, events, error, ...unmappedRecord } = record
-  const { requestId, webhookId, attempt, receivedAt, ip, headers, query, body, bodyEncoding, ...unmappedRequest } =
-    request
+  // resumeMarker: markers are never recorded.
+  const {
+    requestId,
+    webhookId,
+    attempt,
+    receivedAt,
+    ip,
+    headers,
+    query,
+    body,
+    bodyEncoding,
+    resumeMarker: _,
+    ...unmappedRequest
+  } = request
   // Compile-time guard: a field added to either type fails here instead of being dropped silently.
   const nothingLeft: Record<string, never> = { ...unmappedRecord, ...unmappedRequest }
   void nothingLeft
@@ -140,13 +152,24 @@ export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): 
     async list(q: RequestQuery): Promise<RequestPage> {
       if (q.limit <= 0) return { requests: [], nextCursor: null }
       const requests = await select(q.webhookId, (v) => ({
-        fixed: q.cursor !== undefined ? [`request_id < ${v.string(q.cursor)}`] : [],
+        fixed: q.cursor !== undefined ? [`request_id ${q.oldestFirst ? '>' : '<'} ${v.string(q.cursor)}`] : [],
         current: q.status !== undefined ? [`status = ${v.string(q.status)}`] : [],
-        tail: `ORDER BY request_id DESC LIMIT ${v.int(q.limit + 1)}`,
+        tail: `ORDER BY request_id ${q.oldestFirst ? 'ASC' : 'DESC'} LIMIT ${v.int(q.limit + 1)}`,
       }))
       if (requests.length <= q.limit) return { requests, nextCursor: null }
       const page = requests.slice(0, q.limit)
       return { requests: page, nextCursor: page[page.length - 1].request.requestId }
+    },
+
+    async count(webhookId, status) {
+      const rows = await deps.select<{ n: number | string }>((v) => {
+        const webhook = v.string(webhookId)
+        const removed = `SELECT webhook_id FROM ${tables.removedWebhooks} WHERE webhook_id = ${webhook}`
+        const inner = whereClause([`webhook_id = ${webhook}`, `webhook_id NOT IN (${removed})`])
+        const newest = `SELECT status FROM ${tables.requests} FINAL ${inner}`
+        return `SELECT count() AS n FROM (${newest}) WHERE status = ${v.string(status)}`
+      })
+      return Number(rows[0]?.n ?? 0)
     },
 
     async removeWebhook(webhookId) {

@@ -20,16 +20,19 @@ export function createRocksRequestStore(rocks: Rocks): WebhookRequestStore {
   async function* candidates(q: RequestQuery): AsyncGenerator<WebhookRequestRecord> {
     if (q.status === undefined) {
       const { gte: prefix, lt: end } = keyRange('webhookRequests', `${q.webhookId}\0`)
-      const lt = q.cursor ? prefix + q.cursor : end
-      for await (const { value } of rocks.scan({ gte: prefix, lt, reverse: true, limit: q.limit + 1 }))
-        yield parse(value)
+      const range = q.oldestFirst
+        ? { ...(q.cursor ? { gt: prefix + q.cursor } : { gte: prefix }), lt: end }
+        : { gte: prefix, lt: q.cursor ? prefix + q.cursor : end, reverse: true }
+      for await (const { value } of rocks.scan({ ...range, limit: q.limit + 1 })) yield parse(value)
       return
     }
     const prefix = statusPrefix(q.webhookId, q.status)
-    const lt = q.cursor ? prefix + q.cursor : keyRange('webhookRequestsByStatus', `${q.webhookId}\0${q.status}\0`).lt
+    const end = keyRange('webhookRequestsByStatus', `${q.webhookId}\0${q.status}\0`).lt
+    const range = q.oldestFirst
+      ? { ...(q.cursor ? { gt: prefix + q.cursor } : { gte: prefix }), lt: end }
+      : { gte: prefix, lt: q.cursor ? prefix + q.cursor : end, reverse: true }
     const ids: string[] = []
-    for await (const { key } of rocks.scan({ gte: prefix, lt, reverse: true, limit: q.limit + 1 }))
-      ids.push(key.slice(prefix.length))
+    for await (const { key } of rocks.scan({ ...range, limit: q.limit + 1 })) ids.push(key.slice(prefix.length))
     const values = await rocks.getMany(ids.map((id) => recordKey(q.webhookId, id)))
     for (const value of values) if (value) yield parse(value)
   }
@@ -67,6 +70,12 @@ export function createRocksRequestStore(rocks: Rocks): WebhookRequestStore {
         requests.push(record)
       }
       return { requests, nextCursor: null }
+    },
+    async count(webhookId, status) {
+      const { gte, lt } = keyRange('webhookRequestsByStatus', `${webhookId}\0${status}\0`)
+      let n = 0
+      for await (const _ of rocks.scan({ gte, lt, batch: 1024 })) n++
+      return n
     },
     async removeWebhook(webhookId) {
       await rocks.write([

@@ -7,10 +7,11 @@ import type { RawWebhookRequest } from '../core/raw-request.ts'
 /**
  * delivered: its events went to `incoming`; failed: dead-lettered (signature, transform,
  * invalid or denied event), replayable; unrouted: a branch-group webhook request with no or
- * an unknown `x-service-env`, kept with its transformed events, no functions run.
+ * an unknown `x-service-env`, kept with its transformed events, no functions run; held: its
+ * webhook is paused, so it waits here untransformed until a resume releases it in order.
  */
-export type RequestStatus = 'delivered' | 'failed' | 'unrouted'
-export const REQUEST_STATUSES: readonly RequestStatus[] = ['delivered', 'failed', 'unrouted']
+export type RequestStatus = 'delivered' | 'failed' | 'unrouted' | 'held'
+export const REQUEST_STATUSES: readonly RequestStatus[] = ['delivered', 'failed', 'unrouted', 'held']
 
 export interface RequestError {
   code: string
@@ -35,8 +36,10 @@ export interface RequestQuery {
   webhookId: string
   status?: RequestStatus
   limit: number
-  /** The request ID of the last record of the previous page: results continue below it. */
+  /** The request ID of the last record of the previous page: results continue below it (above when oldestFirst). */
   cursor?: string
+  /** Ascending request ID instead: how held requests are released, in the order they arrived. */
+  oldestFirst?: boolean
 }
 
 export interface RequestPage {
@@ -44,7 +47,7 @@ export interface RequestPage {
   nextCursor: string | null
 }
 
-/** Newest first (descending request ID: ULIDs sort by receive time). */
+/** Newest first unless asked otherwise (descending request ID: ULIDs sort by receive time). */
 export interface WebhookRequestStore {
   /**
    * Upserts by (webhook, request ID). An outcome of an older attempt never replaces a newer
@@ -53,6 +56,8 @@ export interface WebhookRequestStore {
   record(records: WebhookRequestRecord[]): Promise<void>
   get(webhookId: string, requestId: string): Promise<WebhookRequestRecord | null>
   list(query: RequestQuery): Promise<RequestPage>
+  /** How many of the webhook's requests have the status now (held: a paused webhook's count). */
+  count(webhookId: string, status: RequestStatus): Promise<number>
   /** Forgets every request of a deleted webhook. */
   removeWebhook(webhookId: string): Promise<void>
   close(): Promise<void>

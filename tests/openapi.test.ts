@@ -33,6 +33,8 @@ const BODYLESS = new Set([
   'POST /v1/runs/{id}/retry',
   'POST /v1/runs/{id}/cancel',
   'POST /v1/functions/{key}/pause',
+  'POST /v1/webhooks/{id}/pause',
+  'POST /v1/webhooks/{id}/resume',
 ])
 
 t.test('every operation declares its parameters, body and responses, with no untyped object', async (t) => {

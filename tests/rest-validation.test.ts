@@ -34,7 +34,7 @@ const CASES: Record<string, [string, string, unknown, string]> = {
     'GET',
     `/v1/webhooks/${hook.id}/requests?status=lost`,
     undefined,
-    'query.status: must be one of delivered, failed, unrouted',
+    'query.status: must be one of delivered, failed, unrouted, held',
   ],
   'POST /v1/envs': ['POST', '/v1/envs', { name: 5 }, 'body.name: must be string'],
   'PATCH /v1/envs/{name}': [
@@ -86,6 +86,18 @@ const CASES: Record<string, [string, string, unknown, string]> = {
     `/v1/webhooks/${hook.id}/requests/replay`,
     { status: 'delivered' },
     'body.status: must be one of failed, unrouted',
+  ],
+  'POST /v1/alerts': [
+    'POST',
+    '/v1/alerts',
+    { name: 'x', webhook_id: hook.id, metric: 'failed_requests', threshold: '5', endpoint: 'https://example.com' },
+    'body.threshold: must be number',
+  ],
+  'GET /v1/alerts/incidents': [
+    'GET',
+    '/v1/alerts/incidents?status=closed',
+    undefined,
+    'query.status: must be one of open, resolved',
   ],
   'GET /v1/insights/events': ['GET', '/v1/insights/events?top=50', undefined, 'query.top: must be <= 20'],
   'GET /v1/insights/run-outcomes': [

@@ -4,7 +4,8 @@
 // the request store; failures become dead letters there, never lost. Each webhook gets a fair
 // share: its own concurrency within a batch, a time budget in the shared lane (over it, its
 // requests move to the slow lane, with its own topic and isolates), and a circuit breaker that
-// pauses a transform which keeps hitting its limits. See ARCHITECTURE.md.
+// pauses a transform which keeps hitting its limits. A paused webhook's requests are held in the
+// request store and released in order at its resume's marker. See ARCHITECTURE.md.
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import { createConsumerStage } from '../bus/consumer-stage.ts'
@@ -12,6 +13,7 @@ import type { Source } from '../bus/source.ts'
 import type { Output } from '../bus/output.ts'
 import { toEventRecords, type EventInput, type EventLimits, type EventRecord } from '../core/event.ts'
 import { seededUlids } from '../core/ids.ts'
+import { sleep } from '../core/retry.ts'
 import { fingerprint } from '../core/fingerprint.ts'
 import { headerOf, rawBodyText, type RawWebhookRequest } from '../core/raw-request.ts'
 import type { Envs } from '../control/envs.ts'
@@ -24,11 +26,12 @@ import { createBreaker, type Breaker, type BreakerConfig } from './breaker.ts'
 import { withinBudget } from './budget.ts'
 import { verifySignature } from './verify.ts'
 import { deliveryIdOf, deliveryKeys } from './delivery-id.ts'
+import { isHolding } from './pause.ts'
 import { countWebhookRequests, transformDuration } from './metrics.ts'
 
 export interface TransformerDeps {
   source: Source<RawWebhookRequest>
-  webhooks: Pick<Webhooks, 'get' | 'nameRules'>
+  webhooks: Pick<Webhooks, 'get' | 'nameRules' | 'pauseOf' | 'releaseOf' | 'setReleased'>
   envs: Pick<Envs, 'get'>
   /** The shared lane's isolates, and the slow lane's own. */
   sandboxes: { shared: Sandbox; slow: Sandbox }
@@ -58,6 +61,7 @@ type Delivery =
   | { kind: 'deadLetter'; error: RequestError }
   | { kind: 'drop'; reason: string }
   | { kind: 'slow' } // shared lane only: the request goes to the slow lane, unrecorded until it runs there
+  | { kind: 'held' } // shared lane only: the webhook is paused; kept in the request store until its resume
 
 type Transformed = PipelineResult | { kind: 'slow' }
 
@@ -65,6 +69,11 @@ type Transformed = PipelineResult | { kind: 'slow' }
 const LIMIT_KILLS = new Set(['TRANSFORM_TIMEOUT', 'TRANSFORM_MEMORY'])
 /** Dead letters decided before the transform ran: they say nothing about it. */
 const BEFORE_TRANSFORM = new Set(['JSON_INVALID', 'JSON_TOO_DEEP'])
+/** Held requests read back from the store at a time, when a resume releases them. */
+const RELEASE_PAGE = 200
+/** How long a resume marker waits for this node to see its resume in the control docs, and how often it looks. */
+const CONTROL_LAG_MS = 30_000
+const CONTROL_POLL_MS = 50
 
 export function createTransformer(deps: TransformerDeps, config: TransformerConfig) {
   const breaker = createBreaker(config.breaker)
@@ -106,9 +115,11 @@ function createLaneHandler(deps: TransformerDeps, config: TransformerConfig, bre
     return env && env.kind === 'branch' && env.archivedAt === undefined ? env.name : undefined
   }
 
-  async function deliver(raw: RawWebhookRequest): Promise<Delivery> {
+  async function deliver(raw: RawWebhookRequest, afterRelease: boolean): Promise<Delivery> {
     const webhook = deps.webhooks.get(raw.webhookId)
     if (!webhook) return { kind: 'drop', reason: 'the webhook was deleted' }
+    // The slow lane holds nothing: its requests were admitted before the pause, like any in flight.
+    if (lane === 'shared' && isHolding(deps.webhooks, webhook.id, afterRelease)) return { kind: 'held' }
     if (webhook.verification) {
       const verified = verifySignature(webhook.verification, raw)
       if (!verified.ok) return { kind: 'deadLetter', error: { code: 'SIGNATURE_INVALID', message: verified.reason } }
@@ -185,12 +196,85 @@ function createLaneHandler(deps: TransformerDeps, config: TransformerConfig, bre
       if (group) group.push(request)
       else byWebhook.set(request.webhookId, [request])
     }
-    await Promise.all([...byWebhook.entries()].map(([id, group]) => handleWebhook(group, () => concurrencyOf(id))))
+    await Promise.all([...byWebhook.entries()].map(([id, group]) => handleWebhook(id, group)))
   }
 
-  /** One webhook's requests of a batch: transformed, published in request order, outcomes recorded. */
-  async function handleWebhook(requests: RawWebhookRequest[], concurrency: () => number): Promise<void> {
-    const deliveries = await inTurn(requests, concurrency, deliver)
+  /**
+   * One webhook's records of a batch, in order. A resume marker among them first releases the
+   * requests held until then, oldest first, so they go before every request behind it.
+   */
+  async function handleWebhook(webhookId: string, records: RawWebhookRequest[]): Promise<void> {
+    let afterRelease = false
+    let segment: RawWebhookRequest[] = []
+    for (const record of records) {
+      if (!record.resumeMarker) {
+        segment.push(record)
+        continue
+      }
+      await handleRequests(webhookId, segment, afterRelease)
+      segment = []
+      afterRelease = (await release(webhookId, record.attempt)) || afterRelease
+    }
+    await handleRequests(webhookId, segment, afterRelease)
+  }
+
+  /**
+   * At a resume marker (its `attempt` is the resume's `seq`): once this node's control docs show
+   * that resume, unless the webhook was paused again since, every held request is delivered (a page
+   * at a time, in arrival order), then the release recorded. A crash midway redelivers the marker,
+   * which releases what is still held; IDs derived from each request make a repeat a duplicate.
+   */
+  async function release(webhookId: string, seq: number): Promise<boolean> {
+    const pause = await caughtUp(webhookId, seq)
+    if (!pause || pause.paused) return false
+    let cursor: string | undefined
+    let released = 0
+    do {
+      const page = await deps.requests.list({
+        webhookId,
+        status: 'held',
+        limit: RELEASE_PAGE,
+        cursor,
+        oldestFirst: true,
+      })
+      await handleRequests(
+        webhookId,
+        page.requests.map((r) => r.request),
+        true,
+      )
+      released += page.requests.length
+      cursor = page.nextCursor ?? undefined
+    } while (cursor !== undefined)
+    if ((deps.webhooks.releaseOf(webhookId)?.seq ?? 0) < seq)
+      await deps.webhooks.setReleased({ id: webhookId, seq, releasedAt: Date.now() })
+    deps.log.info({ webhook: fingerprint(webhookId), released }, 'held webhook requests released')
+    return true
+  }
+
+  /**
+   * The webhook's pause once this node has seen the resume `seq` (the control docs and `raw` travel
+   * apart in distributed mode); undefined when the webhook is gone. Not caught up in time is an
+   * infrastructure failure: the batch is retried.
+   */
+  async function caughtUp(webhookId: string, seq: number) {
+    const deadline = Date.now() + CONTROL_LAG_MS
+    for (;;) {
+      if (!deps.webhooks.get(webhookId)) return undefined
+      const pause = deps.webhooks.pauseOf(webhookId)
+      if (pause && pause.seq >= seq) return pause
+      if (Date.now() > deadline) throw new Error(`the control docs of a webhook did not reach its resume ${seq}`)
+      await sleep(CONTROL_POLL_MS)
+    }
+  }
+
+  /** Requests of one webhook: transformed, published in request order, outcomes recorded. */
+  async function handleRequests(webhookId: string, requests: RawWebhookRequest[], afterRelease: boolean) {
+    if (requests.length === 0) return
+    const deliveries = await inTurn(
+      requests,
+      () => concurrencyOf(webhookId),
+      (request) => deliver(request, afterRelease),
+    )
     const processedAt = Date.now()
     const events: EventRecord[] = []
     const records: WebhookRequestRecord[] = []
@@ -218,6 +302,8 @@ function createLaneHandler(deps: TransformerDeps, config: TransformerConfig, bre
         case 'slow':
           deps.log.debug(logged, 'webhook request moved to the slow lane')
           return void slow.push(request)
+        case 'held':
+          return void records.push({ ...base, status: 'held' })
         default: {
           const never: never = delivery
           throw new Error(`unexpected delivery ${JSON.stringify(never)}`)

@@ -5,7 +5,7 @@ import { counter, histogram, LATENCY_BUCKETS } from '../core/metrics.ts'
 
 export const webhookRequests = counter<'outcome' | 'code'>({
   name: 'sluice_webhook_requests_total',
-  help: 'Webhook requests the transformer finished, by outcome (delivered, unrouted, filtered, failed, dropped, slow) and error code',
+  help: 'Webhook requests the transformer finished, by outcome (delivered, unrouted, filtered, failed, dropped, slow, held) and error code',
   labelNames: ['outcome', 'code'],
 })
 
@@ -17,9 +17,11 @@ export const transformDuration = histogram<'lane'>({
 })
 
 /** A request's outcome as the transformer decided it (its Delivery union, by kind). */
-export type Finished = { kind: 'ok' | 'unrouted' | 'drop' | 'slow' } | { kind: 'deadLetter'; error: { code: string } }
+export type Finished =
+  | { kind: 'ok' | 'unrouted' | 'drop' | 'slow' | 'held' }
+  | { kind: 'deadLetter'; error: { code: string } }
 
-const OUTCOME = { ok: 'delivered', unrouted: 'unrouted', drop: 'dropped', slow: 'slow' } as const
+const OUTCOME = { ok: 'delivered', unrouted: 'unrouted', drop: 'dropped', slow: 'slow', held: 'held' } as const
 
 /** Counts a batch's outcomes once they are recorded. A dead letter of the name rules is `filtered`. */
 export function countWebhookRequests(finished: Finished[]): void {

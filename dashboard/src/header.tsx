@@ -6,6 +6,7 @@ const NAV = [
   ['/functions', 'Functions'],
   ['/runs', 'Runs'],
   ['/webhooks', 'Webhooks'],
+  ['/incidents', 'Incidents'],
   ['/insights', 'Insights'],
   ['/keys', 'Keys'],
   ['/envs', 'Environments'],

@@ -9,6 +9,7 @@ import { FunctionsPage } from './pages/functions.tsx'
 import { RunsPage } from './pages/runs.tsx'
 import { RunPage } from './pages/run.tsx'
 import { WebhooksPage } from './pages/webhooks.tsx'
+import { IncidentsPage } from './pages/incidents.tsx'
 import { WebhookPage } from './pages/webhook.tsx'
 import { KeysPage } from './pages/keys.tsx'
 import { EnvsPage } from './pages/envs.tsx'
@@ -51,6 +52,8 @@ function Page({ route }: { route: Route }) {
       return <RunsPage params={route.params} />
     case '/webhooks':
       return <WebhooksPage />
+    case '/incidents':
+      return <IncidentsPage />
     case '/keys':
       return <KeysPage />
     case '/envs':

@@ -137,4 +137,34 @@ export function requestStoreSuite(t: Test, name: string, open: () => Promise<Req
     t.same((await f.store.list({ webhookId: gone.request.webhookId, status: 'failed', limit: 10 })).requests, [])
     t.same(await f.store.get(kept.request.webhookId, kept.request.requestId), kept)
   })
+
+  t.test(
+    `${name}: held requests list oldest first with a cursor, are counted, and leave the count once released`,
+    async (t) => {
+      const f = await open()
+      t.teardown(() => f.close())
+      const id = webhook()
+      const held = [0, 1, 2, 3].map(() => outcome(raw(id), 'held'))
+      await f.store.record([...held, outcome(raw(id), 'failed')])
+      t.equal(await f.store.count(id, 'held'), 4)
+      t.equal(await f.store.count(webhook(), 'held'), 0, 'scoped to its webhook')
+      const ids = held.map((r) => r.request.requestId)
+      const page1 = await f.store.list({ webhookId: id, status: 'held', limit: 3, oldestFirst: true })
+      t.same(
+        page1.requests.map((r) => r.request.requestId),
+        ids.slice(0, 3),
+      )
+      t.equal(page1.nextCursor, ids[2])
+      const page2 = await f.store.list({ webhookId: id, status: 'held', limit: 3, cursor: ids[2], oldestFirst: true })
+      t.same(
+        page2.requests.map((r) => r.request.requestId),
+        ids.slice(3),
+      )
+      t.equal(page2.nextCursor, null)
+      // Released: the same attempt, now delivered, replaces the held record.
+      await f.store.record([outcome(held[0].request, 'delivered')])
+      t.equal(await f.store.count(id, 'held'), 3)
+      t.equal((await f.store.get(id, ids[0]))!.status, 'delivered')
+    },
+  )
 }

@@ -104,6 +104,7 @@ const EMPTY: Page[] = [
   ['empty-functions', '/functions', '.empty'],
   ['empty-runs', '/runs', '.empty'],
   ['empty-webhooks', '/webhooks', '.empty'],
+  ['empty-incidents', '/incidents', '.empty'],
 ]
 
 export async function checkEveryPage(size: keyof typeof SIZES): Promise<void> {

@@ -1,5 +1,5 @@
-// One webhook: URL, transform in a code editor with a live preview, lists, signature check,
-// recent deliveries with replay and, for the branch group, the central page.
+// One webhook: URL, pause and resume, transform in a code editor with a live preview, lists,
+// signature check, recent deliveries with replay and, for the branch group, the central page.
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { CopyButton, ErrorMessage, Loading, Ok } from '../ui/common.tsx'
@@ -7,6 +7,7 @@ import { CodeEditor, type Problem } from '../ui/lazy-editor.tsx'
 import { lines } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
 import { Preview } from './webhook-preview.tsx'
+import { WebhookPauseControl } from './webhook-pause.tsx'
 import { Deliveries, Unrouted } from './webhook-requests.tsx'
 
 const PRESETS = [
@@ -148,6 +149,7 @@ export function WebhookPage({ id }: { id: string }) {
         <CopyButton text={w.url} label="Copy URL" />
         <span class="muted"> · env {w.env}</span>
       </p>
+      <WebhookPauseControl webhook={w} onChange={webhook.reload} />
       <div class="webhook-grid">
         <form id="edit-webhook" class="panel" onSubmit={save} aria-label="Webhook settings">
           <label>

@@ -44,6 +44,9 @@ const STATUS_CLASS: Record<string, string> = {
   cancelled: 'warn',
   skipped: 'muted',
   paused: 'warn',
+  held: 'warn',
+  open: 'bad',
+  resolved: 'good',
   done: 'good',
 }
 
