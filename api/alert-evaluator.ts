@@ -122,7 +122,8 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps, config: AlertEval
   async function run(): Promise<void> {
     while (!stopping.signal.aborted) {
       try {
-        if (await leading())
+        // No rule, no lease: a deployment without alerts writes nothing to the control topic.
+        if (rules.list().length > 0 && (await leading()))
           for (const rule of rules.list()) {
             if (stopping.signal.aborted) break
             await evaluate(rule).catch((err) => log.warn({ err, rule: rule.id }, 'evaluating an alert rule failed'))
