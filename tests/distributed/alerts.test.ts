@@ -9,8 +9,8 @@ import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
-import { eventually, getJson, postJson, tempDir } from '../helpers/server.ts'
-import { auth, distributedEnv, startNode, type Node } from './cluster.ts'
+import { eventually, postJson, tempDir } from '../helpers/server.ts'
+import { auth, distributedEnv, webhookCluster } from './cluster.ts'
 
 t.setTimeout(300_000)
 const dir = await tempDir()
@@ -57,29 +57,8 @@ const env = {
   SLUICE_ALERT_EVALUATE_INTERVAL_MS: '500',
   NODE_EXTRA_CA_CERTS: certFile,
 }
-const nodes: Node[] = []
-t.teardown(() => Promise.all(nodes.map((n) => n.kill('SIGKILL'))))
-const api = await startNode(['api'], env) // first: it creates the ClickHouse tables
-nodes.push(api)
-const [ingest] = await Promise.all([
-  startNode(['ingest'], env),
-  startNode(['api'], env),
-  startNode(['transformer', 'dedup'], env),
-  startNode(['sink'], env),
-]).then((started) => {
-  nodes.push(...started)
-  return started
-})
-const rest = (path: string) => getJson(`${api.url}${path}`, auth)
-const send = (id: string, body: object) =>
-  eventually(
-    async () => {
-      const r = await postJson(`${ingest.url}/e/${id}`, body)
-      return r.status === 200 ? (r.body.request_id as string) : undefined
-    },
-    30_000,
-    100,
-  )
+// Two api processes: one evaluator between them.
+const { api, rest, send } = await webhookCluster(t, env, [['ingest'], ['api'], ['transformer', 'dedup'], ['sink']])
 
 t.test('two api processes, one evaluator: one notification per transition, verified', async (t) => {
   const hook = (

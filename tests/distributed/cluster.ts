@@ -110,3 +110,40 @@ export async function functionsCluster(
   await eventually(async () => ((await warm()) === 200 ? true : undefined), 60_000, 100)
   return { api, ingest, router, runners, eventKey, start, startRunner }
 }
+
+/**
+ * A webhook pipeline as processes: the api first (it creates the ClickHouse tables), then one node per
+ * entry of `roles` (`started`, in order), all killed with `signal` when `t` ends. `send` posts a
+ * webhook request until ingest knows the webhook (it learns new ones from the control topic).
+ */
+export async function webhookCluster(
+  t: Test,
+  env: NodeJS.ProcessEnv,
+  roles: string[][],
+  signal: NodeJS.Signals = 'SIGKILL',
+) {
+  const nodes: Node[] = []
+  t.teardown(() => Promise.all(nodes.map((n) => n.kill(signal))))
+  const api = await startNode(['api'], env)
+  nodes.push(api)
+  const started = await Promise.all(roles.map((r) => startNode(r, env)))
+  nodes.push(...started)
+  const ingest = started[roles.findIndex((r) => r.includes('ingest'))]
+  return {
+    nodes,
+    api,
+    ingest,
+    started,
+    rest: (path: string) => getJson(`${api.url}${path}`, auth),
+    createWebhook: async (body: object) => (await postJson(`${api.url}/v1/webhooks`, body, auth)).body.data,
+    send: (id: string, body: object) =>
+      eventually(
+        async () => {
+          const r = await postJson(`${ingest.url}/e/${id}`, body)
+          return r.status === 200 ? (r.body.request_id as string) : undefined
+        },
+        30_000,
+        100,
+      ),
+  }
+}

@@ -3,34 +3,17 @@
 // flows; the transformer is killed (-9) and replaced; the replacement still holds, and resume (an
 // api node's marker down `raw`) releases them in order, before a request sent after the resume.
 import t from 'tap'
-import { eventually, getJson, postJson } from '../helpers/server.ts'
-import { auth, distributedEnv, startNode, type Node } from './cluster.ts'
+import { eventually, postJson } from '../helpers/server.ts'
+import { auth, distributedEnv, startNode, webhookCluster } from './cluster.ts'
 
 t.setTimeout(300_000)
 const env = { ...distributedEnv('pause'), SLUICE_PARTITIONS: '1' }
-const nodes: Node[] = []
-t.teardown(() => Promise.all(nodes.map((n) => n.kill('SIGKILL'))))
-const api = await startNode(['api'], env) // first: it creates the ClickHouse tables
-nodes.push(api)
-const [ingest, firstTransformer] = await Promise.all([
-  startNode(['ingest'], env),
-  startNode(['transformer', 'dedup'], env),
-  startNode(['sink'], env),
-]).then((started) => {
-  nodes.push(...started)
-  return started
-})
-const rest = (path: string) => getJson(`${api.url}${path}`, auth)
-const createWebhook = async (body: object) => (await postJson(`${api.url}/v1/webhooks`, body, auth)).body.data
-const send = (id: string, body: object) =>
-  eventually(
-    async () => {
-      const r = await postJson(`${ingest.url}/e/${id}`, body)
-      return r.status === 200 ? (r.body.request_id as string) : undefined // the ingest node learns new webhooks from the control topic
-    },
-    30_000,
-    100,
-  )
+const { nodes, api, started, rest, createWebhook, send } = await webhookCluster(t, env, [
+  ['ingest'],
+  ['transformer', 'dedup'],
+  ['sink'],
+])
+const firstTransformer = started[1]
 const outcome = (hookId: string, requestId: string, status?: string) =>
   eventually(
     async () => {

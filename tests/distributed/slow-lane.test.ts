@@ -4,35 +4,18 @@
 // partition is delivered; after a fix every held request replays. Nothing is lost.
 // On the default Kafka client (@platformatic/kafka; SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
 import t from 'tap'
-import { eventually, getJson, postJson } from '../helpers/server.ts'
-import { auth, distributedEnv, startNode, type Node } from './cluster.ts'
+import { eventually, postJson } from '../helpers/server.ts'
+import { auth, distributedEnv, webhookCluster } from './cluster.ts'
 
 t.setTimeout(240_000)
 const KILLS = 3
 const env = { ...distributedEnv('slowlane'), SLUICE_PARTITIONS: '1', SLUICE_TRANSFORM_BREAKER_KILLS: String(KILLS) }
-const nodes: Node[] = []
-t.teardown(() => Promise.all(nodes.map((n) => n.kill())))
-const api = await startNode(['api'], env) // first: it creates the ClickHouse tables
-nodes.push(api)
-const [ingest] = await Promise.all([
-  startNode(['ingest'], env),
-  startNode(['transformer', 'dedup'], env),
-  startNode(['sink'], env),
-]).then((started) => {
-  nodes.push(...started)
-  return started
-})
-const rest = (path: string) => getJson(`${api.url}${path}`, auth)
-const createWebhook = async (body: object) => (await postJson(`${api.url}/v1/webhooks`, body, auth)).body.data
-const send = (id: string, body: object) =>
-  eventually(
-    async () => {
-      const r = await postJson(`${ingest.url}/e/${id}`, body)
-      return r.status === 200 ? (r.body.request_id as string) : undefined // the ingest node learns new webhooks from the control topic
-    },
-    30_000,
-    100,
-  )
+const { api, rest, createWebhook, send } = await webhookCluster(
+  t,
+  env,
+  [['ingest'], ['transformer', 'dedup'], ['sink']],
+  'SIGTERM',
+)
 const outcome = (hookId: string, requestId: string, attempt = 1) =>
   eventually(
     async () => {
