@@ -18,6 +18,7 @@ import { createTransformer } from '../transformer/index.ts'
 import { createPreview } from '../transformer/preview.ts'
 import { createReplay } from '../transformer/replay.ts'
 import { webhookRoutes } from '../api/webhooks.ts'
+import type { CheckEvents } from '../control/schema-check.ts'
 import type { Config } from './config.ts'
 
 export interface WebhookPartsDeps {
@@ -28,6 +29,7 @@ export interface WebhookPartsDeps {
   envs: Envs
   topics: TopicNames
   incoming: Output<EventRecord>
+  checkEvents: CheckEvents
   log: Logger
 }
 
@@ -53,6 +55,7 @@ export function createWebhookParts(deps: WebhookPartsDeps, config: Config) {
       sandboxes: { shared: sandbox, slow: slowSandbox },
       requests,
       outputs: { incoming: deps.incoming, slow },
+      checkEvents: deps.checkEvents,
       log: deps.log.child({ stage: 'transformer' }),
     },
     {
