@@ -16,6 +16,7 @@ import { createEnvs } from '../control/envs.ts'
 import { createKeys } from '../control/keys.ts'
 import { createSchemas } from '../control/schemas.ts'
 import { createSchemaCheck } from '../control/schema-check.ts'
+import type { EventSchemaRegistry } from '../control/schemas-registry.ts'
 import type { EventStore } from '../store/types.ts'
 import type { RunStore, RunDoc } from '../store/runs-types.ts'
 import type { WebhookRequestStore } from '../store/requests-types.ts'
@@ -67,6 +68,8 @@ export interface Adapters {
   openRunnerState(scope: string, partition: number): Promise<RunnerState>
   /** State of one partition of `waits` (restored from its changelog in distributed mode). */
   openWaitStore(partition: number): Promise<WaitStore>
+  /** Distributed mode with a schema registry: where event schema versions are checked and kept. */
+  schemaRegistry?: EventSchemaRegistry
 }
 
 export interface ComposeOptions {
@@ -99,7 +102,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   const { bus, topics, codecs, eventPath, roles } = { ...adapters, roles: options.roles }
   const envs = createEnvs(adapters.control)
   const keys = createKeys(adapters.control, envs)
-  const schemas = createSchemas(adapters.control, envs, config)
+  const schemas = createSchemas(adapters.control, envs, config, adapters.schemaRegistry)
   const checkEvents = createSchemaCheck(schemas)
   const checkSent = (env: string, events: readonly EventInput[], where: (i: number) => string) => {
     const doc = envs.get(env)

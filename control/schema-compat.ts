@@ -3,7 +3,8 @@
 // undecidable in general, so this checks a documented subset, walking both schemas side by side:
 // no new required property, no narrowed type, no removed enum value, no tighter bound, no closed
 // object, no new pattern/format/const, and any other keyword (anyOf, $ref, if…) left unchanged.
-// Adding an optional property is allowed: it is how schemas grow. Outcomes are values.
+// As in the registry's checker (Apicurio's), adding an optional property is compatible only to an
+// object with `additionalProperties: false`: to an open one it narrows what that field may hold.
 import { isDeepStrictEqual } from 'node:util'
 import { escapePointer } from './schema-compile.ts'
 
@@ -48,9 +49,8 @@ export function checkCompatible(previous: Schema, next: Schema, pointer = ''): C
   const oldTypes = typesOf(old.type)
   const newTypes = typesOf(next.type)
   if (newTypes) {
-    const lost = (oldTypes ?? ['any']).filter(
-      (t) => !newTypes.includes(t) && !(t === 'integer' && newTypes.includes('number')),
-    )
+    if (!oldTypes) return fault(at('type'), `added: only ${newTypes.join(', ')} where any value was accepted`)
+    const lost = oldTypes.filter((t) => !newTypes.includes(t) && !(t === 'integer' && newTypes.includes('number')))
     if (lost.length > 0) return fault(at('type'), `no longer accepts ${lost.join(', ')}`)
   }
   const oldRequired = new Set((old.required as string[] | undefined) ?? [])
@@ -74,13 +74,15 @@ export function checkCompatible(previous: Schema, next: Schema, pointer = ''): C
 
   const oldProps = (old.properties as Record<string, Schema> | undefined) ?? {}
   const newProps = (next.properties as Record<string, Schema> | undefined) ?? {}
+  // A property the previous version did not name was checked by its additionalProperties (any value
+  // when absent): typing it narrows an open object, as the registry's checker also says.
+  const oldExtra = (old.additionalProperties as Schema | undefined) ?? true
   for (const [name, schema] of Object.entries(newProps)) {
-    if (!(name in oldProps)) continue
-    const result = checkCompatible(oldProps[name], schema, `${at('properties')}/${escapePointer(name)}`)
+    const pointer = `${at('properties')}/${escapePointer(name)}`
+    const result = checkCompatible(name in oldProps ? oldProps[name] : oldExtra, schema, pointer)
     if (!result.ok) return result
   }
   if (next.additionalProperties !== undefined) {
-    const oldExtra = (old.additionalProperties as Schema | undefined) ?? true
     const result = checkCompatible(oldExtra, next.additionalProperties as Schema, at('additionalProperties'))
     if (!result.ok) return result
     if (next.additionalProperties === false) {

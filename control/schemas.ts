@@ -7,6 +7,7 @@ import { SluiceError } from '../core/errors.ts'
 import type { Envs } from './envs.ts'
 import { compileSchema, MAX_SCHEMA_BYTES } from './schema-compile.ts'
 import { checkCompatible } from './schema-compat.ts'
+import type { EventSchemaRegistry } from './schemas-registry.ts'
 import { BRANCH_GROUP, type ControlStore, type EnvDoc, type SchemaDoc, type SchemaVersion } from './types.ts'
 
 export interface SchemaLimits {
@@ -22,7 +23,17 @@ export interface ActiveSchema {
 
 const docId = (env: string, name: string) => `${env}:${name}`
 
-export function createSchemas(control: ControlStore, envs: Pick<Envs, 'get'>, limits: SchemaLimits) {
+/**
+ * `registry` (distributed mode, when a schema registry is configured): each version is registered
+ * there first and its compatibility checker decides; the control store then carries the version to
+ * every node. Without one, control/schema-compat.ts decides.
+ */
+export function createSchemas(
+  control: ControlStore,
+  envs: Pick<Envs, 'get'>,
+  limits: SchemaLimits,
+  registry?: EventSchemaRegistry,
+) {
   // One compiled validator per stored version, compiled on first use; a new version replaces it.
   const compiled = new Map<string, ActiveSchema>()
 
@@ -69,7 +80,18 @@ export function createSchemas(control: ControlStore, envs: Pick<Envs, 'get'>, li
       const doc = get(env, name)
       const latest = doc?.versions[doc.versions.length - 1]
       if (latest && JSON.stringify(latest.schema) === JSON.stringify(schema)) return { doc: doc!, version: latest }
-      if (latest) {
+      let number = (latest?.version ?? 0) + 1
+      if (registry) {
+        const registered = await registry.register(env, name, schema as object)
+        if (!registered.ok) {
+          const against = latest ? ` (against version ${latest.version})` : ''
+          throw new SluiceError(
+            registered.code,
+            `schema: the schema registry refused it: ${registered.message}${against}`,
+          )
+        }
+        number = registered.version
+      } else if (latest) {
         const compatible = checkCompatible(latest.schema, schema as Record<string, unknown>)
         if (!compatible.ok) {
           throw new SluiceError(
@@ -79,7 +101,7 @@ export function createSchemas(control: ControlStore, envs: Pick<Envs, 'get'>, li
         }
       }
       const version: SchemaVersion = {
-        version: (latest?.version ?? 0) + 1,
+        version: number,
         schema: schema as Record<string, unknown>,
         createdAt: Date.now(),
       }

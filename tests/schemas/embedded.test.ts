@@ -18,6 +18,7 @@ const orderV1 = {
   type: 'object',
   properties: { amount: { type: 'number' }, currency: { enum: ['EUR', 'USD'] } },
   required: ['amount'],
+  additionalProperties: false,
 }
 
 async function request(method: string, path: string, body?: unknown) {
@@ -82,6 +83,14 @@ t.test('an incompatible version is refused with the pointer, and nothing changes
   }
   const got = await getJson(`${server.url}/v1/schemas/${encodeURIComponent(ORDER)}`)
   t.equal(got.body.data.version, 2, 'still version 2')
+  const open = { type: 'object', properties: { a: { type: 'number' } } }
+  t.equal((await push('shop/open', open)).status, 200)
+  const typed = await push('shop/open', { ...open, properties: { ...open.properties, b: { type: 'string' } } })
+  t.equal(
+    typed.body.error,
+    'schema/properties/b/type: added: only string where any value was accepted (against version 1)',
+    'a typed property added to an open object narrows it (as in the registry)',
+  )
 })
 
 t.test('a schema that is not valid JSON Schema, has a remote $ref or an unknown keyword is refused', async (t) => {
