@@ -8,6 +8,7 @@ import { testRegistryUrl } from '../infra/services.ts'
 import { parseMetrics } from '../ops/metrics-scrape.ts'
 import { subjectOf } from '../../control/schemas-registry.ts'
 import { deliver } from '../webhooks/helpers.ts'
+import { BASICS } from '../functions/fixtures/rest.ts'
 import { auth, distributedEnv, startNode } from './cluster.ts'
 
 t.setTimeout(300_000)
@@ -17,6 +18,9 @@ const all = await startNode(['all'], env, [], 'start', { startTimeoutMs: 120_000
 t.teardown(() => all.kill())
 const ingest = await startNode(['ingest'], env, [], 'start', { startTimeoutMs: 120_000 })
 t.teardown(() => ingest.kill())
+// Serves the fixture's `sender` (step.sendEvent of test/notified); its own process, as in production.
+const runner = await startNode(['runner'], env, ['--functions', BASICS], 'start', { startTimeoutMs: 120_000 })
+t.teardown(() => runner.kill())
 
 const ORDER = 'shop/order.placed'
 const orderV1 = {
@@ -130,4 +134,21 @@ t.test('a webhook event that violates is kept as a failed request, replayable af
     return r.body.data?.status === 'delivered' && r.body.data.attempt === 2 ? r.body.data : undefined
   }, 90_000)
   t.equal(delivered.event_ids.length, 1)
+})
+
+t.test('a step.sendEvent that violates fails its step with the same message', async (t) => {
+  await call('PATCH', '/v1/envs/production', { schema_mode: 'block', unknown_names: 'allow' })
+  await push('test/notified', { type: 'object', properties: { from: { type: 'number' } } })
+  await eventually(async () => {
+    const r = await getJson(`${all.url}/v1/functions`, auth)
+    return r.body.data?.some((f: any) => f.id.includes('sender')) ? true : undefined
+  }, 120_000)
+  const sent = await send({ name: 'test/send', data: {} })
+  t.equal(sent.status, 200)
+  const [run] = await eventually(async () => {
+    const r = await getJson(`${all.url}/v1/events/${sent.body.ids[0]}/runs`, auth)
+    return r.body.data?.some((x: any) => x.status === 'failed') ? r.body.data : undefined
+  }, 120_000)
+  t.equal(run.attempts, 1, 'not retried')
+  t.equal(run.error.message, 'step.sendEvent("notify"): events[0].data/from: must be number')
 })
