@@ -35,9 +35,10 @@ export function createSchemaCheck(schemas: Pick<Schemas, 'active'>) {
     const unknown = env.unknownNames ?? 'allow'
     if (mode === 'off' && unknown === 'allow') return OK
     let violations: Array<string[] | undefined> | undefined
+    const nowMs = Date.now()
     for (let i = 0; i < events.length; i++) {
       const event = events[i]
-      const schema = schemas.active(env, event.name)
+      const schema = schemas.active(env, event.name, nowMs)
       let problem: string
       let action: 'off' | 'warn' | 'block' | 'allow'
       if (schema === undefined) {

@@ -23,6 +23,16 @@ export interface ActiveSchema {
 
 const docId = (env: string, name: string) => `${env}:${name}`
 
+/** How long a node answers from its lookup cache before it looks at the control store again. */
+export const SCHEMA_REFRESH_MS = 250
+/** Distinct names remembered per environment (hostile names could grow the cache without end). */
+const MAX_CACHED_NAMES = 10_000
+
+interface Lookup {
+  active: ActiveSchema | undefined
+  checkedAt: number
+}
+
 /**
  * `registry` (distributed mode, when a schema registry is configured): each version is registered
  * there first and its compatibility checker decides; the control store then carries the version to
@@ -36,6 +46,9 @@ export function createSchemas(
 ) {
   // One compiled validator per stored version, compiled on first use; a new version replaces it.
   const compiled = new Map<string, ActiveSchema>()
+  // The hot path's lookup by environment, then name, with no key built per event: building and
+  // hashing `<env>:<name>` cost more than validating the event. Refreshed every SCHEMA_REFRESH_MS.
+  const lookups = new Map<string, Map<string, Lookup>>()
 
   function get(env: string, name: string): SchemaDoc | undefined {
     return control.get('schema', docId(env, name))
@@ -56,10 +69,28 @@ export function createSchemas(
 
   return {
     get,
-    /** The schema of `name` in `env`: its own, or for a branch environment its group's. */
-    active(env: EnvDoc, name: string): ActiveSchema | undefined {
+    /**
+     * The schema of `name` in `env`: its own, or for a branch environment its group's. A version
+     * pushed on another node applies here within SCHEMA_REFRESH_MS of reaching the control store.
+     */
+    active(env: EnvDoc, name: string, nowMs: number): ActiveSchema | undefined {
+      let byName = lookups.get(env.name)
+      if (byName === undefined) {
+        byName = new Map()
+        lookups.set(env.name, byName)
+      }
+      const hit = byName.get(name)
+      if (hit !== undefined && nowMs - hit.checkedAt < SCHEMA_REFRESH_MS) return hit.active
       const doc = get(env.name, name) ?? (env.kind === 'branch' ? get(BRANCH_GROUP, name) : undefined)
-      return doc && compiledLatest(doc)
+      const active = doc && compiledLatest(doc)
+      if (hit !== undefined) {
+        hit.active = active
+        hit.checkedAt = nowMs
+      } else {
+        if (byName.size >= MAX_CACHED_NAMES) byName.clear()
+        byName.set(name, { active, checkedAt: nowMs })
+      }
+      return active
     },
     list(env?: string): SchemaDoc[] {
       const all = control.list('schema')
@@ -107,6 +138,7 @@ export function createSchemas(
       }
       const updated: SchemaDoc = { env, name, versions: [...(doc?.versions ?? []), version] }
       await control.put('schema', docId(env, name), updated)
+      lookups.clear() // this node applies its own push at once
       return { doc: updated, version }
     },
   }
