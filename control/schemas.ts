@@ -99,8 +99,8 @@ export function createSchemas(
     },
     /** Stores a new version (or answers the latest when it is the same schema); refuses changing nothing. */
     async push(env: string, name: string, schema: unknown): Promise<{ doc: SchemaDoc; version: SchemaVersion }> {
-      if (env !== BRANCH_GROUP && envs.get(env)?.kind !== 'standard')
-        throw new SluiceError('ENV_NOT_FOUND', `env: no standard environment named "${env}" (or "${BRANCH_GROUP}")`)
+      if (env !== BRANCH_GROUP && envs.get(env) === undefined)
+        throw new SluiceError('ENV_NOT_FOUND', `env: no environment named "${env}" (nor the group "${BRANCH_GROUP}")`)
       if (name.length === 0 || name.length > limits.maxNameLength || !name.isWellFormed())
         throw new SluiceError('REQUEST_INVALID', `name: must be 1-${limits.maxNameLength} characters of Unicode`)
       const bytes = Buffer.byteLength(JSON.stringify(schema))

@@ -185,6 +185,14 @@ t.test("branch environments use their group's schemas", async (t) => {
     { 'x-service-env': 'feature-x' },
   )
   t.equal(refused.body.error, 'events[0].data/amount: must be number')
+  const own = { type: 'object', properties: { amount: { type: ['number', 'string'] } } }
+  t.equal((await push(ORDER, own, 'feature-x')).body.data.env, 'feature-x', 'a branch may have its own')
+  const accepted = await postJson(
+    `${server.url}/e/dev`,
+    { name: ORDER, data: { amount: 'x' } },
+    { 'x-service-env': 'feature-x' },
+  )
+  t.equal(accepted.status, 200, "its own schema wins over the group's")
 })
 
 t.test('a step.sendEvent that violates fails its step with the same message', async (t) => {
