@@ -83,6 +83,8 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
             branch: b.branch,
             maxBodyBytes: b.max_body_bytes,
             maxEventsPerSecond: b.max_events_per_second,
+            schemaMode: b.schema_mode,
+            unknownNames: b.unknown_names,
           })
           reply.code(201)
           return { data: presentEnv(doc) }
@@ -94,7 +96,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
           preValidation: absentBodyIsEmpty,
           schema: {
             tags,
-            summary: 'Change the limits of an environment',
+            summary: 'Change the limits and schema modes of an environment',
             params: NameParams,
             body: PatchEnv,
             response: { 200: One(Env), ...errors(400, 401, 404) },
@@ -102,7 +104,12 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
         },
         async (request) => {
           const b = request.body
-          const limits = { maxBodyBytes: b.max_body_bytes, maxEventsPerSecond: b.max_events_per_second }
+          const limits = {
+            maxBodyBytes: b.max_body_bytes,
+            maxEventsPerSecond: b.max_events_per_second,
+            schemaMode: b.schema_mode,
+            unknownNames: b.unknown_names,
+          }
           return { data: presentEnv(await deps.envs.update(request.params.name, limits)) }
         },
       )

@@ -14,6 +14,7 @@ export function presentEvent(e: StoredEvent) {
     env: e.env,
     received_at: e.receivedAt,
     source: snakeKeys(e.source),
+    ...(e.schemaViolations !== undefined && { schema_violations: e.schemaViolations }),
     ...(e.duplicateOf !== undefined && { deduplicated: true, duplicate_of: e.duplicateOf }),
   }
 }
@@ -26,6 +27,8 @@ export function presentEnv(e: EnvDoc) {
     archived_at: iso(e.archivedAt),
     max_body_bytes: e.maxBodyBytes ?? null,
     max_events_per_second: e.maxEventsPerSecond ?? null,
+    schema_mode: e.schemaMode ?? 'off',
+    unknown_names: e.unknownNames ?? 'allow',
   }
 }
 

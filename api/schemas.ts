@@ -3,6 +3,7 @@
 // @fastify/swagger builds /v1/openapi.json from them.
 import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox'
 import { HTTP_ERROR_CODES } from '../core/errors.ts'
+import { SCHEMA_MODES, UNKNOWN_NAME_MODES } from '../control/types.ts'
 import { REQUEST_STATUSES } from '../store/requests-types.ts'
 import { RUN_STATUSES } from '../store/runs-types.ts'
 
@@ -67,9 +68,13 @@ export const EnvName = Type.String({
 })
 const MaxBodyBytes = Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, description: 'Event API body limit' })
 const MaxEventsPerSecond = Type.Integer({ minimum: 1, description: 'Event API rate limit per ingest node' })
+const SchemaModeField = Literals(SCHEMA_MODES)
+const UnknownNamesField = Literals(UNKNOWN_NAME_MODES)
 export const EnvLimits = {
   max_body_bytes: Type.Optional(MaxBodyBytes),
   max_events_per_second: Type.Optional(MaxEventsPerSecond),
+  schema_mode: Type.Optional({ ...SchemaModeField, description: 'A schema violation: off, warn (kept), block' }),
+  unknown_names: Type.Optional({ ...UnknownNamesField, description: 'A name without a schema: allow, warn, block' }),
 }
 export const Env = Type.Object({
   name: Type.String(),
@@ -78,6 +83,8 @@ export const Env = Type.Object({
   archived_at: Nullable(Time('Archive time of a branch environment')),
   max_body_bytes: Nullable(Type.Integer()),
   max_events_per_second: Nullable(Type.Integer()),
+  schema_mode: SchemaModeField,
+  unknown_names: UnknownNamesField,
 })
 export const Key = Type.Object({
   id: Type.String(),
@@ -115,6 +122,9 @@ export const StoredEvent = Type.Object({
       cron: Type.Optional(Type.String({ description: 'cron: the schedule that ticked' })),
     },
     { description: 'Where the event came from' },
+  ),
+  schema_violations: Type.Optional(
+    Type.Array(Type.String(), { description: 'warn mode: what broke the schema, `data/<pointer>: <rule>`' }),
   ),
   deduplicated: Type.Optional(Type.Literal(true)),
   duplicate_of: Type.Optional(Ulid('Internal ID of the event this one duplicates')),

@@ -85,6 +85,12 @@ export const eventSchema = {
       default: null,
       doc: 'On `duplicates`: the internal ID of the event this one duplicates.',
     },
+    {
+      name: 'schemaViolations',
+      type: { type: 'array', items: 'string' },
+      default: [],
+      doc: "warn mode: what broke the event name's schema, `data/<pointer>: <rule>` (docs/schemas.md).",
+    },
   ],
 } as const
 
@@ -159,6 +165,7 @@ export function eventToAvro(event: StoredEvent): Record<string, unknown> {
     receivedAt: event.receivedAt,
     source: sourceToAvro(event.source),
     duplicateOf: event.duplicateOf ?? null,
+    schemaViolations: event.schemaViolations ?? [],
   }
 }
 
@@ -172,6 +179,8 @@ interface AvroEvent {
   receivedAt: number
   source: Record<string, Record<string, string | number | null>>
   duplicateOf: string | null
+  /** Absent when read with an older writer schema's default (`[]`). */
+  schemaViolations?: string[]
 }
 
 export function eventFromAvro(value: AvroEvent): StoredEvent {
@@ -187,6 +196,7 @@ export function eventFromAvro(value: AvroEvent): StoredEvent {
     source: sourceFromAvro(branch, fields),
   }
   if (value.duplicateOf !== null) event.duplicateOf = value.duplicateOf
+  if (value.schemaViolations && value.schemaViolations.length > 0) event.schemaViolations = value.schemaViolations
   return event
 }
 

@@ -9,11 +9,14 @@ import { createOutput } from '../bus/output.ts'
 import { asRead, type Consumed } from '../bus/source.ts'
 import { watchConsumerLag } from '../bus/metrics.ts'
 import type { TopicNames } from '../bus/topics.ts'
-import type { EventRecord, StoredEvent } from '../core/event.ts'
+import type { EventInput, EventRecord, StoredEvent } from '../core/event.ts'
 import type { RawWebhookRequest } from '../core/raw-request.ts'
 import type { ControlStore } from '../control/types.ts'
 import { createEnvs } from '../control/envs.ts'
 import { createKeys } from '../control/keys.ts'
+import { createSchemas } from '../control/schemas.ts'
+import { createSchemaCheck } from '../control/schema-check.ts'
+import type { EventSchemaRegistry } from '../control/schemas-registry.ts'
 import type { EventStore } from '../store/types.ts'
 import type { RunStore, RunDoc } from '../store/runs-types.ts'
 import type { WebhookRequestStore } from '../store/requests-types.ts'
@@ -31,6 +34,7 @@ import { dashboardRoutes } from '../api/dashboard.ts'
 import { eventsStreamRoutes } from '../api/events-stream.ts'
 import { eventReplayRoutes } from '../api/events-replay.ts'
 import { insightsRoutes } from '../api/insights.ts'
+import { eventSchemaRoutes } from '../api/event-schemas.ts'
 import { createHttpServer, type RoutePlugin } from '../api/http.ts'
 import { createFunctionParts } from './parts-functions.ts'
 import { createWebhookParts } from './parts-webhooks.ts'
@@ -66,6 +70,8 @@ export interface Adapters {
   openRunnerState(scope: string, partition: number): Promise<RunnerState>
   /** State of one partition of `waits` (restored from its changelog in distributed mode). */
   openWaitStore(partition: number): Promise<WaitStore>
+  /** Distributed mode with a schema registry: where event schema versions are checked and kept. */
+  schemaRegistry?: EventSchemaRegistry
 }
 
 export interface ComposeOptions {
@@ -98,6 +104,12 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   const { bus, topics, codecs, eventPath, roles } = { ...adapters, roles: options.roles }
   const envs = createEnvs(adapters.control)
   const keys = createKeys(adapters.control, envs)
+  const schemas = createSchemas(adapters.control, envs, config, adapters.schemaRegistry)
+  const checkEvents = createSchemaCheck(schemas)
+  const checkSent = (env: string, events: readonly EventInput[], where: (i: number) => string) => {
+    const doc = envs.get(env)
+    return doc ? checkEvents(doc, events, where) : ({ kind: 'ok' } as const)
+  }
   const incomingKey = (e: EventRecord) => `${e.env}\0${e.id}`
   const incoming = createOutput(bus, topics.incoming, codecs.event, incomingKey)
   const functions = createFunctionParts(
@@ -107,6 +119,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
       envs,
       topics,
       incoming,
+      checkSent,
       runStore: adapters.runs,
       events: adapters.events,
       runCodec: codecs.run,
@@ -132,7 +145,17 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     },
   )
   const webhooks = createWebhookParts(
-    { bus, control: adapters.control, envs, topics, incoming, requests: adapters.requests, rawCodec: codecs.raw, log },
+    {
+      bus,
+      control: adapters.control,
+      envs,
+      topics,
+      incoming,
+      checkEvents,
+      requests: adapters.requests,
+      rawCodec: codecs.raw,
+      log,
+    },
     config,
   )
   // Stopped last (stages stop in reverse): the sandbox outlives the transformer and the api.
@@ -200,6 +223,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
           envs,
           // The Event API's records are parsed JSON and fields, never changed once published: they may be shared.
           outputs: { incoming: eventPath.output(topics.incoming, codecs.event, incomingKey, (e) => e) },
+          checkEvents,
           webhooks: webhooks.ingest,
           settle,
           log: log.child({ stage: 'ingest' }),
@@ -214,6 +238,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
       eventsStreamRoutes({ events: adapters.events }),
       eventReplayRoutes({ events: adapters.events, incoming }),
       insightsRoutes({ insights: adapters.insights, envs, webhooks: { list: () => adapters.control.list('webhook') } }),
+      eventSchemaRoutes({ schemas }),
     ]
     const alerts = createAlertParts(
       {

@@ -1,6 +1,7 @@
 // CLI commands that manage a running server through its REST API.
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { apiTarget } from './config.ts'
 
@@ -20,6 +21,8 @@ const OPTIONS = {
   before: { type: 'string' },
   mode: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'schema-mode': { type: 'string' },
+  'unknown-names': { type: 'string' },
 } as const
 
 export async function controlCommand(command: string, args: string[]): Promise<number> {
@@ -43,10 +46,34 @@ export async function controlCommand(command: string, args: string[]): Promise<n
         ...(values['max-body-bytes'] && { max_body_bytes: Number(values['max-body-bytes']) }),
         ...(values['max-events-per-second'] && { max_events_per_second: Number(values['max-events-per-second']) }),
       })
+    case 'envs set':
+      return call('PATCH', `/v1/envs/${encodeURIComponent(arg ?? '')}`, {
+        ...(values['max-body-bytes'] && { max_body_bytes: Number(values['max-body-bytes']) }),
+        ...(values['max-events-per-second'] && { max_events_per_second: Number(values['max-events-per-second']) }),
+        ...(values['schema-mode'] && { schema_mode: values['schema-mode'] }),
+        ...(values['unknown-names'] && { unknown_names: values['unknown-names'] }),
+      })
     case 'envs list':
       return call('GET', '/v1/envs')
     case 'envs archive':
       return call('POST', `/v1/envs/${encodeURIComponent(arg ?? '')}/archive`)
+    case 'schemas push': {
+      let schema: unknown
+      try {
+        schema = JSON.parse(await readFile(third ?? '', 'utf8'))
+      } catch (err) {
+        process.stderr.write(`sluice schemas push: FILE must be a JSON Schema file (${(err as Error).message})\n`)
+        return 2
+      }
+      return call('PUT', `/v1/schemas/${encodeURIComponent(arg ?? '')}${envQuery}`, { schema })
+    }
+    case 'schemas pull':
+      // The schema alone, so `sluice schemas pull NAME > NAME.json` round-trips through push.
+      return request(target, 'GET', `/v1/schemas/${encodeURIComponent(arg ?? '')}${envQuery}`, undefined, {}, (body) =>
+        JSON.stringify((body as { data: { schema: unknown } }).data.schema, null, 2),
+      )
+    case 'schemas list':
+      return call('GET', `/v1/schemas${envQuery}`)
     case 'functions list':
       return call('GET', `/v1/functions${envQuery}`)
     case 'functions pause':
@@ -98,6 +125,8 @@ export async function request(
   path: string,
   body: unknown,
   headers: Record<string, string>,
+  /** What of a successful answer to print; the whole answer by default. */
+  shown?: (body: unknown) => string,
 ): Promise<number> {
   let response: { ok: boolean; text: string }
   try {
@@ -117,7 +146,8 @@ export async function request(
     )
     return 1
   }
-  ;(response.ok ? process.stdout : process.stderr).write(formatJson(response.text) + '\n')
+  const text = response.ok && shown ? shown(JSON.parse(response.text)) : formatJson(response.text)
+  ;(response.ok ? process.stdout : process.stderr).write(text + '\n')
   return response.ok ? 0 : 1
 }
 

@@ -11,6 +11,7 @@ import { kafkaClients } from '../bus/kafka-clients.ts'
 import { functionStateTopic, topicNames } from '../bus/topics.ts'
 import { jsonCodec } from '../bus/codec.ts'
 import { createAvroCodecs } from '../bus/avro.ts'
+import { eventSchemaRegistry } from '../control/schemas-registry.ts'
 import { createTopicControlStore } from '../control/topic.ts'
 import { createClickHouseStores } from '../store/clickhouse.ts'
 import { createClickHouseInsights } from '../store/clickhouse-insights.ts'
@@ -89,8 +90,17 @@ export async function startDistributed(
   const avroConfig = { schemaRegistryUrl: config.schemaRegistryUrl, schemaRegistryAuth: registryAuth(config), topics }
   const avro = await createAvroCodecs(avroConfig, log.child({ component: 'avro' }))
   const events = clickhouse?.events ?? withoutClickHouse<EventStore>()
+  const schemaRegistry =
+    config.schemaRegistryUrl === undefined
+      ? undefined
+      : eventSchemaRegistry({
+          url: config.schemaRegistryUrl,
+          auth: registryAuth(config),
+          subjectPrefix: config.topicPrefix,
+        })
   const adapters: Adapters = {
     bus,
+    schemaRegistry,
     topics,
     control,
     events,

@@ -32,6 +32,8 @@ const USAGE = `usage: sluice <command>
   runner  --functions FILE [--watch] [--port …] [--data-dir …] [--signing-key …]   (serves FILE's functions)
   keys    create --env ENV | list | revoke KEY_ID
   envs    create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N] | list | archive NAME
+          | set NAME [--schema-mode off|warn|block] [--unknown-names allow|warn|block] [--max-… N]
+  schemas push NAME FILE | pull NAME | list   [--env ENV (default production; "branch" for the branch group)]
   send    JSON [--key EVENT_KEY] [--env BRANCH]
   functions list | pause KEY | resume KEY [--skip-held]   [--env ENV]
   runs    bulk cancel|replay [filter…] [--mode new|retry] [--dry-run] | bulk status [JOB_ID]
@@ -51,7 +53,14 @@ const COMMAND_USAGE: Record<string, () => string> = {
   Serves FILE's functions: against Kafka the runner role only; embedded a whole node.\n${settingsHelp()}`,
   keys: () => `usage: sluice keys create --env ENV | list | revoke KEY_ID\n${CONTROL_NOTE}`,
   envs: () => `usage: sluice envs create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N]
-                   | list | archive NAME\n${CONTROL_NOTE}`,
+                   | list | archive NAME
+                   | set NAME [--schema-mode off|warn|block] [--unknown-names allow|warn|block]
+                              [--max-body-bytes N] [--max-events-per-second N]\n${CONTROL_NOTE}`,
+  schemas: () => `usage: sluice schemas push NAME FILE | pull NAME | list   [--env ENV]
+  A JSON Schema (draft 2020-12) for the data of events named NAME, per environment (default production;
+  "branch" for every branch environment). push stores a new version if it keeps accepting what the latest
+  accepted (docs/schemas.md); pull prints the latest schema; list the names with schemas.
+${CONTROL_NOTE}`,
   send: () => `usage: sluice send JSON [--key EVENT_KEY] [--env BRANCH]   (key also from SERVICE_EVENT_KEY)
 ${CONTROL_NOTE}`,
   webhooks: () => `usage: sluice ${WEBHOOKS_USAGE.trimStart()}\n${CONTROL_NOTE}`,
@@ -114,7 +123,7 @@ export async function main(argv: string[]): Promise<number> {
     await serve(command, serverConfig(command, rest))
     return -1 // keeps running
   }
-  if (['keys', 'envs', 'send', 'functions', 'runs'].includes(command)) return controlCommand(command, rest)
+  if (['keys', 'envs', 'send', 'functions', 'runs', 'schemas'].includes(command)) return controlCommand(command, rest)
   if (command === 'webhooks') return webhooksCommand(rest)
   if (command === 'alerts') return alertsCommand(rest)
   process.stderr.write(USAGE + '\n')

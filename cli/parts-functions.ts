@@ -18,7 +18,7 @@ import type { RunDoc, RunStore } from '../store/runs-types.ts'
 import type { EventStore } from '../store/types.ts'
 import { createRunSink } from '../store/runs-sink.ts'
 import type { RunnerState } from '../runner/state.ts'
-import type { SendLimits } from '../runner/events.ts'
+import type { CheckSent, SendLimits } from '../runner/events.ts'
 import { createRunner } from '../runner/index.ts'
 import { createRouter } from '../router/index.ts'
 import { routeKeyOf } from '../router/routes.ts'
@@ -46,6 +46,7 @@ export interface FunctionPartsDeps {
   envs: Envs
   topics: TopicNames
   incoming: Output<EventRecord>
+  checkSent: CheckSent
   log: Logger
 }
 
@@ -83,6 +84,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
         outputs: { runs, incoming: deps.incoming, waits: waits.output },
         openState: (fn, partition) => deps.openRunnerState(functionTopics.scopeOf(fn), partition),
         pauseOf: (env, key) => deps.control.get('pause', `${env}/${key}`),
+        checkSent: deps.checkSent,
         log: log.child({ stage: 'runner' }),
       },
       {

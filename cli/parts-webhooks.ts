@@ -19,6 +19,7 @@ import { createPreview } from '../transformer/preview.ts'
 import { createReplay } from '../transformer/replay.ts'
 import { createPausing } from '../transformer/pause.ts'
 import { webhookRoutes } from '../api/webhooks.ts'
+import type { CheckEvents } from '../control/schema-check.ts'
 import type { Config } from './config.ts'
 
 export interface WebhookPartsDeps {
@@ -29,6 +30,7 @@ export interface WebhookPartsDeps {
   envs: Envs
   topics: TopicNames
   incoming: Output<EventRecord>
+  checkEvents: CheckEvents
   log: Logger
 }
 
@@ -54,6 +56,7 @@ export function createWebhookParts(deps: WebhookPartsDeps, config: Config) {
       sandboxes: { shared: sandbox, slow: slowSandbox },
       requests,
       outputs: { incoming: deps.incoming, slow },
+      checkEvents: deps.checkEvents,
       log: deps.log.child({ stage: 'transformer' }),
     },
     {

@@ -1,6 +1,6 @@
 // Environments: `production` always exists; standard ones by name; branch ones form one group.
 import { SluiceError } from '../core/errors.ts'
-import { BRANCH_GROUP, type ControlStore, type EnvDoc } from './types.ts'
+import { BRANCH_GROUP, type ControlStore, type EnvDoc, type SchemaMode, type UnknownNames } from './types.ts'
 
 export const PRODUCTION = 'production'
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/
@@ -56,14 +56,18 @@ export function createEnvs(control: ControlStore) {
 interface Limits {
   maxBodyBytes?: number
   maxEventsPerSecond?: number
+  schemaMode?: SchemaMode
+  unknownNames?: UnknownNames
 }
 
 /** The limits given; absent ones are left as they are. */
 function given(input: Limits): Limits {
-  const { maxBodyBytes, maxEventsPerSecond } = input
+  const { maxBodyBytes, maxEventsPerSecond, schemaMode, unknownNames } = input
   return {
     ...(maxBodyBytes !== undefined && { maxBodyBytes }),
     ...(maxEventsPerSecond !== undefined && { maxEventsPerSecond }),
+    ...(schemaMode !== undefined && { schemaMode }),
+    ...(unknownNames !== undefined && { unknownNames }),
   }
 }
 

@@ -13,6 +13,29 @@ export interface EnvDoc {
   maxBodyBytes?: number
   /** Event API rate limit (events per second, per ingest node) for this environment; the server default when absent. */
   maxEventsPerSecond?: number
+  /** What a schema violation does (docs/schemas.md); `off` when absent. */
+  schemaMode?: SchemaMode
+  /** What an event name without a schema does; `allow` when absent. */
+  unknownNames?: UnknownNames
+}
+
+export const SCHEMA_MODES = ['off', 'warn', 'block'] as const
+export type SchemaMode = (typeof SCHEMA_MODES)[number]
+export const UNKNOWN_NAME_MODES = ['allow', 'warn', 'block'] as const
+export type UnknownNames = (typeof UNKNOWN_NAME_MODES)[number]
+
+/** One version of an event name's JSON Schema for `data` (draft 2020-12). */
+export interface SchemaVersion {
+  version: number
+  schema: Record<string, unknown>
+  createdAt: number
+}
+
+/** An event name's schemas in one environment (or BRANCH_GROUP), oldest version first; stored as `<env>:<name>`. */
+export interface SchemaDoc {
+  env: string
+  name: string
+  versions: SchemaVersion[]
 }
 
 /** The name a key or webhook uses to belong to the branch group rather than one environment. */
@@ -248,6 +271,7 @@ export interface ControlDocs {
   alertRule: AlertRuleDoc
   alertIncident: AlertIncidentDoc
   alertLease: AlertLeaseDoc
+  schema: SchemaDoc
 }
 
 export type ControlKind = keyof ControlDocs

@@ -17,6 +17,17 @@ export const errorCatalogue = {
     retriable: false,
     message: 'A branch environment key needs the x-service-env header',
   },
+  EVENT_SCHEMA_VIOLATION: {
+    statusCode: 400,
+    retriable: false,
+    message: "An event's data breaks its name's schema, or the name has none, in an environment that blocks",
+  },
+  SCHEMA_INVALID: { statusCode: 400, retriable: false, message: 'The schema is not a JSON Schema Sluice accepts' },
+  SCHEMA_BREAKING_CHANGE: {
+    statusCode: 400,
+    retriable: false,
+    message: 'The new schema version would refuse events the previous one accepted',
+  },
   ID_SEED_INVALID: { statusCode: 400, retriable: false, message: 'The x-service-event-id-seed header is not valid' },
   REQUEST_INVALID: { statusCode: 400, retriable: false, message: 'A request parameter is not valid' },
   VERIFICATION_INVALID: {

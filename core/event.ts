@@ -29,6 +29,8 @@ export interface EventRecord {
   env: string
   receivedAt: number
   source: EventSource
+  /** warn mode: what broke the name's schema (`data/<pointer>: <rule>`), checked at ingest. */
+  schemaViolations?: string[]
 }
 
 export interface StoredEvent extends EventRecord {

@@ -12,6 +12,7 @@ import { toEventRecords, validateEventBody, type EventLimits, type EventRecord }
 import { newUlids, seededUlids } from '../core/ids.ts'
 import type { Envs } from '../control/envs.ts'
 import type { Keys } from '../control/keys.ts'
+import { withViolations, type CheckEvents } from '../control/schema-check.ts'
 import type { WebhookDoc } from '../control/types.ts'
 import { readBody } from './body.ts'
 import { resolveTarget, type Target } from './target.ts'
@@ -46,6 +47,8 @@ export interface IngestDeps {
   keys: Keys
   envs: Envs
   outputs: { incoming: Output<EventRecord> }
+  /** The environment's schema modes (control/schema-check.ts). */
+  checkEvents: CheckEvents
   webhooks?: WebhookIngest
   /** Embedded mode: resolves true once the stages after ingest are within their backlog limit, false if they stay behind. */
   settle?: () => Promise<boolean>
@@ -94,6 +97,9 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
     }
     const validation = validateEventBody(parsed, config)
     if (!validation.ok) throw new SluiceError(validation.code, validation.message)
+    // Before the ack and before the rate limit: a blocked batch is refused whole and costs no quota.
+    const checked = deps.checkEvents(env, validation.events, eventIndex)
+    if (checked.kind === 'refused') throw new SluiceError('EVENT_SCHEMA_VIOLATION', checked.message)
     const perSecond = env.maxEventsPerSecond ?? config.maxEventsPerSecond
     const waitMs = perSecond > 0 ? limiter.take(env.name, perSecond, validation.events.length) : 0
     if (waitMs > 0) {
@@ -119,6 +125,7 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       receivedAt,
       source: keyId ? { kind: 'api', keyId } : { kind: 'api' },
     })
+    if (checked.violations) withViolations(records, checked.violations)
     try {
       await deps.outputs.incoming.publish(records)
     } catch (err) {
@@ -198,6 +205,8 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
     app.post('/e', handler)
   }
 }
+
+const eventIndex = (i: number) => `events[${i}]`
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   const v = Array.isArray(value) ? value[0] : value

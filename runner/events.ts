@@ -4,6 +4,7 @@ import {
   RESERVED_PREFIX,
   toEventRecords,
   validateEventBody,
+  type EventInput,
   type EventLimits,
   type EventRecord,
 } from '../core/event.ts'
@@ -12,6 +13,10 @@ import type { FunctionEvent } from '../client/function.ts'
 import { NonRetriableError } from '../client/errors.ts'
 import type { RunDoc } from '../core/run-doc.ts'
 import { sentEventIds, type RunRecord } from '../core/run-record.ts'
+import { withViolations, type SchemaOutcome } from '../control/schema-check.ts'
+
+/** The environment's schema modes applied to events a step sends (control/schema-check.ts). */
+export type CheckSent = (env: string, events: readonly EventInput[], where: (i: number) => string) => SchemaOutcome
 
 export type SendLimits = Pick<EventLimits, 'maxEvents' | 'maxJsonDepth' | 'maxNameLength' | 'maxIdLength'>
 
@@ -36,18 +41,24 @@ export function sentEvents(
   events: SendEvent[],
   limits: SendLimits,
   nowMs: number,
+  check?: CheckSent,
 ): EventRecord[] {
   const where = `step.sendEvent("${stepId}")`
   // The Event API's own checks, so a sent event is valid exactly when a posted one would be.
   const validation = validateEventBody(events, limits)
   if (!validation.ok) throw new NonRetriableError(`${where}: ${validation.message}`)
+  // The same check and message as the Event API's, so a blocked send fails its step at once.
+  const checked = check?.(record.env, validation.events, (i) => `events[${i}]`)
+  if (checked?.kind === 'refused') throw new NonRetriableError(`${where}: ${checked.message}`)
   const internalIds = sentEventIds(record.runId, stepId, events.length)
-  return toEventRecords(validation.events, {
+  const records = toEventRecords(validation.events, {
     internalIds,
     env: record.env,
     receivedAt: nowMs,
     source: { kind: 'function', functionId: record.functionId, runId: record.runId, stepId },
   })
+  if (checked?.violations) withViolations(records, checked.violations)
+  return records
 }
 
 /** The notice of a finally failed run; none for runs of a failure handler, so failures cannot loop. */

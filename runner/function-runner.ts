@@ -14,7 +14,7 @@ import { decide, type Outcome } from './outcome.ts'
 import { cancelled } from './cancel.ts'
 import { resolveDue, resolveSignal, type Resolution } from './waits.ts'
 import type { RunMark, RunnerState, StateUpdate } from './state.ts'
-import { functionEvent, sentEvents, type SendLimits } from './events.ts'
+import { functionEvent, sentEvents, type CheckSent, type SendLimits } from './events.ts'
 import { countRunEnd, functionLabel, stepDuration } from './metrics.ts'
 import { createApplier, type RunnerOutputs } from './apply.ts'
 import { createTimers } from './timers.ts'
@@ -34,6 +34,8 @@ export interface FunctionRunnerDeps {
   pauseOf(): PauseDoc | undefined
   /** Opens the state of one input partition (the same object may serve several). */
   openState(partition: number): Promise<RunnerState>
+  /** The environment's schema modes for step.sendEvent; none checks nothing. */
+  checkSent?: CheckSent
   log: Logger
 }
 
@@ -231,7 +233,7 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
       steps: record.steps,
       logger: log.child({ runId: record.runId }),
       sendEvents: async (stepId, events) => {
-        const sent = sentEvents(record, stepId, events, config.eventLimits, Date.now())
+        const sent = sentEvents(record, stepId, events, config.eventLimits, Date.now(), deps.checkSent)
         await outputs.incoming.publish(sent)
         return sent.map((e) => e.internalId)
       },

@@ -15,7 +15,7 @@ import type { PauseDoc } from '../control/types.ts'
 import type { WaitsOutput } from '../router/waits-types.ts'
 import { createFunctionRunner } from './function-runner.ts'
 import type { RunnerState } from './state.ts'
-import type { SendLimits } from './events.ts'
+import type { CheckSent, SendLimits } from './events.ts'
 import { FUNCTION_BACKOFF } from './outcome.ts'
 import { loadFunctionsFile, watchFunctionsFile } from './functions-file.ts'
 
@@ -27,6 +27,8 @@ export interface RunnerDeps {
   openState(fn: FunctionRef, partition: number): Promise<RunnerState>
   /** A function's pause (control plane), if it was ever paused. */
   pauseOf(env: string, key: string): PauseDoc | undefined
+  /** The environment's schema modes for step.sendEvent. */
+  checkSent?: CheckSent
   log: Logger
 }
 
@@ -100,6 +102,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
           isServed: (env, key) => deps.registry.list(env).some((f) => f.key === key),
           pauseOf: () => deps.pauseOf(fn.env, fn.key),
           openState: (partition) => deps.openState(fn, partition),
+          checkSent: deps.checkSent,
           log: log.child({ fn: fn.key, env: fn.env }),
         },
         {

@@ -18,12 +18,14 @@ export interface EventRow {
   source_kind: string
   source: string
   duplicate_of: string | null
+  schema_violations: string[]
 }
 
-const COLUMNS = 'internal_id, id, name, env, ts, received_at, data, source_kind, source, duplicate_of'
+const COLUMNS =
+  'internal_id, id, name, env, ts, received_at, data, source_kind, source, duplicate_of, schema_violations'
 
 export function eventToRow(event: StoredEvent): EventRow {
-  const { internalId, id, name, env, ts, receivedAt, data, source, duplicateOf, ...unmapped } = event
+  const { internalId, id, name, env, ts, receivedAt, data, source, duplicateOf, schemaViolations, ...unmapped } = event
   // Compile-time guard: a field added to StoredEvent fails here instead of being dropped silently.
   const nothingLeft: Record<string, never> = unmapped
   void nothingLeft
@@ -38,6 +40,7 @@ export function eventToRow(event: StoredEvent): EventRow {
     source_kind: source.kind,
     source: JSON.stringify(source),
     duplicate_of: duplicateOf ?? null,
+    schema_violations: schemaViolations ?? [],
   }
 }
 
@@ -53,6 +56,7 @@ function rowToEvent(row: EventRow): StoredEvent {
     data: JSON.parse(row.data) as Record<string, unknown>,
     source: JSON.parse(row.source) as EventSource,
     ...(row.duplicate_of !== null && { duplicateOf: row.duplicate_of }),
+    ...(row.schema_violations?.length > 0 && { schemaViolations: row.schema_violations }),
   }
 }
 

@@ -59,6 +59,10 @@ export function schemaStatements(database: string): string[] {
 PARTITION BY toYYYYMM(received_time)
 ORDER BY (env, name, internal_id)`,
 
+    // warn mode's schema violations (docs/schemas.md), for analysts to filter on: `notEmpty(schema_violations)`.
+    // Added after the table, like runs.event_ids: 18.16 has no ADD COLUMN IF NOT EXISTS.
+    `ALTER TABLE ${t.events} ADD COLUMN schema_violations Array(String) DEFAULT []`,
+
     // Point lookups by internal ID or dedup ID: two rows per event (key = internal_id, key = id)
     // giving the events table's full sorting key, so the lookup reads a few granules there.
     // Partitioned like events, so that retention drops the same months from both; by an

@@ -112,6 +112,9 @@ const CASES: Record<string, [string, string, unknown, string]> = {
     undefined,
     'query.to: must be an integer (milliseconds) or an ISO 8601 time',
   ],
+  'GET /v1/schemas': ['GET', '/v1/schemas?env=a&env=b', undefined, 'query.env: must be string'],
+  'GET /v1/schemas/{name}': ['GET', '/v1/schemas/x?env=a&env=b', undefined, 'query.env: must be string'],
+  'PUT /v1/schemas/{name}': ['PUT', '/v1/schemas/x', { schema: [] }, 'body.schema: must be object'],
   'POST /v1/insights/query': [
     'POST',
     '/v1/insights/query',

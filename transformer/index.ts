@@ -17,6 +17,7 @@ import { sleep } from '../core/retry.ts'
 import { fingerprint } from '../core/fingerprint.ts'
 import { headerOf, rawBodyText, type RawWebhookRequest } from '../core/raw-request.ts'
 import type { Envs } from '../control/envs.ts'
+import { withViolations, type CheckEvents } from '../control/schema-check.ts'
 import { BRANCH_GROUP, type WebhookDoc } from '../control/types.ts'
 import type { Webhooks } from '../control/webhooks.ts'
 import type { RequestError, WebhookRequestRecord, WebhookRequestStore } from '../store/requests-types.ts'
@@ -37,6 +38,8 @@ export interface TransformerDeps {
   sandboxes: { shared: Sandbox; slow: Sandbox }
   requests: WebhookRequestStore
   outputs: { incoming: Output<EventRecord>; slow: Output<RawWebhookRequest> }
+  /** The environment's schema modes; a blocked event fails its request (kept, replayable). */
+  checkEvents?: CheckEvents
   log: Logger
 }
 
@@ -132,8 +135,15 @@ function createLaneHandler(deps: TransformerDeps, config: TransformerConfig, bre
       case 'ok': {
         const env = routeEnv(webhook, raw)
         if (env === undefined) return { kind: 'unrouted', events: result.events }
+        const envDoc = deps.envs.get(env)
+        const where = (i: number) => (result.events.length === 1 ? 'event' : `events[${i}]`)
+        const checked = envDoc && deps.checkEvents ? deps.checkEvents(envDoc, result.events, where) : undefined
+        if (checked?.kind === 'refused')
+          return { kind: 'deadLetter', error: { code: 'EVENT_SCHEMA_VIOLATION', message: checked.message } }
         const deliveryId = deliveryIdOf(webhook, raw, config.maxIdLength)
-        return { kind: 'ok', env, events: toRecords(raw, env, result.events, deliveryId) }
+        const records = toRecords(raw, env, result.events, deliveryId)
+        if (checked?.violations) withViolations(records, checked.violations)
+        return { kind: 'ok', env, events: records }
       }
       default: {
         const never: never = result

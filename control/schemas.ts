@@ -1,0 +1,147 @@
+// Event schemas: a JSON Schema for `data` per event name and environment, versioned, each new
+// version checked against the previous one (control/schema-compat.ts). Kept in the control store,
+// so every node holds them in memory and learns a new version as it learns any control write.
+// A branch environment uses its own schema of a name, else its group's (env BRANCH_GROUP).
+import type { ValidateFunction } from 'ajv/dist/2020.js'
+import { SluiceError } from '../core/errors.ts'
+import type { Envs } from './envs.ts'
+import { compileSchema, MAX_SCHEMA_BYTES } from './schema-compile.ts'
+import { checkCompatible } from './schema-compat.ts'
+import type { EventSchemaRegistry } from './schemas-registry.ts'
+import { BRANCH_GROUP, type ControlStore, type EnvDoc, type SchemaDoc, type SchemaVersion } from './types.ts'
+
+export interface SchemaLimits {
+  maxNameLength: number
+}
+
+/** The latest version of a name's schema as it applies to an environment, compiled. */
+export interface ActiveSchema {
+  env: string
+  version: number
+  validate: ValidateFunction
+}
+
+const docId = (env: string, name: string) => `${env}:${name}`
+
+/** How long a node answers from its lookup cache before it looks at the control store again. */
+export const SCHEMA_REFRESH_MS = 250
+/** Distinct names remembered per environment (hostile names could grow the cache without end). */
+const MAX_CACHED_NAMES = 10_000
+
+interface Lookup {
+  active: ActiveSchema | undefined
+  checkedAt: number
+}
+
+/**
+ * `registry` (distributed mode, when a schema registry is configured): each version is registered
+ * there first and its compatibility checker decides; the control store then carries the version to
+ * every node. Without one, control/schema-compat.ts decides.
+ */
+export function createSchemas(
+  control: ControlStore,
+  envs: Pick<Envs, 'get'>,
+  limits: SchemaLimits,
+  registry?: EventSchemaRegistry,
+) {
+  // One compiled validator per stored version, compiled on first use; a new version replaces it.
+  const compiled = new Map<string, ActiveSchema>()
+  // The hot path's lookup by environment, then name, with no key built per event: building and
+  // hashing `<env>:<name>` cost more than validating the event. Refreshed every SCHEMA_REFRESH_MS.
+  const lookups = new Map<string, Map<string, Lookup>>()
+
+  function get(env: string, name: string): SchemaDoc | undefined {
+    return control.get('schema', docId(env, name))
+  }
+
+  function compiledLatest(doc: SchemaDoc): ActiveSchema {
+    const id = docId(doc.env, doc.name)
+    const latest = doc.versions[doc.versions.length - 1]
+    const cached = compiled.get(id)
+    if (cached?.version === latest.version) return cached
+    const result = compileSchema(latest.schema)
+    // Stored versions compiled when pushed: a failure here is a bug, not bad input.
+    if (!result.ok) throw new Error(`stored schema ${id} v${latest.version} does not compile: ${result.message}`)
+    const active = { env: doc.env, version: latest.version, validate: result.validate }
+    compiled.set(id, active)
+    return active
+  }
+
+  return {
+    get,
+    /**
+     * The schema of `name` in `env`: its own, or for a branch environment its group's. A version
+     * pushed on another node applies here within SCHEMA_REFRESH_MS of reaching the control store.
+     */
+    active(env: EnvDoc, name: string, nowMs: number): ActiveSchema | undefined {
+      let byName = lookups.get(env.name)
+      if (byName === undefined) {
+        byName = new Map()
+        lookups.set(env.name, byName)
+      }
+      const hit = byName.get(name)
+      if (hit !== undefined && nowMs - hit.checkedAt < SCHEMA_REFRESH_MS) return hit.active
+      const doc = get(env.name, name) ?? (env.kind === 'branch' ? get(BRANCH_GROUP, name) : undefined)
+      const active = doc && compiledLatest(doc)
+      if (hit !== undefined) {
+        hit.active = active
+        hit.checkedAt = nowMs
+      } else {
+        if (byName.size >= MAX_CACHED_NAMES) byName.clear()
+        byName.set(name, { active, checkedAt: nowMs })
+      }
+      return active
+    },
+    list(env?: string): SchemaDoc[] {
+      const all = control.list('schema')
+      const listed = env === undefined ? all : all.filter((doc) => doc.env === env)
+      return listed.sort((a, b) => a.env.localeCompare(b.env) || a.name.localeCompare(b.name))
+    },
+    /** Stores a new version (or answers the latest when it is the same schema); refuses changing nothing. */
+    async push(env: string, name: string, schema: unknown): Promise<{ doc: SchemaDoc; version: SchemaVersion }> {
+      if (env !== BRANCH_GROUP && envs.get(env) === undefined)
+        throw new SluiceError('ENV_NOT_FOUND', `env: no environment named "${env}" (nor the group "${BRANCH_GROUP}")`)
+      if (name.length === 0 || name.length > limits.maxNameLength || !name.isWellFormed())
+        throw new SluiceError('REQUEST_INVALID', `name: must be 1-${limits.maxNameLength} characters of Unicode`)
+      const bytes = Buffer.byteLength(JSON.stringify(schema))
+      if (bytes > MAX_SCHEMA_BYTES)
+        throw new SluiceError('SCHEMA_INVALID', `schema: ${bytes} bytes, the limit is ${MAX_SCHEMA_BYTES}`)
+      const result = compileSchema(schema)
+      if (!result.ok) throw new SluiceError('SCHEMA_INVALID', `schema${result.pointer}: ${result.message}`)
+      const doc = get(env, name)
+      const latest = doc?.versions[doc.versions.length - 1]
+      if (latest && JSON.stringify(latest.schema) === JSON.stringify(schema)) return { doc: doc!, version: latest }
+      let number = (latest?.version ?? 0) + 1
+      if (registry) {
+        const registered = await registry.register(env, name, schema as object)
+        if (!registered.ok) {
+          const against = latest ? ` (against version ${latest.version})` : ''
+          throw new SluiceError(
+            registered.code,
+            `schema: the schema registry refused it: ${registered.message}${against}`,
+          )
+        }
+        number = registered.version
+      } else if (latest) {
+        const compatible = checkCompatible(latest.schema, schema as Record<string, unknown>)
+        if (!compatible.ok) {
+          throw new SluiceError(
+            'SCHEMA_BREAKING_CHANGE',
+            `schema${compatible.pointer}: ${compatible.message} (against version ${latest.version})`,
+          )
+        }
+      }
+      const version: SchemaVersion = {
+        version: number,
+        schema: schema as Record<string, unknown>,
+        createdAt: Date.now(),
+      }
+      const updated: SchemaDoc = { env, name, versions: [...(doc?.versions ?? []), version] }
+      await control.put('schema', docId(env, name), updated)
+      lookups.clear() // this node applies its own push at once
+      return { doc: updated, version }
+    },
+  }
+}
+
+export type Schemas = ReturnType<typeof createSchemas>
