@@ -16,16 +16,21 @@ export interface SluiceProcess {
   logged(pattern: RegExp, timeoutMs?: number): Promise<number>
 }
 
-export function spawnSluice(args: string[], env: NodeJS.ProcessEnv): SluiceProcess {
+/** `wrapper`: a command that runs sluice's (strace …), whose exit is then the one timed. */
+export function spawnSluice(args: string[], env: NodeJS.ProcessEnv, wrapper: string[] = []): SluiceProcess {
   const started = Date.now()
-  const child = spawn(
+  const [command, ...rest] = [
+    ...wrapper,
     process.execPath,
-    ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args],
-    {
-      env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
+    '--no-node-snapshot',
+    '--conditions=sluice-source',
+    join(ROOT, 'bin/sluice.js'),
+    ...args,
+  ]
+  const child = spawn(command, rest, {
+    env: { ...process.env, SLUICE_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   const waiters = new Set<() => void>()
   const onData = (chunk: Buffer) => {
