@@ -18,7 +18,7 @@ export interface Syscall {
   exit: number
 }
 
-const LINE = /^(\d+) +[\d:.]+ (.*)$/
+const LINE = /^(\d+) +(?:[\d:.]+ )?(.*)$/
 const CALL = /^(\w+)\((.*)$/
 const RESUMED = /^<\.\.\. (\w+) resumed>(.*)$/
 const UNFINISHED = ' <unfinished ...>'
