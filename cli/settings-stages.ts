@@ -162,7 +162,7 @@ export const STAGE_SETTINGS = {
   durability: choice(['always', 'off'], {
     env: 'SLUICE_DURABILITY',
     default: 'always',
-    doc: 'Embedded: always answers once writes are fdatasynced to the disk; off once in the OS (dev data only).',
+    doc: 'Embedded: always answers once writes are fdatasynced to the disk; off once in the page cache (dev data).',
   }),
   rocksdbWriteBufferMb: int({
     env: 'SLUICE_ROCKSDB_WRITE_BUFFER_MB',
