@@ -49,9 +49,9 @@ async function startProcess(command: string, args: string[], env: NodeJS.Process
  * `sluice dev` on `dataDir` by `npm start`'s script (scripts/start.sh: its node flags and allocator,
  * jemalloc when installed, as the image runs it). It execs node, so the child's pid is the server's.
  */
-export function startSluice(dataDir: string): Promise<Child> {
+export function startSluice(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Child> {
   const args = ['scripts/start.sh', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn']
-  return startProcess('bash', args, { SLUICE_LOG_LEVEL: 'warn' })
+  return startProcess('bash', args, { SLUICE_LOG_LEVEL: 'warn', ...env })
 }
 
 /** The malloc a process runs on: jemalloc when scripts/start.sh found it and preloaded it. */

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { type TOptional, type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { SluiceError } from '../core/errors.ts'
-import type { RocksMemory } from '../core/rocks.ts'
+import type { RocksOptions } from '../core/rocks.ts'
 import { DEFAULTS, SETTINGS, type SettingName, secretFileLabel, settingLabel, settingOf } from './settings.ts'
 
 type Settings = typeof SETTINGS
@@ -97,12 +97,18 @@ export function runnerConfig(config: Config): Config {
   return config.kafkaBrokers.length > 0 ? Object.freeze({ ...config, roles: ['runner' as const] }) : config
 }
 
-/** RocksDB's memory and open-file bounds (core/rocks.ts) from the config (or DEFAULTS, in tests and benches). */
-type RocksSettings = Pick<Config, 'rocksdbWriteBufferMb' | 'rocksdbWriteBuffers' | 'rocksdbMaxOpenFiles'>
-export const rocksMemoryOf = (config: RocksSettings): RocksMemory => ({
+/** RocksDB's memory and open-file bounds and durability (core/rocks.ts) from the config (or DEFAULTS in tests). */
+type RocksSettings = Pick<
+  Config,
+  'rocksdbWriteBufferMb' | 'rocksdbWriteBuffers' | 'rocksdbMaxOpenFiles' | 'durability' | 'kafkaBrokers'
+>
+export const rocksOptionsOf = (config: RocksSettings): RocksOptions => ({
   writeBufferMb: config.rocksdbWriteBufferMb,
   writeBuffers: config.rocksdbWriteBuffers,
   maxOpenFiles: config.rocksdbMaxOpenFiles,
+  // Distributed: Kafka (acks=all) holds what was acknowledged, and each partition's state is rebuilt
+  // from its changelog at every assignment, so a sync of the local RocksDB would buy nothing.
+  durability: config.kafkaBrokers.length > 0 ? 'off' : config.durability,
 })
 
 /** Where the CLI's control commands find the server. */

@@ -16,7 +16,7 @@ import { createRocksRunnerState } from '../runner/rocksdb.ts'
 import { createRocksWaitStore } from '../router/waits-rocksdb.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Running } from './compose.ts'
-import { type Config, rocksMemoryOf } from './config.ts'
+import { type Config, rocksOptionsOf } from './config.ts'
 import { plainEventPath, type EventPath } from './event-path.ts'
 import type { RoutePlugin } from '../api/http.ts'
 
@@ -33,7 +33,7 @@ export async function startEmbedded(
   options: { functions?: SluiceFunction[]; httpPlugins?: RoutePlugin[]; rocks?: Rocks } = {},
 ): Promise<Running> {
   await mkdir(config.dataDir, { recursive: true })
-  const rocks = options.rocks ?? (await openRocks(join(config.dataDir, 'db'), rocksMemoryOf(config), log))
+  const rocks = options.rocks ?? (await openRocks(join(config.dataDir, 'db'), rocksOptionsOf(config), log))
   const bus = createLocalBus(rocks, log.child({ component: 'bus' }), {
     maxBatchRecords: config.localLogBatchRecords,
     retentionCheckMs: config.localLogRetentionCheckMs,

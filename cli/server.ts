@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { openRocks } from '../core/rocks.ts'
 import type { SluiceFunction } from '../client/function.ts'
-import { type Config, rocksMemoryOf } from './config.ts'
+import { type Config, rocksOptionsOf } from './config.ts'
 import type { Running } from './embedded.ts'
 import { checkPortFree } from '../api/ops-server.ts'
 
@@ -23,7 +23,7 @@ export async function startSluice(
   if (!httpRole || config.mode !== 'dev')
     await checkPortFree(config.host, config.opsPort, 'opsPort (--ops-port / SLUICE_OPS_PORT)')
   await mkdir(config.dataDir, { recursive: true })
-  const rocks = await openRocks(join(config.dataDir, 'db'), rocksMemoryOf(config), log)
+  const rocks = await openRocks(join(config.dataDir, 'db'), rocksOptionsOf(config), log)
   if (distributed) {
     const { startDistributed } = await import('./distributed.ts')
     return startDistributed(config, log, { ...options, rocks })

@@ -1,6 +1,6 @@
 // Settings of the stages: partitions, dedup, the transform sandboxes, batch sizes, the local log and RocksDB.
 // Batch sizes trade latency for throughput; the defaults are what the benchmarks under bench/ ran with.
-import { bool, int } from './setting-kinds.ts'
+import { bool, choice, int } from './setting-kinds.ts'
 
 const MINUTE_MS = 60_000
 const DAY_MS = 24 * 60 * MINUTE_MS
@@ -164,6 +164,12 @@ export const STAGE_SETTINGS = {
     env: 'SLUICE_LOCAL_LOG_SHARE_VALUES',
     default: true,
     doc: "Embedded: stages share the Event API's parsed events instead of decoding the records.",
+  }),
+  // Distributed mode never syncs: its RocksDB holds state rebuilt from Kafka's changelogs (config.ts).
+  durability: choice(['always', 'off'], {
+    env: 'SLUICE_DURABILITY',
+    default: 'always',
+    doc: 'Embedded: always answers once writes are fdatasynced to the disk; off once in the page cache (dev data).',
   }),
   rocksdbWriteBufferMb: int({
     env: 'SLUICE_ROCKSDB_WRITE_BUFFER_MB',

@@ -10,6 +10,7 @@ import type { Logger } from 'pino'
 import { FAMILIES, KEY_SPACES, type FamilyName, type KeySpace } from './keyspaces.ts'
 import { DATA_FORMAT, checkDataFormat } from './data-format.ts'
 import { gauge } from './metrics.ts'
+import { createWalSync, type Durability, type WalFile, type WalSync } from './wal-sync.ts'
 
 export type WriteOp =
   | { type: 'put'; key: string; value: Buffer | string }
@@ -30,7 +31,7 @@ export interface ScanRange {
 export interface Rocks {
   get(key: string): Promise<Buffer | null>
   getMany(keys: string[]): Promise<Array<Buffer | null>>
-  /** Atomic; resolves once the batch is in the write-ahead log. */
+  /** Atomic; resolves once the batch is in the write-ahead log, on stable storage with durability `always`. */
   write(ops: WriteOp[]): Promise<void>
   scan(range: ScanRange): AsyncIterable<{ key: string; value: Buffer }>
   close(): Promise<void>
@@ -112,6 +113,7 @@ interface NativeDb {
   write(opts?: { capacity?: number; autoDestroy?: boolean }): NativeBatch
   iterator(range: ScanRange & { capacity?: number }): AsyncIterable<{ key: Buffer; value: Buffer }>
   getProperty(name: string): Promise<string | number>
+  currentWalFile(): Promise<WalFile>
   close(): Promise<void>
 }
 
@@ -127,22 +129,27 @@ export interface RocksMemory {
   maxOpenFiles: number
 }
 
+/** With what a write resolves (core/wal-sync.ts). Required: the config (cli/config.ts) holds the one default. */
+export interface RocksOptions extends RocksMemory {
+  durability: Durability
+}
+
 type FamilyOptions = { writeBufferShare: number; bloomFilter: boolean; blockCache: boolean }
 
 /** Refuses a data dir of another data format (core/data-format.ts), and one in use by another process. */
-export async function openRocks(path: string, memory: RocksMemory, log?: Pick<Logger, 'info'>): Promise<Rocks> {
+export async function openRocks(path: string, settings: RocksOptions, log?: Pick<Logger, 'info'>): Promise<Rocks> {
   const Native = RocksDB as unknown as new (path: string, opts?: object) => NativeDb
   const { constants, ColumnFamily } = RocksDB as unknown as {
     constants: { pinningTier: Record<'NONE', number> }
     ColumnFamily: new (name: string, opts: object) => object
   }
   const options = ({ writeBufferShare, bloomFilter, blockCache }: FamilyOptions) => ({
-    writeBufferSize: Math.max(1, Math.round(memory.writeBufferMb * writeBufferShare)) * 1024 * 1024,
+    writeBufferSize: Math.max(1, Math.round(settings.writeBufferMb * writeBufferShare)) * 1024 * 1024,
     // Without a filter, an open file's table reader holds its index block, bounded by maxOpenFiles;
     // in the block cache every new file's index would go in, read or not.
     ...(!bloomFilter && { filterPolicy: null, tableBlockSize: 64 * 1024, tableCacheIndexAndFilterBlocks: false }),
     ...(!blockCache && { blockCache: false, tableCacheIndexAndFilterBlocks: false }),
-    maxWriteBufferNumber: memory.writeBuffers,
+    maxWriteBufferNumber: settings.writeBuffers,
     // The binding pins index and filter blocks in the cache, which then grows past its size with every file.
     topLevelIndexPinningTier: constants.pinningTier.NONE,
     partitionPinningTier: constants.pinningTier.NONE,
@@ -150,7 +157,7 @@ export async function openRocks(path: string, memory: RocksMemory, log?: Pick<Lo
   })
   const db = new Native(path, {
     ...options({ writeBufferShare: 1, bloomFilter: true, blockCache: true }),
-    maxOpenFiles: memory.maxOpenFiles,
+    maxOpenFiles: settings.maxOpenFiles,
   })
   const families = new Map<FamilyName, NativeDb>()
   for (const [name, family] of Object.entries(FAMILIES) as Array<[FamilyName, FamilyOptions]>)
@@ -167,6 +174,7 @@ export async function openRocks(path: string, memory: RocksMemory, log?: Pick<Lo
       )
     throw err
   }
+  let walSync: WalSync | null = null
   /** By a key's first character (a family's space has a one-letter prefix); else the default family. */
   const byFirst: Array<NativeDb | undefined> = []
   for (const { prefix, family } of Object.values(KEY_SPACES) as KeySpace[])
@@ -176,6 +184,7 @@ export async function openRocks(path: string, memory: RocksMemory, log?: Pick<Lo
   const all = new Map<string, NativeDb>([['default', db], ...families])
   const close = async () => {
     open.delete(all)
+    await walSync?.close()
     for (const family of families.values()) await family.close()
     await db.close()
   }
@@ -207,6 +216,7 @@ export async function openRocks(path: string, memory: RocksMemory, log?: Pick<Lo
         inFamily(batch, at(op.type === 'delRange' ? op.start : op.key))
       }
       await batch.flush()
+      await walSync?.sync()
     },
     async *scan(range) {
       const { batch, ...bounds } = range
@@ -218,6 +228,7 @@ export async function openRocks(path: string, memory: RocksMemory, log?: Pick<Lo
     close,
   }
   try {
+    if (settings.durability === 'always') walSync = await createWalSync(() => db.currentWalFile(), path)
     const format = await checkDataFormat(path, {
       get: (key) => rocks.get(key),
       put: (key, value) => rocks.write([{ type: 'put', key, value }]),

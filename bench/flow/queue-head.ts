@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { report } from '../lib.ts'
 import { round } from '../wrk.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createRocksRunnerState } from '../../runner/rocksdb.ts'
 import type { RunRecord } from '../../core/run-record.ts'
@@ -36,7 +36,7 @@ const record = (key: string, i: number): RunRecord =>
 
 async function runCase(passed: number) {
   const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-queue-head-'))
-  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+  const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
   try {
     const state = createRocksRunnerState(rocks, 'bench')
     const none = { marks: [], parked: [], unparked: [] }

@@ -17,7 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { loadConfig, rocksMemoryOf } from '../../cli/config.ts'
+import { loadConfig, rocksOptionsOf } from '../../cli/config.ts'
 import { startEmbedded } from '../../cli/embedded.ts'
 import { createLogger } from '../../cli/log.ts'
 import { registry } from '../../core/metrics.ts'
@@ -102,7 +102,7 @@ process.stdout.write(
 async function tally(): Promise<{ events: number; writes: number; spaces: Map<string, Space> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-floor-'))
   const config = loadConfig('dev', { port: '0', host: '127.0.0.1', dataDir, logLevel: 'warn' }, {})
-  const rocks = await openRocks(join(dataDir, 'db'), rocksMemoryOf(config))
+  const rocks = await openRocks(join(dataDir, 'db'), rocksOptionsOf(config))
   const spaces = new Map<string, Space>()
   let counting = false
   let writes = 0
@@ -153,7 +153,7 @@ async function replay(
 ): Promise<{ eventsPerSec: number; cpuPerEventUs: number }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-floor-'))
   const config = loadConfig('dev', { dataDir }, {})
-  const rocks = await openRocks(join(dataDir, 'db'), rocksMemoryOf(config))
+  const rocks = await openRocks(join(dataDir, 'db'), rocksOptionsOf(config))
   const perWrite = Math.max(1, Math.round(events / writes))
   const kept = [...spaces].filter(([space]) => keep(space))
   // Fractions of an op per write carry over, so each space gets its share over the run.

@@ -3,7 +3,9 @@
 // generator's. Per case: req/s, events/s, p50/p99, the server's CPU time (utime + stime from
 // /proc/<pid>/stat) per request and per event, idle and peak RSS, and for Sluice the time the whole
 // pipeline (dedup, store sink, router) takes to catch up after the load stops, then the time until
-// RocksDB's flushes and compactions are done; the CPU of both is counted too.
+// RocksDB's flushes and compactions are done; the CPU of both is counted too. Each Sluice case runs
+// twice, with durability `off` and `always` (SLUICE_DURABILITY: the WAL fdatasynced before each
+// answer), one after the other on fresh servers: `alwaysVsOff` is what the sync costs.
 // Rates and CPU per event count only accepted (2xx) requests: under backpressure the server holds
 // requests back and may refuse some (503 PIPELINE_BEHIND), shown as `refused`.
 // Usage: node --conditions=sluice-source bench/ingest/run.ts [seconds]
@@ -40,33 +42,47 @@ const results: Record<
   string,
   { requestsPerSec: number; eventsPerSec: number; cpuPerReqUs: number; cpuPerEventUs: number; peakRssMb: number }
 > = {}
-for (const c of CASES) {
-  // A fresh server per case, so each peak RSS is that case's own.
-  const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'))
-  const sluice = await startSluice(dataDir)
-  const pid = sluice.child.pid!
-  allocator = allocatorOf(pid)
-  await sleep(500)
-  const idle = rssMb(pid)
-  await wrk(`${sluice.url}/e/k`, c.body, c.connections, WARM_UP_S)
-  await drained(sluice)
-  const cpuBefore = cpuMicros(pid)
-  const run = await wrk(`${sluice.url}/e/k`, c.body, c.connections, seconds)
-  const drainMs = await drained(sluice)
-  const rocksdbMs = await rocksdbIdle(() => jobsRunning(sluice))
-  const cpuPerReq = (cpuMicros(pid) - cpuBefore) / accepted(run)
-  const peak = peakRssMb(pid)
-  rows.push(row(`sluice, ${c.case}`, run, c.events, cpuPerReq, idle, peak, drainMs, rocksdbMs))
-  results[c.case] = {
-    requestsPerSec: acceptedPerSec(run),
-    eventsPerSec: acceptedPerSec(run) * c.events,
-    cpuPerReqUs: round(cpuPerReq),
-    cpuPerEventUs: round(cpuPerReq / c.events, 2),
-    peakRssMb: peak,
+const DURABILITIES = ['off', 'always'] as const
+const p99Off: Record<string, number> = {}
+const eventsOff: Record<string, number> = {}
+const alwaysVsOff: Record<string, { eventsPerSec: number; p99: number }> = {}
+for (const c of CASES)
+  for (const durability of DURABILITIES) {
+    // A fresh server per case, so each peak RSS is that case's own.
+    const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'))
+    const sluice = await startSluice(dataDir, { SLUICE_DURABILITY: durability })
+    const pid = sluice.child.pid!
+    allocator = allocatorOf(pid)
+    await sleep(500)
+    const idle = rssMb(pid)
+    await wrk(`${sluice.url}/e/k`, c.body, c.connections, WARM_UP_S)
+    await drained(sluice)
+    const cpuBefore = cpuMicros(pid)
+    const run = await wrk(`${sluice.url}/e/k`, c.body, c.connections, seconds)
+    const drainMs = await drained(sluice)
+    const rocksdbMs = await rocksdbIdle(() => jobsRunning(sluice))
+    const cpuPerReq = (cpuMicros(pid) - cpuBefore) / accepted(run)
+    const peak = peakRssMb(pid)
+    await sluice.stop()
+    await rm(dataDir, { recursive: true, force: true })
+    rows.push(row(`sluice, ${c.case}, ${durability}`, run, c.events, cpuPerReq, idle, peak, drainMs, rocksdbMs))
+    if (durability === 'off') {
+      p99Off[c.case] = run.p99Ms
+      eventsOff[c.case] = acceptedPerSec(run) * c.events
+      continue
+    }
+    alwaysVsOff[c.case] = {
+      eventsPerSec: round((acceptedPerSec(run) * c.events) / eventsOff[c.case], 3),
+      p99: round(run.p99Ms / p99Off[c.case], 3),
+    }
+    results[c.case] = {
+      requestsPerSec: acceptedPerSec(run),
+      eventsPerSec: acceptedPerSec(run) * c.events,
+      cpuPerReqUs: round(cpuPerReq),
+      cpuPerEventUs: round(cpuPerReq / c.events, 2),
+      peakRssMb: peak,
+    }
   }
-  await sluice.stop()
-  await rm(dataDir, { recursive: true, force: true })
-}
 
 report('ingest', rows, {
   seconds,
@@ -75,7 +91,9 @@ report('ingest', rows, {
   singleVsEcho: round(results.single.requestsPerSec / acceptedPerSec(echoRun), 2),
   singleCpuVsEcho: round(results.single.cpuPerReqUs / echoCpuPerReq, 2),
   batched500: results['500-event batches'],
+  alwaysVsOff,
   targets: {
+    alwaysVsOff: { eventsPerSec: 0.9, p99: 1.1 },
     singleVsEcho: 0.6,
     singleCpuVsEcho: 1.6,
     batchedEventsPerSec: 250_000,

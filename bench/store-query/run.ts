@@ -10,7 +10,7 @@ import { openRocks, type WriteOp } from '../../core/rocks.ts'
 import { DEFAULT_SCAN_BUDGET, createRocksEventStore } from '../../store/rocksdb.ts'
 import { eventKey } from '../../store/rocksdb-index.ts'
 import type { EventQuery, EventStore } from '../../store/types.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { report } from '../lib.ts'
 
@@ -84,14 +84,14 @@ async function time(store: EventStore, q: EventQuery): Promise<Timing> {
 const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-store-'))
 try {
   // The cost of the indexes: the same events written as the event only, then by the store.
-  const bare = await openRocks(join(dir, 'bare'), rocksMemoryOf(DEFAULTS))
+  const bare = await openRocks(join(dir, 'bare'), rocksOptionsOf(DEFAULTS))
   const sample = Math.min(100_000, EVENTS)
   const bareUs = await insertCpu(sample, (events) =>
     bare.write(events.map((e): WriteOp => ({ type: 'put', key: eventKey(e.internalId), value: JSON.stringify(e) }))),
   )
   await bare.close()
 
-  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+  const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
   const store = createRocksEventStore(rocks)
   const fillStarted = Date.now()
   const indexedUs = await insertCpu(EVENTS, (events) => store.insertEvents(events))

@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { report } from '../lib.ts'
 import { round } from '../wrk.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createRocksWaitStore } from '../../router/waits-rocksdb.ts'
 import { matchKey, type WaitRegistration } from '../../router/waits-types.ts'
@@ -72,7 +72,7 @@ const rows: Array<Record<string, string | number>> = []
 const summary: Record<number, Record<string, number>> = {}
 for (const size of sizes) {
   const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-waits-lookup-'))
-  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+  const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
   try {
     const store = await createRocksWaitStore(rocks, 'all')
     const now = Date.now()

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { allocatorOf, rocksdbIdle, startChild, type Child } from '../lib.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { lastOffset } from '../../bus/local-layout.ts'
 
@@ -187,7 +187,7 @@ export function sumOf(metrics: string, name: string): number {
  * meant), read from the data dir of a stopped server.
  */
 export async function waitKeyRecords(server: Server): Promise<number> {
-  const rocks = await openRocks(join(server.dataDir, 'db'), rocksMemoryOf(DEFAULTS))
+  const rocks = await openRocks(join(server.dataDir, 'db'), rocksOptionsOf(DEFAULTS))
   try {
     return (await lastOffset(rocks, 'sluice.wait-keys', 0)) + 1
   } finally {

@@ -15,7 +15,7 @@ import { peakRssMb, report } from '../lib.ts'
 import { cpuMicros, round, rssMb } from '../wrk.ts'
 import { openRocks } from '../../core/rocks.ts'
 import { KEY_SPACES, keyRange, type KeySpaceName } from '../../core/keyspaces.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { duKib, memoryOf, metricsOf, runsOf, sendAll, settled, startServer, sumOf } from './server.ts'
 
@@ -101,7 +101,7 @@ try {
 
 /** Bytes of keys and values in each key space of a stopped server's RocksDB. */
 async function liveBytesBySpace(dataDir: string): Promise<Record<string, number>> {
-  const rocks = await openRocks(join(dataDir, 'db'), rocksMemoryOf(DEFAULTS))
+  const rocks = await openRocks(join(dataDir, 'db'), rocksOptionsOf(DEFAULTS))
   const bytes: Record<string, number> = {}
   try {
     for (const name of Object.keys(KEY_SPACES) as KeySpaceName[]) {

@@ -2,7 +2,7 @@ import t from 'tap'
 import { join } from 'node:path'
 import pino from 'pino'
 import { openRocks, type Rocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus, ConsumedRecord } from '../../bus/types.ts'
@@ -21,14 +21,14 @@ busSuite(
   'local RocksDB bus',
   async () => {
     const dir = await tempDir()
-    let rocks: Rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+    let rocks: Rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
     let bus: Bus = createLocalBus(rocks, log, config)
     return {
       bus,
       async reopen() {
         await bus.close()
         await rocks.close()
-        rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+        rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
         bus = createLocalBus(rocks, log, config)
         return bus
       },
@@ -48,7 +48,7 @@ busSuite(
 
 async function openLocal(options: Partial<typeof config> & { commitIntervalMs?: number } = {}) {
   const dir = await tempDir()
-  let rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+  let rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
   let bus = createLocalBus(rocks, log, { ...config, ...options })
   return {
     get bus() {
@@ -60,7 +60,7 @@ async function openLocal(options: Partial<typeof config> & { commitIntervalMs?: 
     async reopen() {
       await bus.close()
       await rocks.close()
-      rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+      rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
       bus = createLocalBus(rocks, log, { ...config, ...options })
       return bus
     },
@@ -209,7 +209,7 @@ t.test(
   'local bus: each retention check deletes only what was consumed since the last one, and an idle log writes nothing',
   async (t) => {
     const dir = await tempDir()
-    const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+    const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
     const ranges: string[] = []
     const offset = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
     const spied: Rocks = {

@@ -8,7 +8,7 @@ import pino from 'pino'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus } from '../../bus/types.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createTopicControlStore } from '../../control/topic.ts'
 import type { ControlStore } from '../../control/types.ts'
@@ -39,7 +39,7 @@ const adapters: Array<[string, () => Promise<BusFixture>]> = [
     'local bus',
     async () => {
       const dir = await tempDir()
-      const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+      const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
       const bus = createLocalBus(rocks, log, { maxBatchRecords: 100, retentionCheckMs: 60_000 })
       return {
         bus,

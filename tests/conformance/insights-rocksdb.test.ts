@@ -3,7 +3,7 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { newUlid } from '../../core/ids.ts'
 import { createRocksEventStore } from '../../store/rocksdb.ts'
@@ -15,7 +15,7 @@ import { insightsSuite } from './insights-suite.ts'
 
 async function open(scanBudget?: number) {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+  const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
   return {
     insights: createRocksInsights(rocks, { scanBudget }),
     events: createRocksEventStore(rocks),

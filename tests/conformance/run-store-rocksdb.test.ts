@@ -1,7 +1,7 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createRocksRunStore } from '../../store/runs-rocksdb.ts'
 import { tempDir, removeDir } from '../helpers/server.ts'
@@ -9,7 +9,7 @@ import { runStoreSuite } from './run-store-suite.ts'
 
 runStoreSuite(t, 'RocksDB RunStore', async () => {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+  const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
   return {
     store: createRocksRunStore(rocks),
     close: async () => {

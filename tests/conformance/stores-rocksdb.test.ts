@@ -1,7 +1,7 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createRocksEventStore } from '../../store/rocksdb.ts'
 import { createRocksDedupStore } from '../../dedup/rocksdb.ts'
@@ -13,7 +13,7 @@ import { controlStoreSuite } from './control-store-suite.ts'
 
 async function rocksIn() {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+  const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
   return {
     dir,
     rocks,
@@ -36,13 +36,13 @@ dedupStoreSuite(t, 'RocksDB DedupStore', async (windowMs) => {
 
 controlStoreSuite(t, 'RocksDB ControlStore', async () => {
   const dir = await tempDir()
-  let rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+  let rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
   const store = await createRocksControlStore(rocks)
   return {
     store,
     async reopen() {
       await rocks.close()
-      rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+      rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
       return createRocksControlStore(rocks)
     },
     async close() {

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { join } from 'node:path'
 import RocksDB from 'rocksdb-native'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { DATA_FORMAT } from '../../core/data-format.ts'
 import { FAMILIES, keyPrefix } from '../../core/keyspaces.ts'
@@ -19,7 +19,7 @@ interface RawDb {
   close(): Promise<void>
 }
 const Raw = RocksDB as unknown as new (path: string) => RawDb
-const memory = rocksMemoryOf(DEFAULTS)
+const memory = rocksOptionsOf(DEFAULTS)
 
 /** A closed data dir read or written with the binding itself, in every family. */
 async function raw<T>(path: string, use: (family: (name: string) => RawDb) => Promise<T>): Promise<T> {

@@ -9,7 +9,7 @@ import { createIngest } from '../../ingest/index.ts'
 import type { Output } from '../../bus/output.ts'
 import type { EventRecord } from '../../core/event.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { createRocksControlStore } from '../../control/rocksdb.ts'
 import { createEnvs } from '../../control/envs.ts'
 import { createKeys } from '../../control/keys.ts'
@@ -25,7 +25,7 @@ class SwitchableOutput implements Output<EventRecord> {
 }
 
 const dir = await tempDir()
-const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
 t.teardown(async () => {
   await rocks.close()
   await removeDir(dir)

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import RocksDB from 'rocksdb-native'
 import { FAMILIES, keyPrefix } from '../../core/keyspaces.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { removeDir, tempDir } from '../helpers/server.ts'
 
@@ -33,7 +33,7 @@ t.test('a space with a family is stored in it; one batch spans families; a scan 
   const dir = await tempDir()
   t.teardown(() => removeDir(dir))
   const path = join(dir, 'db')
-  const rocks = await openRocks(path, rocksMemoryOf(DEFAULTS))
+  const rocks = await openRocks(path, rocksOptionsOf(DEFAULTS))
   const event = keyPrefix('events', '01J00000000000000000000000')
   const index = keyPrefix('eventsByName', '0005order01J00000000000000000000000')
   const offset = keyPrefix('logOffsets', 'store\0events\x000')

@@ -32,7 +32,7 @@ t.test('files beyond maxOpenFiles are closed, and read again when needed', async
   const path = join(dir, 'db')
   // 1 MiB memtables: the event store's family flushes a file every ~10 values of 100 KiB. Its keys
   // follow time, so files move down the levels whole and stay many.
-  const rocks = await openRocks(path, { writeBufferMb: 1, writeBuffers: 2, maxOpenFiles: 20 })
+  const rocks = await openRocks(path, { writeBufferMb: 1, writeBuffers: 2, maxOpenFiles: 20, durability: 'off' })
   t.teardown(() => rocks.close())
   const values = new Map<string, Buffer>()
   for (let i = 0; i < 1500; i++) {

@@ -10,7 +10,7 @@ import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus } from '../../bus/types.ts'
 import { openRocks, type Rocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { openChangelogDedupStore } from '../../dedup/changelog.ts'
 import { createRocksDedupStore } from '../../dedup/rocksdb.ts'
@@ -24,7 +24,7 @@ const PARTITIONS = 3
 const NOW = Date.now()
 
 async function rocksIn(dir: string, name: string): Promise<Rocks> {
-  return openRocks(join(dir, name), rocksMemoryOf(DEFAULTS))
+  return openRocks(join(dir, name), rocksOptionsOf(DEFAULTS))
 }
 
 const adapters: Array<[string, (dir: string) => Promise<{ bus: Bus; close(): Promise<void> }>]> = [

@@ -12,7 +12,7 @@ import { asRead, createSource, type Consumed } from '../../bus/source.ts'
 import { jsonCodec } from '../../bus/codec.ts'
 import type { Bus } from '../../bus/types.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import type { EventRecord, StoredEvent } from '../../core/event.ts'
 import { createDedup } from '../../dedup/index.ts'
@@ -34,7 +34,7 @@ const codec = jsonCodec<StoredEvent>()
 
 async function dedupInstance(t: Test, name: string) {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+  const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
   const bus = await createTestKafkaBus(
     { brokers: testServices().kafkaBrokers, clientId: `sluice-dedup-${name}`, sessionTimeoutMs: 6000 },
     log,

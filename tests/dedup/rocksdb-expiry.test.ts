@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import { openRocks, type Rocks, type WriteOp } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createRocksDedupStore } from '../../dedup/rocksdb.ts'
 import { tempDir, removeDir } from '../helpers/server.ts'
@@ -12,7 +12,7 @@ import { tempDir, removeDir } from '../helpers/server.ts'
 /** A RocksDB in a temp dir, closed and removed after the test. */
 async function openTempRocks(t: Test): Promise<Rocks> {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+  const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
   t.teardown(async () => {
     await rocks.close()
     await removeDir(dir)

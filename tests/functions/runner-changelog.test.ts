@@ -10,7 +10,7 @@ import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
 import { createLocalBus } from '../../bus/local.ts'
 import type { Bus } from '../../bus/types.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { newUlids } from '../../core/ids.ts'
 import { openChangelogRunnerState } from '../../runner/changelog.ts'
@@ -35,7 +35,7 @@ const adapters: Array<[string, (dir: string) => Promise<{ bus: Bus; close(): Pro
   [
     'local bus',
     async (dir) => {
-      const rocks = await openRocks(join(dir, 'log'), rocksMemoryOf(DEFAULTS))
+      const rocks = await openRocks(join(dir, 'log'), rocksOptionsOf(DEFAULTS))
       const bus = createLocalBus(rocks, log, { maxBatchRecords: 100, retentionCheckMs: 60_000 })
       return {
         bus,
@@ -85,7 +85,7 @@ for (const [name, openBus] of adapters) {
       const [runA, runB, runC, runD] = newUlids(4)
       const now = Date.now()
 
-      const first = await openRocks(join(dir, 'first'), rocksMemoryOf(DEFAULTS))
+      const first = await openRocks(join(dir, 'first'), rocksOptionsOf(DEFAULTS))
       t.teardown(() => first.close())
       const p1 = await openChangelogRunnerState({
         rocks: first,
@@ -123,7 +123,7 @@ for (const [name, openBus] of adapters) {
       await p1.unpark([retry(runC, 2, now - 1)]) // re-published: must not come back
       await p2.save({ marks: [{ runId: runD, mark: open(9) }], parked: [retry(runD, 10, now + 5_000)], unparked: [] })
 
-      const second = await openRocks(join(dir, 'second'), rocksMemoryOf(DEFAULTS))
+      const second = await openRocks(join(dir, 'second'), rocksOptionsOf(DEFAULTS))
       t.teardown(() => second.close())
       const restored = await openChangelogRunnerState({
         rocks: second,

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import pino from 'pino'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { newUlid } from '../../core/ids.ts'
 import type { EventRecord } from '../../core/event.ts'
@@ -45,7 +45,7 @@ class Refusing<T> extends Captured<T> {
 }
 
 const dir = await tempDir()
-const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
 const log = pino({ level: 'silent' })
 const bus = createLocalBus(rocks, log, { maxBatchRecords: 100, retentionCheckMs: 60_000 })
 t.teardown(async () => {

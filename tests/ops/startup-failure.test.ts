@@ -3,7 +3,7 @@
 import t from 'tap'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { DATA_FORMAT } from '../../core/data-format.ts'
 import { keyPrefix } from '../../core/keyspaces.ts'
@@ -21,7 +21,7 @@ const running = await spawnServer(['start', '--port', '0', '--data-dir', dataDir
 })
 // As a build of another data format would leave it.
 const otherFormatDir = await tempDir()
-const other = await openRocks(join(otherFormatDir, 'db'), rocksMemoryOf(DEFAULTS))
+const other = await openRocks(join(otherFormatDir, 'db'), rocksOptionsOf(DEFAULTS))
 await other.write([{ type: 'put', key: keyPrefix('dataFormat'), value: String(DATA_FORMAT + 1) }])
 await other.close()
 const blocker = createServer()

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { StoredEvent } from '../../core/event.ts'
 import { newIdSeed, seededUlids } from '../../core/ids.ts'
 import { openRocks, type Rocks, type ScanRange, type WriteOp } from '../../core/rocks.ts'
-import { rocksMemoryOf } from '../../cli/config.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createRocksInsights } from '../../store/insights-rocksdb.ts'
 import { createRocksEventStore } from '../../store/rocksdb.ts'
@@ -63,7 +63,7 @@ function event(i: number, overrides: Partial<StoredEvent> = {}): StoredEvent {
 
 async function rocksIn(t: Test) {
   const dir = await tempDir()
-  const rocks = new CountingRocks(await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS)))
+  const rocks = new CountingRocks(await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS)))
   t.teardown(async () => {
     await rocks.close()
     await removeDir(dir)

@@ -3,7 +3,7 @@
 // older events had never been stored; and `sluice dev` runs it on its own.
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
-import { loadConfig, rocksMemoryOf } from '../../cli/config.ts'
+import { loadConfig, rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import type { StoredEvent } from '../../core/event.ts'
 import { newIdSeed, seededUlids } from '../../core/ids.ts'
@@ -64,7 +64,7 @@ function events(): StoredEvent[] {
 
 async function storeWith(t: Test, stored: StoredEvent[]): Promise<{ rocks: Rocks; store: EventStore }> {
   const dir = await tempDir()
-  const rocks = await openRocks(join(dir, 'db'), rocksMemoryOf(DEFAULTS))
+  const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
   t.teardown(async () => {
     await rocks.close()
     await removeDir(dir)
