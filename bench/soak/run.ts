@@ -9,6 +9,7 @@
 // Writes soak.json and soak.png (bench/soak/chart.ts) to --out.
 // Usage: node --conditions=sluice-source bench/soak/run.ts [--minutes 20] [--rate EVENTS_PER_S |
 //   --peak-fraction 0.5] [--batch 500] [--out DIR]
+import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -100,6 +101,7 @@ try {
       'sender cpu %': round(((senderUs.user + senderUs.system) / MINUTE_MS / 1000) * 100),
       lag: await consumerLag(sluice.url),
       ...(await memoryOf(sluice.url, minute)),
+      ...anonymousOf(pid),
     }
     rows.push(row)
     process.stdout.write(`${JSON.stringify(row)}\n`)
@@ -301,6 +303,14 @@ async function memoryOf(url: string, minute: number) {
     'caches MiB': sum(blockCache),
     'readers MiB': sum(tableReaders),
   }
+}
+
+/** The process's anonymous memory and the part of it in transparent huge pages (a step in RSS that neither V8
+ * nor RocksDB report shows here first). */
+function anonymousOf(pid: number) {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
+  const mib = (field: string) => round(Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? 0) / 1024)
+  return { 'anon MiB': mib('Anonymous'), 'anon huge MiB': mib('AnonHugePages') }
 }
 
 async function consumerLag(url: string): Promise<number> {
