@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { getJson, postJson, ROOT, startServer, tempDir } from '../helpers/server.ts'
 import { storedEvents } from '../webhooks/helpers.ts'
+import { renderTypes } from '../../cli/types.ts'
 
 const server = await startServer()
 t.teardown(() => server.stop())
@@ -196,4 +197,20 @@ t.test('sluice types: a project whose tsc passes with right fields and fails wit
   const handler = await tsc(['sluice-events.d.ts', 'handler-wrong.ts'])
   t.match(handler.out, "error TS2322: Type 'string' is not assignable to type 'number'.")
   t.same(await tsc(['wrong.ts', 'handler-wrong.ts']), { code: 0, out: '' }, 'without the declaration: untyped')
+})
+
+t.test('sluice types: a namespace per name, so nested types of one title in two schemas do not clash', async (t) => {
+  const money = (type: string) => ({ type: 'object', properties: { price: { title: 'Money', type } } })
+  const text = await renderTypes(
+    [
+      { name: 'shop/a', version: 1, schema: money('string') },
+      { name: 'shop/*/a', version: 2, schema: money('integer') },
+    ],
+    'a test',
+  )
+  // Sorted by name: "shop/*/a" first takes ShopA.
+  t.match(text, '"shop/*/a": ShopA.Data')
+  t.match(text, '"shop/a": ShopA2.Data')
+  t.match(text, '/** "shop/*\\/a" v2 */\ndeclare namespace ShopA {\n  export type Money = number;')
+  t.match(text, '/** "shop/a" v1 */\ndeclare namespace ShopA2 {\n  export type Money = string;')
 })
