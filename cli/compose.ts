@@ -35,6 +35,7 @@ import { eventsStreamRoutes } from '../api/events-stream.ts'
 import { eventReplayRoutes } from '../api/events-replay.ts'
 import { insightsRoutes } from '../api/insights.ts'
 import { eventSchemaRoutes } from '../api/event-schemas.ts'
+import { schemaTrafficRoutes } from '../api/schema-traffic.ts'
 import { createHttpServer, type RoutePlugin } from '../api/http.ts'
 import { createFunctionParts } from './parts-functions.ts'
 import { createWebhookParts } from './parts-webhooks.ts'
@@ -239,6 +240,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
       eventReplayRoutes({ events: adapters.events, incoming }),
       insightsRoutes({ insights: adapters.insights, envs, webhooks: { list: () => adapters.control.list('webhook') } }),
       eventSchemaRoutes({ schemas }),
+      schemaTrafficRoutes({ schemas, events: adapters.events, insights: adapters.insights }),
     ]
     const alerts = createAlertParts(
       {

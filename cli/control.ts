@@ -1,9 +1,9 @@
 // CLI commands that manage a running server through its REST API.
-import { request as httpRequest } from 'node:http'
-import { request as httpsRequest } from 'node:https'
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
+import { send } from './api-json.ts'
 import { apiTarget } from './config.ts'
+import { schemasDraftCommand } from './schema-draft.ts'
 
 const OPTIONS = {
   url: { type: 'string' },
@@ -23,6 +23,9 @@ const OPTIONS = {
   'dry-run': { type: 'boolean' },
   'schema-mode': { type: 'string' },
   'unknown-names': { type: 'string' },
+  limit: { type: 'string' },
+  since: { type: 'string' },
+  out: { type: 'string' },
 } as const
 
 export async function controlCommand(command: string, args: string[]): Promise<number> {
@@ -74,6 +77,8 @@ export async function controlCommand(command: string, args: string[]): Promise<n
       )
     case 'schemas list':
       return call('GET', `/v1/schemas${envQuery}`)
+    case 'schemas draft':
+      return schemasDraftCommand(target, arg ?? '', values)
     case 'functions list':
       return call('GET', `/v1/functions${envQuery}`)
     case 'functions pause':
@@ -149,23 +154,6 @@ export async function request(
   const text = response.ok && shown ? shown(JSON.parse(response.text)) : formatJson(response.text)
   ;(response.ok ? process.stdout : process.stderr).write(text + '\n')
   return response.ok ? 0 : 1
-}
-
-/** node:http rather than fetch, which loads undici: ~0.1 s of CPU on every command's start. */
-function send(url: URL, method: string, headers: Record<string, string>, body?: string) {
-  return new Promise<{ ok: boolean; text: string }>((resolve, reject) => {
-    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('error', reject)
-      res.on('end', () => {
-        const status = res.statusCode ?? 0
-        resolve({ ok: status >= 200 && status < 300, text: Buffer.concat(chunks).toString('utf8') })
-      })
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
 }
 
 function formatJson(text: string): string {

@@ -6,6 +6,7 @@ import { SECRET_SETTINGS, SETTING_GROUPS, SETTINGS, type SettingName, flagOf } f
 import { controlCommand } from './control.ts'
 import { webhooksCommand, WEBHOOKS_USAGE } from './webhooks.ts'
 import { alertsCommand, ALERTS_USAGE } from './alerts.ts'
+import { TYPES_USAGE } from './types.ts'
 
 const NAMES = Object.keys(SETTINGS) as SettingName[]
 
@@ -34,6 +35,8 @@ const USAGE = `usage: sluice <command>
   envs    create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N] | list | archive NAME
           | set NAME [--schema-mode off|warn|block] [--unknown-names allow|warn|block] [--max-… N]
   schemas push NAME FILE | pull NAME | list   [--env ENV (default production; "branch" for the branch group)]
+          | draft NAME [--limit N] [--since TIME] [--out FILE]
+  types   [--env ENV] [--out FILE]   (a TypeScript declaration of the schemas, for typed sends)
   send    JSON [--key EVENT_KEY] [--env BRANCH]
   functions list | pause KEY | resume KEY [--skip-held]   [--env ENV]
   runs    bulk cancel|replay [filter…] [--mode new|retry] [--dry-run] | bulk status [JOB_ID]
@@ -57,9 +60,11 @@ const COMMAND_USAGE: Record<string, () => string> = {
                    | set NAME [--schema-mode off|warn|block] [--unknown-names allow|warn|block]
                               [--max-body-bytes N] [--max-events-per-second N]\n${CONTROL_NOTE}`,
   schemas: () => `usage: sluice schemas push NAME FILE | pull NAME | list   [--env ENV]
+                       | draft NAME [--limit N (default 1000)] [--since TIME] [--out FILE]   [--env ENV]
   A JSON Schema (draft 2020-12) for the data of events named NAME, per environment (default production;
   "branch" for every branch environment). push stores a new version if it keeps accepting what the latest
-  accepted (docs/schemas.md); pull prints the latest schema; list the names with schemas.
+  accepted (docs/schemas.md); pull prints the latest schema; list the names with schemas; draft proposes
+  one from the name's latest stored events (stdout or FILE) and shows its diff to the latest on stderr.
 ${CONTROL_NOTE}`,
   send: () => `usage: sluice send JSON [--key EVENT_KEY] [--env BRANCH]   (key also from SERVICE_EVENT_KEY)
 ${CONTROL_NOTE}`,
@@ -69,6 +74,7 @@ ${CONTROL_NOTE}`,
     () => `usage: sluice functions list | pause KEY | resume KEY [--skip-held]   [--env ENV (default production)]
   pause holds the function's new runs (durably) until resume runs them in order; --skip-held skips them instead.
 ${CONTROL_NOTE}`,
+  types: () => `${TYPES_USAGE}\n${CONTROL_NOTE}`,
   runs: () => `usage: sluice runs bulk cancel|replay [--function KEY] [--env ENV] [--status STATUS] [--event NAME]
                          [--after TIME] [--before TIME] [--mode new|retry] [--dry-run]
        sluice runs bulk status [JOB_ID]
@@ -126,6 +132,8 @@ export async function main(argv: string[]): Promise<number> {
   if (['keys', 'envs', 'send', 'functions', 'runs', 'schemas'].includes(command)) return controlCommand(command, rest)
   if (command === 'webhooks') return webhooksCommand(rest)
   if (command === 'alerts') return alertsCommand(rest)
+  // Loaded on use: its generator pulls in prettier.
+  if (command === 'types') return (await import('./types.ts')).typesCommand(rest)
   process.stderr.write(USAGE + '\n')
   return command === undefined || command === 'help' || command === '--help' ? 0 : 2
 }

@@ -1,7 +1,8 @@
 // A function definition: what `client.createFunction(…)` returns and a runner serves.
 // Plain data plus the handler, so a runner recognises one by its `kind` field rather than
 // by `instanceof` (a user's file may load the client from another copy of the package).
-import type { SendEvent } from './send.ts'
+import type { HandlerData } from './events.ts'
+import type { SendEvents } from './send.ts'
 import { parseDuration, parseTime, type Duration } from '../core/duration.ts'
 import { compileExpression, parsePath } from '../core/expression.ts'
 import { parseCron } from '../core/cron.ts'
@@ -13,14 +14,14 @@ const MAX_RETRIES = 20
 export const DEFAULT_FUNCTION_TIMEOUT_MS = 5 * 60_000
 const MAX_FUNCTION_TIMEOUT_MS = 24 * 60 * 60_000
 
-/** The triggering event as a handler sees it. */
-export interface FunctionEvent {
+/** The triggering event as a handler sees it; `data` typed when N is a name of Events (client/events.ts). */
+export interface FunctionEvent<N extends string = string> {
   /** The ID the Event API returned. */
   internalId: string
   /** The dedup key: the producer's `id`, or the internal ID when none was given. */
   id: string
-  name: string
-  data: Record<string, any>
+  name: N
+  data: HandlerData<N>
   ts: number
   env: string
   receivedAt: number
@@ -52,7 +53,7 @@ export interface StepTools {
   /** Runs `fn` once per run: a completed step's JSON result is replayed, never re-executed. */
   run<T>(id: string, fn: () => T | Promise<T>): Promise<Jsonified<T>>
   /** Sends events once per run: deterministic IDs let dedup drop any repeat. */
-  sendEvent(id: string, events: SendEvent | SendEvent[]): Promise<{ ids: string[] }>
+  sendEvent<N extends string>(id: string, events: SendEvents<N>): Promise<{ ids: string[] }>
   /** Pauses the run for `duration`, holding nothing in memory meanwhile. */
   sleep(id: string, duration: Duration): Promise<void>
   /** Pauses the run until `time` (a Date, ISO 8601 string or epoch ms); a time past continues at once. */
@@ -79,10 +80,13 @@ export interface FunctionLogger {
   error(...args: any[]): void
 }
 
-export interface FunctionContext {
-  event: FunctionEvent
+/** One FunctionEvent per trigger name, so a check of `event.name` narrows `event.data`. */
+export type TriggeredEvent<N extends string> = N extends string ? FunctionEvent<N> : never
+
+export interface FunctionContext<N extends string = string> {
+  event: TriggeredEvent<N>
   /** Every event of the run: those of its batch (`batchEvents`), else `[event]`. */
-  events: FunctionEvent[]
+  events: TriggeredEvent<N>[]
   step: StepTools
   runId: string
   /** 0 on the first attempt of the current step; counts retries since the last completed step. */
@@ -90,7 +94,7 @@ export interface FunctionContext {
   logger: FunctionLogger
 }
 
-export type FunctionHandler = (context: FunctionContext) => unknown
+export type FunctionHandler<N extends string = string> = (context: FunctionContext<N>) => unknown
 
 /** Ends a run (queued, waiting or retrying) when a matching event arrives. */
 export interface CancelOn {
@@ -122,7 +126,7 @@ export interface FunctionOptions extends FlowOptions {
  * filtered by a CEL expression over `event`; or a cron schedule (`"0 9 * * 1-5"`, with an optional
  * `TZ=Europe/Paris ` prefix or a leading seconds field).
  */
-export type FunctionTrigger = { event: string; if?: string } | { cron: string }
+export type FunctionTrigger<N extends string = string> = { event: N; if?: string } | { cron: string }
 
 /** A cancellation as the runner applies it: durations in milliseconds. */
 export interface CancelRule {

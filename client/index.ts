@@ -1,6 +1,6 @@
 // The client library: `import { Client } from 'sluice/client'`.
 import { defaultRetryPolicy, type RetryPolicy } from '../core/retry.ts'
-import { sendEvents, type SendEvent } from './send.ts'
+import { sendEvents, type SendEvent, type SendEvents } from './send.ts'
 import { clientEnv } from './env.ts'
 import {
   defineFunction,
@@ -11,7 +11,8 @@ import {
 } from './function.ts'
 
 export { NonRetriableError, SluiceRequestError } from './errors.ts'
-export type { SendEvent } from './send.ts'
+export type { SendEvent, SendEvents } from './send.ts'
+export type { EventData, Events, HandlerData } from './events.ts'
 export type {
   CancelOn,
   Duration,
@@ -24,6 +25,7 @@ export type {
   FunctionTrigger,
   SluiceFunction,
   StepTools,
+  TriggeredEvent,
 } from './function.ts'
 
 export interface ClientOptions {
@@ -60,8 +62,9 @@ export class Client {
   }
 
   /** Sends one event or many; resolves with one internal ID per event, in order. */
-  send(events: SendEvent | SendEvent[]): Promise<{ ids: string[] }> {
-    return sendEvents(events, {
+  send<N extends string>(events: SendEvents<N>): Promise<{ ids: string[] }> {
+    // Typed per name for the caller; on the wire every event is a name and a JSON object.
+    return sendEvents(events as SendEvent | SendEvent[], {
       baseUrl: this.baseUrl,
       eventKey: this.eventKey,
       env: this.env,
@@ -75,11 +78,12 @@ export class Client {
    * (or on its cron schedule). Nothing runs until a runner serves it: `sluice dev --functions FILE`, or
    * `startRunner` from `sluice/server`.
    */
-  createFunction(
+  createFunction<N extends string = string>(
     options: FunctionOptions,
-    trigger: FunctionTrigger | FunctionTrigger[],
-    handler: FunctionHandler,
+    trigger: FunctionTrigger<N> | FunctionTrigger<N>[],
+    handler: FunctionHandler<N>,
   ): SluiceFunction {
-    return defineFunction({ id: this.id, env: this.env }, options, trigger, handler)
+    // The handler is typed by its trigger names for the author; the runner hands it those events.
+    return defineFunction({ id: this.id, env: this.env }, options, trigger, handler as FunctionHandler)
   }
 }

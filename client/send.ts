@@ -1,13 +1,20 @@
 import { newIdSeed } from '../core/ids.ts'
 import { withRetry, type RetryPolicy } from '../core/retry.ts'
 import { SluiceRequestError } from './errors.ts'
+import type { EventData } from './events.ts'
 
-export interface SendEvent {
-  name: string
-  data: Record<string, unknown>
-  id?: string
-  ts?: number
-}
+/** An event to send; for a name of Events (client/events.ts) its data must have that name's type. */
+export type SendEvent<N extends string = string> = N extends string
+  ? {
+      name: N
+      data: EventData<N>
+      id?: string
+      ts?: number
+    }
+  : never
+
+/** What send and step.sendEvent take: `& { name: N }` lets TypeScript infer each name as its literal. */
+export type SendEvents<N extends string> = (SendEvent<N> & { name: N }) | Array<SendEvent<N> & { name: N }>
 export interface SendOptions {
   baseUrl: string
   eventKey?: string

@@ -9,7 +9,7 @@ export type Compiled = { ok: true; validate: ValidateFunction } | { ok: false; p
 export const MAX_SCHEMA_BYTES = 64 * 1024
 
 // Formats checked by pattern (ajv ships none of its own); any other `format` is refused by strict mode.
-const FORMATS = {
+export const FORMATS = {
   'date-time': /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/i,
   date: /^\d{4}-\d\d-\d\d$/,
   time: /^\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?$/i,

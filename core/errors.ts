@@ -28,6 +28,11 @@ export const errorCatalogue = {
     retriable: false,
     message: 'The new schema version would refuse events the previous one accepted',
   },
+  SCHEMA_NO_SAMPLES: {
+    statusCode: 404,
+    retriable: false,
+    message: 'No stored events of that name to draft a schema from',
+  },
   ID_SEED_INVALID: { statusCode: 400, retriable: false, message: 'The x-service-event-id-seed header is not valid' },
   REQUEST_INVALID: { statusCode: 400, retriable: false, message: 'A request parameter is not valid' },
   VERIFICATION_INVALID: {

@@ -10,6 +10,7 @@ import { SluiceError } from '../core/errors.ts'
 import type { ClickHouseConfig } from './clickhouse.ts'
 import { createSelect, serverInfo, type Select } from './clickhouse-read.ts'
 import { tableNames } from './clickhouse-schema.ts'
+import { clickHouseSchemaViolations } from './clickhouse-violations.ts'
 import { type SqlValues, whereClause } from './clickhouse-sql.ts'
 import { capRows, readStatement, userPositions } from './insights-sql.ts'
 import {
@@ -49,6 +50,7 @@ export async function createClickHouseInsights(
     const select = createSelect(client, server, limits)
     return {
       ...aggregates(select, config.database),
+      schemaViolations: (q) => clickHouseSchemaViolations(select, tableNames(config.database), q),
       sql: {
         version: server.version,
         database: config.database,

@@ -9,7 +9,9 @@
 import { keyPrefix, keyRange, type KeySpaceName } from '../core/keyspaces.ts'
 import type { Rocks } from '../core/rocks.ts'
 import type { WebhookRequestRecord } from './requests-types.ts'
+import { createRocksEventStore } from './rocksdb.ts'
 import type { RunDoc } from './runs-types.ts'
+import { scanSchemaViolations } from './violations-scan.ts'
 import {
   OFF_CLOCK_MS,
   indexEntries,
@@ -154,8 +156,10 @@ export function createRocksInsights(rocks: Rocks, options: RocksInsightsOptions 
     return { buckets, series: kept, other: other.total > 0 ? other : null, truncated: budgetLeft.spent }
   }
 
+  const events = createRocksEventStore(rocks)
   return {
     eventCounts,
+    schemaViolations: (q) => scanSchemaViolations(events, q),
 
     async webhookFailures(q) {
       const budgetLeft = meter()

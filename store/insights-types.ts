@@ -97,8 +97,39 @@ export interface SqlInsights {
   query(sql: string): Promise<SqlResult>
 }
 
+export interface SchemaViolationsQuery {
+  /** Receive-time range `[from, to)`, ms. */
+  from: number
+  to: number
+  env: string
+  name: string
+  bucketMs: number
+  /** How many of the latest violating events to return. */
+  samples: number
+}
+
+export interface ViolationSample {
+  id: string
+  internalId: string
+  receivedAt: number
+  violations: string[]
+}
+
+/** Stored events of one name that carry schema violations (warn mode), per bucket. */
+export interface SchemaViolations {
+  /** Start of each bucket, ascending, with its count. */
+  buckets: number[]
+  counts: number[]
+  total: number
+  /** The latest violating events, newest first. */
+  samples: ViolationSample[]
+  /** The embedded scan stopped at its bound: the counts cover the newest part of the range. */
+  truncated: boolean
+}
+
 export interface InsightsStore {
   eventCounts(query: EventCountsQuery): Promise<EventCounts>
+  schemaViolations(query: SchemaViolationsQuery): Promise<SchemaViolations>
   webhookFailures(query: WebhookFailuresQuery): Promise<CountRows<WebhookFailureCount>>
   runOutcomes(query: InsightsRange): Promise<CountRows<RunOutcomeCount>>
   /** Present in distributed mode. */

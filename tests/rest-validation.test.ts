@@ -115,6 +115,13 @@ const CASES: Record<string, [string, string, unknown, string]> = {
   'GET /v1/schemas': ['GET', '/v1/schemas?env=a&env=b', undefined, 'query.env: must be string'],
   'GET /v1/schemas/{name}': ['GET', '/v1/schemas/x?env=a&env=b', undefined, 'query.env: must be string'],
   'PUT /v1/schemas/{name}': ['PUT', '/v1/schemas/x', { schema: [] }, 'body.schema: must be object'],
+  'POST /v1/schemas/{name}/draft': ['POST', '/v1/schemas/x/draft', { limit: 10_001 }, 'body.limit: must be <= 10000'],
+  'GET /v1/schemas/{name}/violations': [
+    'GET',
+    '/v1/schemas/x/violations?since=0&until=3600000000&bucket=60000',
+    undefined,
+    'query.bucket: the range holds 60000 buckets, at most 500: widen bucket',
+  ],
   'POST /v1/insights/query': [
     'POST',
     '/v1/insights/query',

@@ -144,6 +144,56 @@ export function insightsSuite(t: Test, name: string, open: () => Promise<Insight
     t.same([none.series, none.other, none.buckets.length], [[], null, 10], 'an empty range has empty buckets')
   })
 
+  t.test(`${name}: schema violations of one name per bucket, with the latest samples newest first`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const at = (minute: number, second = 0) => T + minute * MINUTE + second * 1000
+    const broken = (minute: number, second = 0, overrides: Partial<StoredEvent> = {}) =>
+      event('shop/order.placed', at(minute, second), {
+        schemaViolations: [`data/amount: must be number`],
+        ...overrides,
+      })
+    const latest = broken(3, 30, { schemaViolations: ['data/amount: must be number', 'data/x: is required'] })
+    const second = broken(2)
+    await f.events.insertEvents([
+      broken(0, 10),
+      broken(0, 50),
+      second,
+      latest,
+      event('shop/order.placed', at(1)), // valid: not counted
+      // Not counted: a duplicate, another name, another environment, outside the range.
+      broken(1, 0, { duplicateOf: idAt(at(0)) }),
+      event('shop/other', at(1), { schemaViolations: ['data/a: must be string'] }),
+      broken(1, 0, { env: 'staging' }),
+      broken(-1),
+      broken(5),
+    ])
+    const q = { from: at(0), to: at(5), env: 'production', name: 'shop/order.placed', bucketMs: MINUTE, samples: 2 }
+    const found = await f.insights.schemaViolations(q)
+    t.same(
+      found.buckets,
+      [0, 1, 2, 3, 4].map((m) => at(m)),
+    )
+    t.same(found.counts, [2, 0, 1, 1, 0])
+    t.equal(found.total, 4)
+    t.same(
+      found.samples,
+      [
+        { id: latest.id, internalId: latest.internalId, receivedAt: at(3, 30), violations: latest.schemaViolations },
+        {
+          id: second.id,
+          internalId: second.internalId,
+          receivedAt: at(2),
+          violations: ['data/amount: must be number'],
+        },
+      ],
+      'the latest two, newest first',
+    )
+    t.equal(found.truncated, false)
+    const none = await f.insights.schemaViolations({ ...q, name: 'shop/none' })
+    t.same([none.total, none.counts, none.samples], [0, [0, 0, 0, 0, 0], []], 'a name without violations counts 0')
+  })
+
   t.test(`${name}: run outcomes by function and status, by queue time and environment`, async (t) => {
     const f = await open()
     t.teardown(() => f.close())

@@ -104,10 +104,52 @@ t.test('warn stores the violations with the event in ClickHouse and counts them'
     return r.status === 200 ? r.body.data : undefined
   }, 90_000)
   t.same(stored.schema_violations, ['data/amount: must be number'])
-  const metrics = await fetch(`${ingest.url}/metrics`)
+  const metrics = await fetch(`${ingest.opsUrl ?? ingest.url}/metrics`)
   const scrape = parseMetrics(metrics.headers.get('content-type') ?? '', await metrics.text())
   t.equal(scrape.total('sluice_schema_violations_total', { env: 'production', name: ORDER, mode: 'warn' }), 1)
   t.ok(scrape.total('sluice_schema_violations_total', { env: 'production', name: ORDER, mode: 'block' }) >= 1)
+})
+
+t.test('violations and drafts are read from ClickHouse: one GROUP BY, the latest samples', async (t) => {
+  // Minute-aligned, and until fixed: the bucket count does not depend on when the call is made.
+  const since = Math.floor(Date.now() / 60_000) * 60_000 - 10 * 60_000
+  const until = since + 12 * 60_000
+  const sent = await send({ name: ORDER, data: { amount: 'eleven' }, id: 'warned-2' })
+  t.equal(sent.status, 200, 'warn mode still on')
+  const path = `/v1/schemas/${encodeURIComponent(ORDER)}/violations?since=${since}&until=${until}&bucket=60000`
+  const found = await eventually(async () => {
+    const r = await call('GET', path)
+    return r.body.data?.total === 2 ? r.body.data : undefined
+  }, 90_000)
+  t.same(
+    found.samples.map((s: any) => [s.event_id, s.violations]),
+    [
+      ['warned-2', ['data/amount: must be number']],
+      ['warned-1', ['data/amount: must be number']],
+    ],
+    'newest first',
+  )
+  t.equal(found.series.length, 12, 'a bucket a minute from since to until')
+  t.equal(
+    found.series.reduce((n: number, b: any) => n + b.count, 0),
+    2,
+  )
+  const other = await call('GET', `/v1/schemas/${encodeURIComponent('shop/other')}/violations`)
+  t.same([other.status, other.body.data.total], [200, 0], 'a name without a schema answers too')
+
+  const draft = await call('POST', `/v1/schemas/${encodeURIComponent(ORDER)}/draft`, { since })
+  t.equal(draft.status, 200)
+  t.ok(draft.body.data.sampled >= 3, 'the stored events of the name')
+  t.same(draft.body.data.current.version, 2)
+  t.same(draft.body.data.schema.required, ['amount'])
+  t.match(draft.body.data.schema.properties.amount.type, ['string', 'integer'])
+  t.match(draft.body.data.diff, [
+    { op: 'change', path: '/properties/amount/type', from: 'number' },
+    { op: 'remove', path: '/properties/note', from: { type: 'string' } },
+    { op: 'remove', path: '/additionalProperties', from: false },
+  ])
+  const none = await call('POST', `/v1/schemas/${encodeURIComponent('shop/never')}/draft`, {})
+  t.same([none.status, none.body.code], [404, 'SCHEMA_NO_SAMPLES'])
 })
 
 t.test('a webhook event that violates is kept as a failed request, replayable after the fix', async (t) => {
