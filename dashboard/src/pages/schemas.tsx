@@ -11,6 +11,8 @@ interface ListedSchema {
   env: string
   version: number
   created_at: string
+  /** Only if the server counts it cheaply (the shared REST contract, item 3). */
+  violations_24h?: number
 }
 
 /** The page of one name's schema in one environment (names hold `/`: one encoded segment). */
@@ -26,6 +28,11 @@ const COLUMNS: Array<Column<ListedSchema>> = [
     cell: (s) => <span title={time(s.created_at)}>{fromNow(s.created_at)}</span>,
   },
 ]
+const VIOLATIONS_COLUMN: Column<ListedSchema> = {
+  header: 'Violations (24 h)',
+  class: 'num',
+  cell: (s) => s.violations_24h?.toLocaleString() ?? '',
+}
 
 export function SchemasPage() {
   const env = currentEnv.value
@@ -72,7 +79,9 @@ export function SchemasPage() {
             rowKey={(s) => `${s.env}:${s.name}`}
             rowId={(s) => `${s.env}:${s.name}`}
             rowHref={(s) => schemaHref(s.name, s.env)}
-            columns={COLUMNS}
+            columns={
+              schemas.data.data.some((s) => s.violations_24h !== undefined) ? [...COLUMNS, VIOLATIONS_COLUMN] : COLUMNS
+            }
           />
         )
       )}
