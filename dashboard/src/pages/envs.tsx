@@ -98,7 +98,7 @@ export function EnvsPage() {
             rowKey={(e) => e.name}
             rowId={(e) => e.name}
             columns={[
-              { header: 'Name', class: 'name', cell: (e) => e.name },
+              { header: 'Name', class: 'name group', cell: (e) => e.name },
               { header: 'Kind', cell: (e) => e.kind },
               { header: 'Limits', cell: limits },
               {
