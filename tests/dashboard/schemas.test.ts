@@ -125,8 +125,8 @@ t.test('the env page switches an environment to block and unknown names to warn'
   t.same(errorsOf(page), [])
 })
 
-// The two routes below come from the server side of issue 33 (another branch): this part passes
-// once both are merged, and fails (404 from the server) until then.
+// The draft and violations routes come from the server side of issue 33 (branch wt-s2): the two tests
+// below pass once both branches are merged, and fail (404 from the server) on this branch alone.
 t.test('draft from traffic and the violations of warn mode', async (t) => {
   const name = 'shop/cart.updated'
   const env = 'feature-warn'
@@ -165,5 +165,33 @@ t.test('draft from traffic and the violations of warn mode', async (t) => {
   )
   await page.click('#load-draft')
   await page.waitForFunction(() => document.querySelector('#schema-editor .cm-content')?.textContent?.includes('total'))
+  t.same(errorsOf(page), [])
+})
+
+t.test('a first schema drafted from traffic, loaded into the editor and pushed', async (t) => {
+  const name = 'shop/cart.viewed'
+  const env = 'feature-draft'
+  await postJson(`${server.url}/v1/envs`, { name: env, branch: true })
+  const events = [1, 2, 3].map((n) => ({ name, data: { sku: `A${n}`, quantity: n, ...(n > 1 && { note: 'gift' }) } }))
+  t.equal((await postJson(`${server.url}/e/dev`, events, { 'x-service-env': env })).status, 200)
+  await eventually(async () => {
+    const r = await getJson(`${server.url}/v1/events?name=${encodeURIComponent(name)}&env=${env}`)
+    return r.body.data?.length === 3 ? true : undefined
+  })
+  const page = await openPage(t, browser, `${server.url}/dashboard/#/schemas/${encodeURIComponent(name)}?env=${env}`)
+  await page.waitForSelector('#schema-editor .cm-content')
+  await page.click('#draft-schema')
+  await page.waitForSelector('#draft-result .json-view')
+  t.match(await page.textContent('#draft-result'), /From 3 events, no current version/)
+  await page.click('#load-draft')
+  await page.waitForFunction(() =>
+    document.querySelector('#schema-editor .cm-content')?.textContent?.includes('quantity'),
+  )
+  await page.click('#push-schema-button')
+  await page.waitForSelector('#push-status .ok')
+  t.equal(await page.textContent('#push-status .ok'), 'Stored version 1.')
+  const stored = (await schemaOf(name, env)).body.data.schema
+  t.same([...stored.required].sort(), ['quantity', 'sku'], 'required: the fields every sampled event has')
+  t.equal(stored.properties.quantity.type, 'integer')
   t.same(errorsOf(page), [])
 })

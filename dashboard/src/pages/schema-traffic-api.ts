@@ -34,6 +34,8 @@ export interface SchemaViolations {
   series: Array<{ t: number; count: number }>
   /** The latest, newest first. */
   samples: ViolationSample[]
+  /** Embedded mode read its bound of events: the counts cover the newest part of the range. */
+  truncated?: boolean
 }
 
 const schemaPath = (name: string) => `/v1/schemas/${encodeURIComponent(name)}`

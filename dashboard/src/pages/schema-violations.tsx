@@ -64,6 +64,7 @@ export function SchemaViolationsPanel(props: { name: string; env: string; refres
             <figure class="chart" id="violations-chart" data-total={v.total}>
               <figcaption>
                 {caption}: {v.total.toLocaleString()}
+                {v.truncated && ' (partly counted: the newest events of the range)'}
               </figcaption>
               {v.total === 0 ? (
                 <p class="muted chart-empty">No violations in this range.</p>
