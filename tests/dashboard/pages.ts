@@ -134,6 +134,8 @@ async function seedSchema(url: string): Promise<string> {
 }
 
 export async function checkEveryPage(size: keyof typeof SIZES): Promise<void> {
+  // About two minutes for 30-odd pages on a loaded 2-core machine (tap's default is 120 s): the margin is for load.
+  t.setTimeout(300_000)
   await ensureDashboardBuilt()
   const browser = await launchChromium()
   t.teardown(() => browser.close())

@@ -59,11 +59,11 @@ export function EnvsPage() {
   }
   const archive = (name: string) =>
     api('POST', `/v1/envs/${encodeURIComponent(name)}/archive`).then(envs.reload, setError)
+  // Reloaded either way: a refused change puts the select back to the stored mode.
   const patch = (name: string, change: Record<string, string>) =>
-    api('PATCH', `/v1/envs/${encodeURIComponent(name)}`, change).then(() => {
-      setError(undefined)
-      envs.reload()
-    }, setError)
+    api('PATCH', `/v1/envs/${encodeURIComponent(name)}`, change)
+      .then(() => setError(undefined), setError)
+      .finally(envs.reload)
   return (
     <>
       <h1 tabIndex={-1}>Environments</h1>
