@@ -18,7 +18,7 @@ const UNKNOWN_NAMES = ['allow', 'warn', 'block'] as const
 
 /** A mode of an environment, changed as soon as another is picked (PATCH /v1/envs/<name>). */
 function ModeSelect(props: {
-  env: any
+  env: { name: string; archived_at: string | null; schema_mode: string; unknown_names: string }
   field: 'schema_mode' | 'unknown_names'
   label: string
   options: readonly string[]
