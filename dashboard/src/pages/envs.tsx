@@ -82,7 +82,7 @@ export function EnvsPage() {
         <button type="submit">Create environment</button>
       </form>
       <p class="muted small-text">
-        Schema violations: <code>off</code> checks nothing, <code>warn</code> accepts the event and keeps what it broke,{' '}
+        Schema violations: <code>off</code> checks nothing, <code>warn</code> accepts and keeps what it broke,{' '}
         <code>block</code> refuses it. Names without a schema: <code>allow</code>, <code>warn</code> or{' '}
         <code>block</code>. The schemas are on <a href="#/schemas">Schemas</a>.
       </p>

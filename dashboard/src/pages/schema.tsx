@@ -21,7 +21,7 @@ interface StoredSchema extends Version {
   versions: Version[]
 }
 
-const STARTER = { type: 'object', properties: {}, required: [] }
+const STARTER = { type: 'object', properties: {} }
 const pretty = (schema: unknown) => `${JSON.stringify(schema, null, 2)}\n`
 
 function Versions({ doc }: { doc: StoredSchema }) {
