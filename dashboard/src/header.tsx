@@ -6,6 +6,7 @@ const NAV = [
   ['/functions', 'Functions'],
   ['/runs', 'Runs'],
   ['/webhooks', 'Webhooks'],
+  ['/schemas', 'Schemas'],
   ['/incidents', 'Incidents'],
   ['/insights', 'Insights'],
   ['/keys', 'Keys'],

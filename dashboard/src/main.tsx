@@ -15,6 +15,9 @@ import { KeysPage } from './pages/keys.tsx'
 import { EnvsPage } from './pages/envs.tsx'
 import { SendPage } from './pages/send.tsx'
 import { InsightsPage } from './pages/insights.tsx'
+import { SchemasPage } from './pages/schemas.tsx'
+import { SchemaPage } from './pages/schema.tsx'
+import { currentEnv } from './api.ts'
 import './style.css'
 
 const hash = signal(location.hash)
@@ -34,16 +37,23 @@ function parse(value: string): Route {
 
 // Keyed by ID: a link from one run to another (an invoked run) starts a fresh page, not one that keeps
 // the previous run's messages and half-asked questions.
-const DETAIL_PAGES: Array<[RegExp, (id: string) => preact.JSX.Element]> = [
+const DETAIL_PAGES: Array<[RegExp, (id: string, params: URLSearchParams) => preact.JSX.Element]> = [
   [/^\/events\/(.+)$/, (id) => <EventPage key={id} id={id} />],
   [/^\/runs\/(.+)$/, (id) => <RunPage key={id} id={id} />],
   [/^\/webhooks\/(.+)$/, (id) => <WebhookPage key={id} id={id} />],
+  [/^\/schemas\/(.+)$/, (name, params) => <SchemaAt name={name} env={params.get('env')} />],
 ]
+
+/** A schema link names its environment; without one, the header's, else production. */
+function SchemaAt({ name, env }: { name: string; env: string | null }) {
+  const shown = env || currentEnv.value || 'production'
+  return <SchemaPage key={`${shown}:${name}`} name={name} env={shown} />
+}
 
 function Page({ route }: { route: Route }) {
   for (const [pattern, page] of DETAIL_PAGES) {
     const match = pattern.exec(route.path)
-    if (match) return page(decodeURIComponent(match[1]))
+    if (match) return page(decodeURIComponent(match[1]), route.params)
   }
   switch (route.path) {
     case '/functions':
@@ -52,6 +62,8 @@ function Page({ route }: { route: Route }) {
       return <RunsPage params={route.params} />
     case '/webhooks':
       return <WebhooksPage />
+    case '/schemas':
+      return <SchemasPage />
     case '/incidents':
       return <IncidentsPage />
     case '/keys':

@@ -12,12 +12,13 @@ import { hasEnded, runWhen, waitingOrder } from './runs.ts'
 type Page = [name: string, path: string, readySelector: string]
 
 /** Also seen in the system's dark mode. */
-const DARK = new Set(['events', 'functions', 'run', 'run-waiting', 'webhook'])
+const DARK = new Set(['events', 'functions', 'run', 'run-waiting', 'webhook', 'schema'])
 
 /**
  * Data worth looking at: long names and payloads, a webhook with a transform and a failed delivery, a failed
  * run, a run waiting for an event, one an event cancelled and one an event resumed; flow control: a paused
- * function, a rate-limited run (skipped), a batch run and a bulk cancel.
+ * function, a rate-limited run (skipped), a batch run and a bulk cancel; a schema in two versions and, with
+ * production in warn mode, events that violate it (seeded last: the events before are checked by nothing).
  */
 async function seed(url: string): Promise<Page[]> {
   const longName = `app/${'very-long-event-name-'.repeat(8)}end`
@@ -77,6 +78,7 @@ async function seed(url: string): Promise<Page[]> {
   await postJson(`${url}/v1/keys`, { env: 'production' })
   await postJson(`${url}/v1/envs`, { name: 'staging' })
   await eventually(async () => ((await getJson(`${url}/v1/events/${longId}`)).status === 200 ? true : undefined))
+  const cart = await seedSchema(url)
   return [
     ['events', '/events', '#events'],
     ['event', `/events/${eventId}`, '#event-runs'],
@@ -96,6 +98,8 @@ async function seed(url: string): Promise<Page[]> {
     ['envs', '/envs', '#envs'],
     ['send', '/send', '#send'],
     ['insights', '/insights', '#webhook-failures'],
+    ['schemas', '/schemas', '#schemas'],
+    ['schema', `/schemas/${encodeURIComponent(cart)}?env=production`, '#schema-versions'],
   ]
 }
 
@@ -105,9 +109,33 @@ const EMPTY: Page[] = [
   ['empty-runs', '/runs', '.empty'],
   ['empty-webhooks', '/webhooks', '.empty'],
   ['empty-incidents', '/incidents', '.empty'],
+  ['empty-schemas', '/schemas', '.empty'],
 ]
 
+/** A schema of two versions for a name no function listens to, and two events that break it (warn mode). */
+async function seedSchema(url: string): Promise<string> {
+  const name = 'shop/cart.updated'
+  const call = (method: string, path: string, body: unknown) =>
+    fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const v1 = {
+    type: 'object',
+    properties: { items: { type: 'integer', minimum: 0 }, currency: { enum: ['EUR', 'USD'] } },
+    required: ['items'],
+    additionalProperties: false,
+  }
+  const v2 = { ...v1, properties: { ...v1.properties, coupon: { type: 'string', format: 'uuid' } } }
+  for (const schema of [v1, v2]) await call('PUT', `/v1/schemas/${encodeURIComponent(name)}`, { schema })
+  await call('PATCH', '/v1/envs/production', { schema_mode: 'warn' })
+  await postJson(`${url}/e/dev`, [
+    { name, data: { items: 'three', currency: 'GBP' } },
+    { name, data: { items: 2, coupon: 'not-a-uuid' } },
+  ])
+  return name
+}
+
 export async function checkEveryPage(size: keyof typeof SIZES): Promise<void> {
+  // About two minutes for 30-odd pages on a loaded 2-core machine (tap's default is 120 s): the margin is for load.
+  t.setTimeout(300_000)
   await ensureDashboardBuilt()
   const browser = await launchChromium()
   t.teardown(() => browser.close())

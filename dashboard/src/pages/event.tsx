@@ -8,6 +8,7 @@ import { duration, ms, time } from '../ui/format.ts'
 import { useApi } from '../ui/use-api.ts'
 import { type Column, DataTable } from '../ui/data-table.tsx'
 import { SkipReason } from './run-flow.tsx'
+import { schemaHref } from './schemas.tsx'
 
 /** Where the event came from, linked: its webhook, the run that sent or invoked it, its cron function. */
 function SourceLink({ source }: { source: any }) {
@@ -155,6 +156,21 @@ export function EventPage({ id }: { id: string }) {
         <dd>
           <SourceLink source={e.source} />
         </dd>
+        {e.schema_violations && (
+          <>
+            <dt>Schema violations</dt>
+            <dd id="event-violations">
+              <ul class="violations">
+                {e.schema_violations.map((v: string) => (
+                  <li key={v}>
+                    <code class="break">{v}</code>
+                  </li>
+                ))}
+              </ul>
+              <a href={schemaHref(e.name, e.env)}>The schema of {e.name}</a>
+            </dd>
+          </>
+        )}
         {e.duplicate_of && (
           <>
             <dt>Duplicate of</dt>
