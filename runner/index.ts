@@ -3,7 +3,7 @@
 // runs one function runner (its own consumer group, runner/function-runner.ts) per function; a
 // reload swaps the whole set, one reload at a time.
 import type { Logger } from 'pino'
-import type { Bus } from '../bus/types.ts'
+import type { Bus, Subscription } from '../bus/types.ts'
 import type { Output } from '../bus/output.ts'
 import type { FunctionRef, FunctionTopics } from '../bus/function-topics.ts'
 import type { EventRecord } from '../core/event.ts'
@@ -14,6 +14,7 @@ import type { FunctionRegistry, SyncScope } from '../control/functions.ts'
 import type { PauseDoc } from '../control/types.ts'
 import type { WaitsOutput } from '../router/waits-types.ts'
 import { createFunctionRunner } from './function-runner.ts'
+import { planGroups, subscribeConsumers, unroutedEnvLimits } from './consumer-groups.ts'
 import type { RunnerState } from './state.ts'
 import type { CheckSent, SendLimits } from './events.ts'
 import { FUNCTION_BACKOFF } from './outcome.ts'
@@ -47,6 +48,8 @@ export interface RunnerConfig {
 export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
   const { log } = deps
   let running: Array<ReturnType<typeof createFunctionRunner>> = []
+  /** The groups shared by functions with an env-scoped key (consumer-groups.ts); stopped before the runners. */
+  let shared: Subscription[] = []
   let watcher: { close(): void } | undefined
   // Reloads queue behind each other, so two never interleave their stop and start.
   let queue: Promise<unknown> = Promise.resolve()
@@ -86,43 +89,70 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
     )
     for (const fn of functions) await deps.topics.ensure(fn)
     await stopAll()
-    running = functions.map((fn) =>
-      createFunctionRunner(
-        {
-          bus: deps.bus,
-          fn,
-          codec: deps.topics.codec,
-          outputs: {
-            self: deps.topics.output(fn),
-            runs: deps.outputs.runs,
-            incoming: deps.outputs.incoming,
-            waits: deps.outputs.waits,
-            functionRuns: (ref) => deps.topics.output(ref),
+    const runners = new Map(
+      functions.map((fn) => [
+        fn,
+        createFunctionRunner(
+          {
+            bus: deps.bus,
+            fn,
+            codec: deps.topics.codec,
+            outputs: {
+              self: deps.topics.output(fn),
+              runs: deps.outputs.runs,
+              incoming: deps.outputs.incoming,
+              waits: deps.outputs.waits,
+              functionRuns: (ref) => deps.topics.output(ref),
+            },
+            isServed: (env, key) => deps.registry.list(env).some((f) => f.key === key),
+            pauseOf: () => deps.pauseOf(fn.env, fn.key),
+            openState: (partition) => deps.openState(fn, partition),
+            checkSent: deps.checkSent,
+            log: log.child({ fn: fn.key, env: fn.env }),
           },
-          isServed: (env, key) => deps.registry.list(env).some((f) => f.key === key),
-          pauseOf: () => deps.pauseOf(fn.env, fn.key),
-          openState: (partition) => deps.openState(fn, partition),
-          checkSent: deps.checkSent,
-          log: log.child({ fn: fn.key, env: fn.env }),
-        },
-        {
-          inputTopic: deps.topics.topicOf(fn),
-          group: `runner.${deps.topics.scopeOf(fn)}`,
-          backoff: FUNCTION_BACKOFF,
-          eventLimits: config.eventLimits,
-          markRetentionMs: config.markRetentionMs,
-          maxBatchRecords: config.maxBatchRecords,
-        },
-      ),
+          {
+            inputTopic: deps.topics.topicOf(fn),
+            group: `runner.${deps.topics.scopeOf(fn)}`,
+            backoff: FUNCTION_BACKOFF,
+            eventLimits: config.eventLimits,
+            markRetentionMs: config.markRetentionMs,
+            maxBatchRecords: config.maxBatchRecords,
+          },
+        ),
+      ]),
     )
-    for (const runner of running) await runner.start()
+    running = [...runners.values()]
+    for (const fn of unroutedEnvLimits(functions))
+      log.warn(
+        { fn: fn.key, env: fn.env },
+        'its env-scoped concurrency is counted per runner: its other flow options use another key (or none)',
+      )
+    // Functions sharing an env-scoped key: one group over their topics, partition i of each to one runner.
+    for (const plan of planGroups(functions, deps.topics.scopeOf)) {
+      const members = plan.functions.map((fn) => runners.get(fn)!)
+      if (!plan.coPartitioned) {
+        await members[0].start()
+        continue
+      }
+      shared.push(
+        await subscribeConsumers(
+          deps.bus,
+          members.map((r) => r.consumer),
+          { group: `runner.${plan.name}`, maxBatchRecords: config.maxBatchRecords, coPartitioned: true },
+        ),
+      )
+      for (const r of members) r.serve()
+    }
     const triggers = (f: SluiceFunction) => f.triggers.map((t) => ('cron' in t ? `cron ${t.cron}` : t.event)).join(', ')
     log.info({ functions: functions.map((f) => `${f.env}/${f.key} ← ${triggers(f)}`) }, 'serving functions')
   }
 
   async function stopAll(): Promise<void> {
     const stopping = running
+    const groups = shared
     running = []
+    shared = []
+    await Promise.all(groups.map((s) => s.stop()))
     await Promise.all(stopping.map((r) => r.stop()))
   }
 
