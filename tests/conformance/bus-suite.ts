@@ -436,7 +436,8 @@ function groupMemberTests(t: Test, name: string, open: () => Promise<BusFixture>
     const peer = await f.peer!()
     const topics = [unique(), unique()]
     const group = unique()
-    await f.bus.ensureTopics(Object.fromEntries(topics.map((topic) => [topic, { partitions: 4 }])))
+    // Three partitions for two members: round robin over both topics would split them differently.
+    await f.bus.ensureTopics(Object.fromEntries(topics.map((topic) => [topic, { partitions: 3 }])))
     const member = () => {
       const owned = new Set<string>()
       const subscribe: SubscribeOptions = {
@@ -458,10 +459,11 @@ function groupMemberTests(t: Test, name: string, open: () => Promise<BusFixture>
     const [a, b] = [member(), member()]
     const subs = [await f.bus.subscribe(a.subscribe), await peer.subscribe(b.subscribe)]
     t.teardown(() => Promise.all(subs.map((s) => s.stop())))
-    await eventually(async () => (a.owned.size === 4 && b.owned.size === 4 ? true : undefined), 60_000, 50)
+    const split = () => a.owned.size > 0 && b.owned.size > 0 && a.owned.size + b.owned.size === 6
+    await eventually(async () => (split() ? true : undefined), 60_000, 50)
     const of = (owned: Set<string>, topic: number) =>
       sorted([...owned].filter((o) => o.startsWith(`${topic}:`)).map((o) => Number(o.split(':')[1])))
-    t.same(sorted([...of(a.owned, 0), ...of(b.owned, 0)]), [0, 1, 2, 3], 'the two members split the partitions')
+    t.same(sorted([...of(a.owned, 0), ...of(b.owned, 0)]), [0, 1, 2], 'the two members split the partitions')
     t.same(of(a.owned, 1), of(a.owned, 0), 'one member holds the same partition numbers of both topics')
     t.same(of(b.owned, 1), of(b.owned, 0), 'and so does the other')
   })
