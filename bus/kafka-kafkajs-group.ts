@@ -143,18 +143,16 @@ function coldCluster(err: unknown): boolean {
   return errorChain(err).some((e) => SETTLING.has((e as { type?: string }).type ?? ''))
 }
 
-/** The leader's plan for a co-partitioned group; every member names it, so the group agrees on it. */
+/** The leader's plan for a co-partitioned group (`topics`: every member's); every member names it, so all agree. */
 const rangeAssigner: PartitionAssigner = ({ cluster }) => ({
   name: 'SluiceRangeAssigner',
   version: 0,
   async assign({ members, topics }) {
     const counts = new Map(topics.map((topic) => [topic, cluster.findTopicPartitionMetadata(topic).length]))
-    return [
-      ...rangeAssignment(
-        members.map((m) => m.memberId),
-        counts,
-      ),
-    ].map(([memberId, owned]) => ({
+    const subscriptions = new Map(
+      members.map((m) => [m.memberId, AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.topics]),
+    )
+    return [...rangeAssignment(subscriptions, counts)].map(([memberId, owned]) => ({
       memberId,
       memberAssignment: AssignerProtocol.MemberAssignment.encode({
         version: 0,

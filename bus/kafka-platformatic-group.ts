@@ -158,10 +158,12 @@ export async function joinPlatformaticGroup(
   }
 }
 
-/** The leader's plan for a co-partitioned group: every member subscribes to the same topics. */
+/** The leader's plan for a co-partitioned group, over every topic a member subscribes to. */
 const rangeAssigner: GroupPartitionsAssigner = (_current, members, topics, metadata) => {
-  const counts = new Map([...topics].map((topic) => [topic, metadata.topics.get(topic)?.partitionsCount ?? 0]))
-  return [...rangeAssignment([...members.keys()], counts)].map(([memberId, owned]) => ({
+  const subscriptions = new Map([...members].map(([id, m]) => [id, m.topics]))
+  const all = new Set([...topics, ...[...members.values()].flatMap((m) => m.topics ?? [])])
+  const counts = new Map([...all].map((topic) => [topic, metadata.topics.get(topic)?.partitionsCount ?? 0]))
+  return [...rangeAssignment(subscriptions, counts)].map(([memberId, owned]) => ({
     memberId,
     assignments: new Map(owned.map((a) => [a.topic, a])),
   }))

@@ -87,28 +87,55 @@ t.test('runs of an env-scoped limit are routed by its key, unless other options 
 t.test(
   'range assignment: partition i of every topic to one member, contiguous, the first members one more',
   async (t) => {
+    const everything = ['t1', 't2']
+    const counts = new Map([
+      ['t1', 4],
+      ['t2', 4],
+    ])
     const plan = rangeAssignment(
-      ['m-b', 'm-a', 'm-c'],
       new Map([
-        ['t1', 4],
-        ['t2', 4],
+        ['m-b', everything],
+        ['m-a', everything],
+        ['m-c', undefined],
       ]),
+      counts,
     )
     t.same(Object.fromEntries(plan), {
-      'm-a': [
-        { topic: 't1', partitions: [0, 1] },
-        { topic: 't2', partitions: [0, 1] },
-      ],
       'm-b': [
         { topic: 't1', partitions: [2] },
         { topic: 't2', partitions: [2] },
+      ],
+      'm-a': [
+        { topic: 't1', partitions: [0, 1] },
+        { topic: 't2', partitions: [0, 1] },
       ],
       'm-c': [
         { topic: 't1', partitions: [3] },
         { topic: 't2', partitions: [3] },
       ],
     })
-    const crowded = rangeAssignment(['a', 'b', 'c'], new Map([['t', 2]]))
+    const crowded = rangeAssignment(new Map(['a', 'b', 'c'].map((id) => [id, ['t']])), new Map([['t', 2]]))
     t.same(crowded.get('c'), [], 'more members than partitions: the last get none')
+    const partial = rangeAssignment(
+      new Map([
+        ['a', ['t1']],
+        ['b', ['t1', 't2']],
+      ]),
+      new Map([
+        ['t1', 2],
+        ['t2', 2],
+      ]),
+    )
+    t.same(
+      Object.fromEntries(partial),
+      {
+        a: [{ topic: 't1', partitions: [0] }],
+        b: [
+          { topic: 't1', partitions: [1] },
+          { topic: 't2', partitions: [0, 1] },
+        ],
+      },
+      'a topic only some members read goes to them: none is left unread (though not co-partitioned)',
+    )
   },
 )
