@@ -1,7 +1,8 @@
 // The runner stage: serves a set of functions. It loads them (given in code, and from the user's
 // functions file, reloaded on change with --watch), registers them in the function registry, and
-// runs one function runner (its own consumer group, runner/function-runner.ts) per function; a
-// reload swaps the whole set, one reload at a time.
+// runs one function runner (runner/function-runner.ts) per function, each in a consumer group of its
+// own, or one shared by the functions of an env-scoped concurrency key (consumer-groups.ts); a reload
+// swaps the whole set, one reload at a time.
 import type { Logger } from 'pino'
 import type { Bus, Subscription } from '../bus/types.ts'
 import type { Output } from '../bus/output.ts'
@@ -89,39 +90,36 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
     )
     for (const fn of functions) await deps.topics.ensure(fn)
     await stopAll()
-    const runners = new Map(
-      functions.map((fn) => [
-        fn,
-        createFunctionRunner(
-          {
-            bus: deps.bus,
-            fn,
-            codec: deps.topics.codec,
-            outputs: {
-              self: deps.topics.output(fn),
-              runs: deps.outputs.runs,
-              incoming: deps.outputs.incoming,
-              waits: deps.outputs.waits,
-              functionRuns: (ref) => deps.topics.output(ref),
-            },
-            isServed: (env, key) => deps.registry.list(env).some((f) => f.key === key),
-            pauseOf: () => deps.pauseOf(fn.env, fn.key),
-            openState: (partition) => deps.openState(fn, partition),
-            checkSent: deps.checkSent,
-            log: log.child({ fn: fn.key, env: fn.env }),
+    running = functions.map((fn) =>
+      createFunctionRunner(
+        {
+          bus: deps.bus,
+          fn,
+          codec: deps.topics.codec,
+          outputs: {
+            self: deps.topics.output(fn),
+            runs: deps.outputs.runs,
+            incoming: deps.outputs.incoming,
+            waits: deps.outputs.waits,
+            functionRuns: (ref) => deps.topics.output(ref),
           },
-          {
-            inputTopic: deps.topics.topicOf(fn),
-            group: `runner.${deps.topics.scopeOf(fn)}`,
-            backoff: FUNCTION_BACKOFF,
-            eventLimits: config.eventLimits,
-            markRetentionMs: config.markRetentionMs,
-            maxBatchRecords: config.maxBatchRecords,
-          },
-        ),
-      ]),
+          isServed: (env, key) => deps.registry.list(env).some((f) => f.key === key),
+          pauseOf: () => deps.pauseOf(fn.env, fn.key),
+          openState: (partition) => deps.openState(fn, partition),
+          checkSent: deps.checkSent,
+          log: log.child({ fn: fn.key, env: fn.env }),
+        },
+        {
+          inputTopic: deps.topics.topicOf(fn),
+          group: `runner.${deps.topics.scopeOf(fn)}`,
+          backoff: FUNCTION_BACKOFF,
+          eventLimits: config.eventLimits,
+          markRetentionMs: config.markRetentionMs,
+          maxBatchRecords: config.maxBatchRecords,
+        },
+      ),
     )
-    running = [...runners.values()]
+    const runnerOf = new Map(functions.map((fn, i) => [fn, running[i]]))
     for (const fn of unroutedEnvLimits(functions))
       log.warn(
         { fn: fn.key, env: fn.env },
@@ -129,7 +127,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
       )
     // Functions sharing an env-scoped key: one group over their topics, partition i of each to one runner.
     for (const plan of planGroups(functions, deps.topics.scopeOf)) {
-      const members = plan.functions.map((fn) => runners.get(fn)!)
+      const members = plan.functions.map((fn) => runnerOf.get(fn)!)
       if (!plan.coPartitioned) {
         await members[0].start()
         continue
