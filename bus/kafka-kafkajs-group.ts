@@ -8,12 +8,13 @@
 // arrive; each batch first awaits the owner's queue. kafkajs does not rejoin (so the group cannot
 // hand a partition to another member) until its fetchers drained the batches in flight.
 import type { Logger } from 'pino'
-import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs'
+import { AssignerProtocol, type EachBatchPayload, type Kafka, type KafkaMessage, type PartitionAssigner } from 'kafkajs'
 import { retryPolicies, withRetry } from '../core/retry.ts'
 import type { ConsumedRecord } from './types.ts'
 import type { KafkaBusConfig } from './kafka-config.ts'
 import type { GroupMember, GroupOptions, PartitionOwner } from './kafka-port.ts'
 import { errorChain } from './kafka-errors.ts'
+import { rangeAssignment } from './kafka-range-assignment.ts'
 
 /** kafkajs runs eachBatch for this many partitions at once (the @platformatic/kafka loop: all it fetched). */
 const PARTITIONS_CONSUMED_CONCURRENTLY = 8
@@ -41,6 +42,7 @@ export async function joinKafkajsGroup(
     maxWaitTimeInMs: 500,
     allowAutoTopicCreation: false,
     retry: { restartOnFailure: async () => true },
+    ...(group.coPartitioned && { partitionAssigners: [rangeAssigner] }),
   })
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     const assignment = Object.entries(payload.memberAssignment).map(([topic, partitions]) => ({ topic, partitions }))
@@ -140,3 +142,27 @@ const SETTLING = new Set([
 function coldCluster(err: unknown): boolean {
   return errorChain(err).some((e) => SETTLING.has((e as { type?: string }).type ?? ''))
 }
+
+/** The leader's plan for a co-partitioned group (`topics`: every member's); every member names it, so all agree. */
+const rangeAssigner: PartitionAssigner = ({ cluster }) => ({
+  name: 'SluiceRangeAssigner',
+  version: 0,
+  async assign({ members, topics }) {
+    const counts = new Map(topics.map((topic) => [topic, cluster.findTopicPartitionMetadata(topic).length]))
+    const subscriptions = new Map(
+      members.map((m) => [m.memberId, AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.topics]),
+    )
+    return [...rangeAssignment(subscriptions, counts)].map(([memberId, owned]) => ({
+      memberId,
+      memberAssignment: AssignerProtocol.MemberAssignment.encode({
+        version: 0,
+        assignment: Object.fromEntries(owned.map((a) => [a.topic, a.partitions])),
+        userData: Buffer.alloc(0),
+      }),
+    }))
+  },
+  protocol: ({ topics }) => ({
+    name: 'SluiceRangeAssigner',
+    metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData: Buffer.alloc(0) }),
+  }),
+})

@@ -10,12 +10,18 @@
 // once no batch is in flight here. The join's assignment goes to the owner, which revokes and
 // assigns, and the loop starts again over what it owns, from the committed offsets.
 import type { Logger } from 'pino'
-import { Consumer, ListOffsetTimestamps, type ConsumerGroupJoinPayload } from '@platformatic/kafka'
+import {
+  Consumer,
+  ListOffsetTimestamps,
+  type ConsumerGroupJoinPayload,
+  type GroupPartitionsAssigner,
+} from '@platformatic/kafka'
 import { sleep } from '../core/retry.ts'
 import type { TopicPartitions } from './types.ts'
 import type { KafkaBusConfig } from './kafka-config.ts'
 import { tpKey, type GroupMember, type GroupOptions, type PartitionOwner } from './kafka-port.ts'
 import { fetchPartitions, type ClientOptions } from './kafka-platformatic-fetch.ts'
+import { rangeAssignment } from './kafka-range-assignment.ts'
 
 /** How long a Fetch waits for records, and the pause after a failed one. */
 const FETCH_WAIT_MS = 500
@@ -63,6 +69,7 @@ export async function joinPlatformaticGroup(
     sessionTimeout: config.sessionTimeoutMs,
     heartbeatInterval: config.heartbeatIntervalMs,
     rebalanceTimeout: Math.max(config.sessionTimeoutMs, 10_000),
+    ...(group.coPartitioned && { partitionAssigner: rangeAssigner }),
     // Called before every JoinGroup: the hook that lets in-flight batches end first.
     protocolsMetadata: async () => {
       owner.rejoining()
@@ -149,4 +156,15 @@ export async function joinPlatformaticGroup(
       await consumer.close(true).catch((err) => log.warn({ err, group: group.groupId }, 'kafka consumer close failed'))
     },
   }
+}
+
+/** The leader's plan for a co-partitioned group, over every topic a member subscribes to. */
+const rangeAssigner: GroupPartitionsAssigner = (_current, members, topics, metadata) => {
+  const subscriptions = new Map([...members].map(([id, m]) => [id, m.topics]))
+  const all = new Set([...topics, ...[...members.values()].flatMap((m) => m.topics ?? [])])
+  const counts = new Map([...all].map((topic) => [topic, metadata.topics.get(topic)?.partitionsCount ?? 0]))
+  return [...rangeAssignment(subscriptions, counts)].map(([memberId, owned]) => ({
+    memberId,
+    assignments: new Map(owned.map((a) => [a.topic, a])),
+  }))
 }

@@ -42,6 +42,8 @@ export interface GroupOptions {
   topics: string[]
   /** Where a partition with no committed offset starts: its first retained record, else its end. */
   fromBeginning: boolean
+  /** Partition i of every topic to one member (kafka-range-assignment.ts), else the client's default. */
+  coPartitioned: boolean
 }
 
 /**

@@ -153,7 +153,12 @@ export async function createKafkaBus(
       let member: GroupMember
       try {
         member = await client.join(
-          { groupId, topics: options.topics, fromBeginning: options.fromBeginning ?? true },
+          {
+            groupId,
+            topics: options.topics,
+            fromBeginning: options.fromBeginning ?? true,
+            coPartitioned: options.coPartitioned ?? false,
+          },
           owner,
         )
       } catch (err) {

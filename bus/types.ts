@@ -51,6 +51,12 @@ export interface SubscribeOptions {
   onRevoke?: (revoked: TopicPartitions[]) => Promise<void>
   /** Where a group with no committed offset starts; default: the beginning. */
   fromBeginning?: boolean
+  /**
+   * Partition i of every topic goes to one member (Kafka's range assignment), so records keyed alike
+   * on topics of the same partition count are handled by one process; default: the client's own
+   * assignment. The local log's one member holds every partition anyway.
+   */
+  coPartitioned?: boolean
   maxBatchRecords?: number
   /** The group's name in metrics (consumer lag), when `group` is made unique per process; default `group`. */
   metricsGroup?: string

@@ -185,12 +185,15 @@ export function checkFlow(options: FlowOptions): FlowControl | undefined {
  * The expression a function's runs are routed by: all runs with the same value go to one partition of
  * the function's topic, whose owner applies the limits. One expression: that of the options that keep
  * state per key, when they agree; none (a constant) when they differ or one has no key, so that a
- * single owner sees every run. Undefined without such options: runs spread by run ID.
+ * single owner sees every run. Undefined without such options: runs spread by run ID. An `env`-scoped
+ * limit counts too: a value's runs take the same partition number on every function's topic, and
+ * one consumer group with range assignment hands that number of all of them to one runner
+ * (runner/consumer-groups.ts).
  */
 export function routingKey(flow: FlowControl | undefined): string | null | undefined {
   if (!flow) return undefined
   const keyed = [
-    ...(flow.concurrency ?? []).filter((c) => c.scope === 'fn'),
+    ...(flow.concurrency ?? []),
     flow.throttle,
     flow.rateLimit,
     flow.debounce,

@@ -22,6 +22,7 @@ import { createCronSchedule } from './cron.ts'
 import { createFlowHandler } from './flow-handler.ts'
 import { createHold } from './hold.ts'
 import type { PauseDoc } from '../control/types.ts'
+import { subscribeConsumers, type TopicConsumer } from './consumer-groups.ts'
 
 export interface FunctionRunnerDeps {
   bus: Bus
@@ -262,39 +263,55 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
     return outcome
   }
 
+  /** Opens the state of partitions assigned, and reads back their queues. */
+  async function assign(partitions: number[]): Promise<void> {
+    for (const p of partitions) {
+      const state = await deps.openState(p)
+      states.set(p, state)
+      await flow?.open(state)
+      if (p === 0) cron.start(state)
+    }
+    timers.wake()
+  }
+
+  /** Closes the state of partitions taken away, once their executing steps ended. */
+  async function revoke(partitions: number[]): Promise<void> {
+    // Another runner now owns these runs; it executes what was not applied here.
+    unapplied.clear()
+    for (const p of partitions) {
+      if (p === 0) await cron.stop()
+      const state = states.get(p)
+      states.delete(p)
+      if (state && ![...states.values()].includes(state)) {
+        await flow?.close(state)
+        await state.close()
+      }
+    }
+  }
+
+  const consumer: TopicConsumer = { topic: config.inputTopic, handle, assign, revoke }
+
+  /** Starts the timer loop and the pause watch. */
+  function serve(): void {
+    timers.start()
+    hold.start()
+  }
+
   return {
+    /** What a consumer group shared with other functions drives (runner/consumer-groups.ts). */
+    consumer,
+    /** Reads the function's topic in a group of its own (`config.group`), and serves. */
     async start() {
-      subscription = await deps.bus.subscribe({
+      subscription = await subscribeConsumers(deps.bus, [consumer], {
         group: config.group,
-        topics: [config.inputTopic],
         maxBatchRecords: config.maxBatchRecords,
-        handler: handle,
-        onAssign: async (assigned) => {
-          for (const p of assigned.flatMap((a) => a.partitions)) {
-            const state = await deps.openState(p)
-            states.set(p, state)
-            await flow?.open(state)
-            if (p === 0) cron.start(state)
-          }
-          timers.wake()
-        },
-        onRevoke: async (revoked) => {
-          // Another runner now owns these runs; it executes what was not applied here.
-          unapplied.clear()
-          for (const p of revoked.flatMap((a) => a.partitions)) {
-            if (p === 0) await cron.stop()
-            const state = states.get(p)
-            states.delete(p)
-            if (state && ![...states.values()].includes(state)) {
-              await flow?.close(state)
-              await state.close()
-            }
-          }
-        },
+        coPartitioned: false,
       })
-      timers.start()
-      hold.start()
+      serve()
     },
+    /** Serves a topic that a group shared with other functions reads: its subscription drives `consumer`. */
+    serve,
+    /** Stops its own group; a shared group is stopped before this. */
     async stop() {
       await subscription?.stop()
       await hold.stop()

@@ -1,9 +1,10 @@
 // The runner stage: serves a set of functions. It loads them (given in code, and from the user's
 // functions file, reloaded on change with --watch), registers them in the function registry, and
-// runs one function runner (its own consumer group, runner/function-runner.ts) per function; a
-// reload swaps the whole set, one reload at a time.
+// runs one function runner (runner/function-runner.ts) per function, each in a consumer group of its
+// own, or one shared by the functions of an env-scoped concurrency key (consumer-groups.ts); a reload
+// swaps the whole set, one reload at a time.
 import type { Logger } from 'pino'
-import type { Bus } from '../bus/types.ts'
+import type { Bus, Subscription } from '../bus/types.ts'
 import type { Output } from '../bus/output.ts'
 import type { FunctionRef, FunctionTopics } from '../bus/function-topics.ts'
 import type { EventRecord } from '../core/event.ts'
@@ -14,6 +15,7 @@ import type { FunctionRegistry, SyncScope } from '../control/functions.ts'
 import type { PauseDoc } from '../control/types.ts'
 import type { WaitsOutput } from '../router/waits-types.ts'
 import { createFunctionRunner } from './function-runner.ts'
+import { planGroups, subscribeConsumers, unroutedEnvLimits } from './consumer-groups.ts'
 import type { RunnerState } from './state.ts'
 import type { CheckSent, SendLimits } from './events.ts'
 import { FUNCTION_BACKOFF } from './outcome.ts'
@@ -47,6 +49,8 @@ export interface RunnerConfig {
 export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
   const { log } = deps
   let running: Array<ReturnType<typeof createFunctionRunner>> = []
+  /** The groups shared by functions with an env-scoped key (consumer-groups.ts); stopped before the runners. */
+  let shared: Subscription[] = []
   let watcher: { close(): void } | undefined
   // Reloads queue behind each other, so two never interleave their stop and start.
   let queue: Promise<unknown> = Promise.resolve()
@@ -115,14 +119,38 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
         },
       ),
     )
-    for (const runner of running) await runner.start()
+    const runnerOf = new Map(functions.map((fn, i) => [fn, running[i]]))
+    for (const fn of unroutedEnvLimits(functions))
+      log.warn(
+        { fn: fn.key, env: fn.env },
+        'its env-scoped concurrency is counted per runner: its other flow options use another key (or none)',
+      )
+    // Functions sharing an env-scoped key: one group over their topics, partition i of each to one runner.
+    for (const plan of planGroups(functions, deps.topics.scopeOf)) {
+      const members = plan.functions.map((fn) => runnerOf.get(fn)!)
+      if (!plan.coPartitioned) {
+        await members[0].start()
+        continue
+      }
+      shared.push(
+        await subscribeConsumers(
+          deps.bus,
+          members.map((r) => r.consumer),
+          { group: `runner.${plan.name}`, maxBatchRecords: config.maxBatchRecords, coPartitioned: true },
+        ),
+      )
+      for (const r of members) r.serve()
+    }
     const triggers = (f: SluiceFunction) => f.triggers.map((t) => ('cron' in t ? `cron ${t.cron}` : t.event)).join(', ')
     log.info({ functions: functions.map((f) => `${f.env}/${f.key} ← ${triggers(f)}`) }, 'serving functions')
   }
 
   async function stopAll(): Promise<void> {
     const stopping = running
+    const groups = shared
     running = []
+    shared = []
+    await Promise.all(groups.map((s) => s.stop()))
     await Promise.all(stopping.map((r) => r.stop()))
   }
 

@@ -13,6 +13,8 @@ import { HELD } from './hold.ts'
 
 /** Concurrency slots shared by every function of the process (`scope: "env"` limits). */
 const envSlots = new Map<string, number>()
+/** The schedulers that count env slots: one freed may let another function's record run. */
+const envWakers = new Set<() => void>()
 
 interface QueueEntry {
   /** The order of the key's first queued record, for choosing among keys. */
@@ -71,7 +73,8 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
   let timer: NodeJS.Timeout | undefined
   let stopped = false
 
-  const slotsOf = (id: string) => (id.startsWith('env\0') ? envSlots : fnSlots)
+  const isEnv = (id: string) => id.startsWith('env\0')
+  const slotsOf = (id: string) => (isEnv(id) ? envSlots : fnSlots)
   const hasRoom = (record: RunRecord) =>
     (record.flow?.slots ?? []).every(({ id, limit }) => (slotsOf(id).get(id) ?? 0) < limit)
   const take = (record: RunRecord, by: 1 | -1) => {
@@ -163,7 +166,8 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
         take(record, -1)
         running.delete(record.runId)
         inState.delete(done)
-        wake()
+        if (record.flow?.slots.some(({ id }) => isEnv(id))) for (const w of envWakers) w()
+        else wake()
       })
     inState.add(done)
   }
@@ -191,6 +195,8 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
     const first = entry.heads[0] ?? read[0]
     if (first) entry.first = first.queue!.order
   }
+
+  if (flow.concurrency?.some((c) => c.scope === 'env')) envWakers.add(wake)
 
   return {
     running: (runId: string) => running.has(runId),
@@ -229,6 +235,7 @@ export function createScheduler(deps: SchedulerDeps, config: { maxInFlight: numb
     },
     async stop(): Promise<void> {
       stopped = true
+      envWakers.delete(wake)
       clearTimeout(timer)
       while (inFlight > 0) await new Promise((r) => setTimeout(r, 20))
     },

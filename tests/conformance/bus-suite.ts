@@ -430,6 +430,44 @@ function groupMemberTests(t: Test, name: string, open: () => Promise<BusFixture>
     },
   )
 
+  t.test(`${name}: a co-partitioned group gives partition i of every topic to one member`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const peer = await f.peer!()
+    const topics = [unique(), unique()]
+    const group = unique()
+    // Three partitions for two members: round robin over both topics would split them differently.
+    await f.bus.ensureTopics(Object.fromEntries(topics.map((topic) => [topic, { partitions: 3 }])))
+    const member = () => {
+      const owned = new Set<string>()
+      const subscribe: SubscribeOptions = {
+        group,
+        topics,
+        coPartitioned: true,
+        handler: async () => {},
+        onAssign: async (tps) => {
+          for (const { topic, partitions } of tps)
+            for (const p of partitions) owned.add(`${topics.indexOf(topic)}:${p}`)
+        },
+        onRevoke: async (tps) => {
+          for (const { topic, partitions } of tps)
+            for (const p of partitions) owned.delete(`${topics.indexOf(topic)}:${p}`)
+        },
+      }
+      return { owned, subscribe }
+    }
+    const [a, b] = [member(), member()]
+    const subs = [await f.bus.subscribe(a.subscribe), await peer.subscribe(b.subscribe)]
+    t.teardown(() => Promise.all(subs.map((s) => s.stop())))
+    const split = () => a.owned.size > 0 && b.owned.size > 0 && a.owned.size + b.owned.size === 6
+    await eventually(async () => (split() ? true : undefined), 60_000, 50)
+    const of = (owned: Set<string>, topic: number) =>
+      sorted([...owned].filter((o) => o.startsWith(`${topic}:`)).map((o) => Number(o.split(':')[1])))
+    t.same(sorted([...of(a.owned, 0), ...of(b.owned, 0)]), [0, 1, 2], 'the two members split the partitions')
+    t.same(of(a.owned, 1), of(a.owned, 0), 'one member holds the same partition numbers of both topics')
+    t.same(of(b.owned, 1), of(b.owned, 0), 'and so does the other')
+  })
+
   t.test(
     `${name}: a member that stops revokes its partitions after its last batch; another member takes them over`,
     async (t) => {
