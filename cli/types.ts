@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { callJson, type Target } from './api-json.ts'
 import { apiTarget } from './config.ts'
+import { BRANCH_GROUP } from '../control/types.ts'
 
 export const TYPES_USAGE = `usage: sluice types [--env ENV (default production)] [--out FILE]
   Writes a TypeScript declaration of the environment's latest event schemas (to stdout, or FILE such as
@@ -75,21 +76,33 @@ export async function typesCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true })
   const target: Target = apiTarget({ url: values.url, signingKey: values['signing-key'] })
   const env = values.env ?? 'production'
-  const query = `?env=${encodeURIComponent(env)}`
-  const listed = await callJson(target, 'GET', `/v1/schemas${query}`)
-  if (!listed.ok) {
-    process.stderr.write(`${listed.text}\n`)
+  // A branch environment uses its own schema of a name, else its group's (docs/schemas.md): both lists, its own first.
+  const envs = await callJson(target, 'GET', '/v1/envs')
+  if (!envs.ok) {
+    process.stderr.write(`${envs.text}\n`)
     return 1
   }
+  const isBranch = (envs.body as { data: Array<{ name: string; kind: string }> }).data.some(
+    (e) => e.name === env && e.kind === 'branch',
+  )
   const schemas: NamedSchema[] = []
-  for (const { name } of (listed.body as { data: Array<{ name: string }> }).data) {
-    const got = await callJson(target, 'GET', `/v1/schemas/${encodeURIComponent(name)}${query}`)
-    if (!got.ok) {
-      process.stderr.write(`${got.text}\n`)
+  for (const from of isBranch ? [env, BRANCH_GROUP] : [env]) {
+    const query = `?env=${encodeURIComponent(from)}`
+    const listed = await callJson(target, 'GET', `/v1/schemas${query}`)
+    if (!listed.ok) {
+      process.stderr.write(`${listed.text}\n`)
       return 1
     }
-    const { version, schema } = (got.body as { data: NamedSchema }).data
-    schemas.push({ name, version, schema })
+    for (const { name } of (listed.body as { data: Array<{ name: string }> }).data) {
+      if (schemas.some((s) => s.name === name)) continue
+      const got = await callJson(target, 'GET', `/v1/schemas/${encodeURIComponent(name)}${query}`)
+      if (!got.ok) {
+        process.stderr.write(`${got.text}\n`)
+        return 1
+      }
+      const { version, schema } = (got.body as { data: NamedSchema }).data
+      schemas.push({ name, version, schema })
+    }
   }
   const text = await renderTypes(schemas, `the schemas of environment "${env}"`)
   if (values.out === undefined) process.stdout.write(text)

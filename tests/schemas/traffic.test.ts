@@ -199,6 +199,25 @@ t.test('sluice types: a project whose tsc passes with right fields and fails wit
   t.same(await tsc(['wrong.ts', 'handler-wrong.ts']), { code: 0, out: '' }, 'without the declaration: untyped')
 })
 
+t.test(
+  'sluice types: a branch environment has its own schemas and those of its group it does not override',
+  async (t) => {
+    const own = { type: 'object', properties: { reason: { type: 'string' } } }
+    const group = { type: 'object', properties: { amount: { type: 'number' } } }
+    const overridden = { type: 'object', properties: { sku: { type: 'number' } } }
+    await call('POST', `${server.url}/v1/envs`, { name: 'feature-types', branch: true })
+    await call('PUT', path('shop/refund.issued', '?env=feature-types'), { schema: own })
+    await call('PUT', path('shop/item.added', '?env=feature-types'), { schema: overridden })
+    await call('PUT', path('shop/cart.paid', '?env=branch'), { schema: group })
+    await call('PUT', path('shop/item.added', '?env=branch'), { schema: { type: 'object' } })
+    const { stdout } = await sluice('types', '--env', 'feature-types')
+    t.match(stdout, '"shop/refund.issued": ShopRefundIssued.Data', 'its own')
+    t.match(stdout, '"shop/cart.paid": ShopCartPaid.Data', "its group's")
+    t.equal(stdout.match(/"shop\/item\.added":/g)?.length, 1, 'a name in both once')
+    t.match(stdout, /sku\?: number/, 'its own version of it')
+  },
+)
+
 t.test('sluice types: a namespace per name, so nested types of one title in two schemas do not clash', async (t) => {
   const money = (type: string) => ({ type: 'object', properties: { price: { title: 'Money', type } } })
   const text = await renderTypes(
