@@ -6,7 +6,13 @@ import { request as httpsRequest } from 'node:https'
 export type Target = { url: string; signingKey?: string }
 export type Answer = { ok: true; body: unknown } | { ok: false; text: string }
 
-export async function callJson(target: Target, method: string, path: string, body?: unknown): Promise<Answer> {
+export async function callJson(
+  target: Target,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   let response: { ok: boolean; text: string }
   try {
     response = await send(
@@ -15,6 +21,7 @@ export async function callJson(target: Target, method: string, path: string, bod
       {
         ...(body !== undefined && { 'content-type': 'application/json' }),
         ...(target.signingKey && { authorization: `Bearer ${target.signingKey}` }),
+        ...headers,
       },
       body === undefined ? undefined : JSON.stringify(body),
     )
@@ -22,7 +29,7 @@ export async function callJson(target: Target, method: string, path: string, bod
     const reason = (err as Error).message
     return {
       ok: false,
-      text: `cannot reach Sluice at ${target.url}: ${reason}. Is it running? Set --url or SLUICE_URL.`,
+      text: `cannot reach Sluice at ${target.url}: ${reason}. Is it running (npm start)? Set --url or SLUICE_URL.`,
     }
   }
   if (!response.ok) return { ok: false, text: response.text }

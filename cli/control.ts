@@ -1,7 +1,7 @@
 // CLI commands that manage a running server through its REST API.
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { send } from './api-json.ts'
+import { callJson } from './api-json.ts'
 import { apiTarget } from './config.ts'
 import { schemasDraftCommand } from './schema-draft.ts'
 
@@ -133,27 +133,10 @@ export async function request(
   /** What of a successful answer to print; the whole answer by default. */
   shown?: (body: unknown) => string,
 ): Promise<number> {
-  let response: { ok: boolean; text: string }
-  try {
-    response = await send(
-      new URL(target.url + path),
-      method,
-      {
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-        ...(target.signingKey && { authorization: `Bearer ${target.signingKey}` }),
-        ...headers,
-      },
-      body === undefined ? undefined : JSON.stringify(body),
-    )
-  } catch (err) {
-    process.stderr.write(
-      `cannot reach Sluice at ${target.url}: ${(err as Error).message}. Is it running (npm start)? Set --url or SLUICE_URL.\n`,
-    )
-    return 1
-  }
-  const text = response.ok && shown ? shown(JSON.parse(response.text)) : formatJson(response.text)
-  ;(response.ok ? process.stdout : process.stderr).write(text + '\n')
-  return response.ok ? 0 : 1
+  const answer = await callJson(target, method, path, body, headers)
+  if (answer.ok) process.stdout.write(`${shown ? shown(answer.body) : JSON.stringify(answer.body, null, 2)}\n`)
+  else process.stderr.write(`${answer.text.startsWith('cannot reach') ? answer.text : formatJson(answer.text)}\n`)
+  return answer.ok ? 0 : 1
 }
 
 function formatJson(text: string): string {
