@@ -27,15 +27,17 @@ export interface KeySpace {
  * in between. A family's space has a one-letter prefix: a key's first character picks it.
  * `bloomFilter`: only dedup looks up keys that are mostly absent; the others are read by range, or
  * by keys that exist, where a filter saves nothing (their open files hold their index blocks instead:
- * core/rocks.ts). `blockCache`: the log has none, as consumers read it from the tail in memory, or once.
+ * core/rocks.ts). `blockCache`: the log has none, as consumers read it from the tail in memory, or once;
+ * nor have the name and env indexes, read by range (a page of a listing, retention's seeks) from the OS's page
+ * cache: with caches, retention's passes filled them ~1 MiB a minute towards 32 MiB each (bench/soak).
  */
 export const FAMILIES = {
   log: { writeBufferShare: 1, bloomFilter: false, blockCache: false },
   events: { writeBufferShare: 1 / 2, bloomFilter: false, blockCache: true },
   eventsById: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: true },
-  eventsByName: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: true },
-  eventsByEnv: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: true },
-  eventsByEnvName: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: true },
+  eventsByName: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: false },
+  eventsByEnv: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: false },
+  eventsByEnvName: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: false },
   dedup: { writeBufferShare: 1 / 8, bloomFilter: true, blockCache: true },
   dedupInternalIds: { writeBufferShare: 1 / 8, bloomFilter: false, blockCache: true },
 } as const
