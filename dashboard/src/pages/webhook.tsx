@@ -1,5 +1,5 @@
 // One webhook: URL, pause and resume, transform in a code editor with a live preview, lists,
-// signature check, recent deliveries with replay and, for the branch group, the central page.
+// signature check and delivery ID, recent deliveries with replay and, for the branch group, the central page.
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { CopyButton, ErrorMessage, Loading, Ok } from '../ui/common.tsx'
@@ -9,94 +9,10 @@ import { useApi } from '../ui/use-api.ts'
 import { Preview } from './webhook-preview.tsx'
 import { WebhookPauseControl } from './webhook-pause.tsx'
 import { Deliveries, Unrouted } from './webhook-requests.tsx'
+import { DeliveryId, deliveryIdOf, Verification, verificationOf } from './webhook-verification.tsx'
 
-const PRESETS = [
-  'stripe',
-  'github',
-  'slack',
-  'shopify',
-  'hmac-sha256',
-  'standard-webhooks',
-  'twilio',
-  'linear',
-  'paddle',
-  'square',
-  'intercom',
-  'zendesk',
-]
-/** The presets that sign the URL they called (control/presets.ts): they need it. */
-const SIGNS_URL = new Set(['twilio', 'square'])
 const EXAMPLE =
   'function transform(evt, headers, queryParams, raw) {\n  return { name: "stripe/" + evt.type, data: evt, id: evt.id }\n}\n'
-
-function Verification({ current }: { current: any }) {
-  const [preset, setPreset] = useState<string>(current?.preset ?? '')
-  return (
-    <fieldset class="verification">
-      <legend>Signature check</legend>
-      <label>
-        Preset
-        <select name="preset" value={preset} onChange={(e) => setPreset(e.currentTarget.value)}>
-          <option value="">None: accept unsigned requests</option>
-          {PRESETS.map((p) => (
-            <option key={p} value={p}>
-              {p}
-            </option>
-          ))}
-        </select>
-      </label>
-      {preset && (
-        <label>
-          Secret
-          <input
-            type="password"
-            name="secret"
-            autocomplete="off"
-            placeholder={current ? 'unchanged unless you type a new one' : 'the signing secret the sender gave you'}
-          />
-        </label>
-      )}
-      {preset === 'hmac-sha256' && (
-        <label>
-          Header
-          <input type="text" name="header" value={current?.header ?? ''} placeholder="x-signature" />
-        </label>
-      )}
-      {SIGNS_URL.has(preset) && (
-        <label>
-          Public URL
-          <input
-            type="url"
-            name="public_url"
-            value={current?.public_url ?? ''}
-            placeholder="the URL configured at the provider, without the query string"
-          />
-        </label>
-      )}
-    </fieldset>
-  )
-}
-
-/** The verification change, or undefined to leave it as it is (the secret is write-only). */
-function verificationOf(form: FormData, current: any): unknown {
-  const preset = String(form.get('preset') ?? '')
-  const secret = String(form.get('secret') ?? '')
-  const header = String(form.get('header') ?? '').trim()
-  const publicUrl = String(form.get('public_url') ?? '').trim()
-  if (!preset) return current ? null : undefined
-  const unchanged = (current?.header ?? '') === header && (current?.public_url ?? '') === publicUrl
-  if (!secret && current?.preset === preset && unchanged) return undefined
-  if (!secret) throw new Error('verification.secret: type the secret to set or change the signature check')
-  // The tolerance set by the API or CLI is kept; a new secret ends a rotation (the previous one is write-only).
-  const tolerance = current?.preset === preset && current.tolerance_seconds
-  return {
-    preset,
-    secret,
-    ...(header && { header }),
-    ...(publicUrl && { public_url: publicUrl }),
-    ...(tolerance && { tolerance_seconds: tolerance }),
-  }
-}
 
 export function WebhookPage({ id }: { id: string }) {
   const webhook = useApi(() => api('GET', `/v1/webhooks/${id}`), [id])
@@ -119,6 +35,7 @@ export function WebhookPage({ id }: { id: string }) {
     setSaved({})
     try {
       const verification = verificationOf(form, w.verification)
+      const deliveryId = deliveryIdOf(form)
       await api('PATCH', `/v1/webhooks/${id}`, {
         name: String(form.get('name')),
         transform: code.trim() === '' ? null : code,
@@ -127,8 +44,10 @@ export function WebhookPage({ id }: { id: string }) {
         allow_events: lines(String(form.get('allow_events'))),
         deny_events: lines(String(form.get('deny_events'))),
         ...(verification !== undefined && { verification }),
+        ...(deliveryId !== undefined && { delivery_id: deliveryId }),
       })
       setSaved({ ok: true })
+      webhook.reload()
     } catch (error) {
       setSaved({ error: error as Error })
     }
@@ -151,7 +70,13 @@ export function WebhookPage({ id }: { id: string }) {
       </p>
       <WebhookPauseControl webhook={w} onChange={webhook.reload} />
       <div class="webhook-grid">
-        <form id="edit-webhook" class="panel" onSubmit={save} aria-label="Webhook settings">
+        <form
+          id="edit-webhook"
+          class="panel"
+          onSubmit={save}
+          aria-label="Webhook settings"
+          data-updated-at={w.updated_at}
+        >
           <label>
             Name
             <input type="text" name="name" value={w.name} />
@@ -190,7 +115,9 @@ export function WebhookPage({ id }: { id: string }) {
               Denied event names<textarea name="deny_events">{w.deny_events.join('\n')}</textarea>
             </label>
           </div>
-          <Verification current={w.verification} />
+          {/* Keyed by the saved version: a save starts them afresh, typed secrets cleared. */}
+          <Verification key={`v${w.updated_at}`} current={w.verification} />
+          <DeliveryId key={`d${w.updated_at}`} current={w.delivery_id} />
           <button type="submit" id="save-webhook">
             Save
           </button>
