@@ -6,7 +6,7 @@
 // RocksDB moves to a new WAL file when a memtable fills; a write may have landed in a file it has
 // since left, so every file it wrote to since the last sync is synced before the new one is taken.
 import { open, readdir, type FileHandle } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 /** `always`: a write resolves once its WAL bytes are on stable storage; `off`: once in the WAL file. */
 export type Durability = 'always' | 'off'
@@ -31,6 +31,9 @@ export async function createWalSync(currentWalFile: () => Promise<WalFile>, dir:
   let held = await openWal(await currentWalFile())
   // A new WAL's directory entry, so that the file a sync made durable is found after a power cut.
   await dirHandle.sync()
+  // RocksDB creates the database's dir without syncing its parent: a power cut could lose the whole dir.
+  const parent = await open(dirname(dir), 'r')
+  await parent.sync().finally(() => parent.close())
   let running: Promise<void> | null = null
   let next: PromiseWithResolvers<void> | null = null
 
