@@ -1,5 +1,5 @@
 // Composition root of the embedded mode: one process, one RocksDB, every role.
-import { mkdir } from 'node:fs/promises'
+import { makeDirDurable } from '../core/wal-sync.ts'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { openRocks, type Rocks } from '../core/rocks.ts'
@@ -32,7 +32,7 @@ export async function startEmbedded(
   log: Logger,
   options: { functions?: SluiceFunction[]; httpPlugins?: RoutePlugin[]; rocks?: Rocks } = {},
 ): Promise<Running> {
-  await mkdir(config.dataDir, { recursive: true })
+  await makeDirDurable(config.dataDir)
   const rocks = options.rocks ?? (await openRocks(join(config.dataDir, 'db'), rocksOptionsOf(config), log))
   const bus = createLocalBus(rocks, log.child({ component: 'bus' }), {
     maxBatchRecords: config.localLogBatchRecords,

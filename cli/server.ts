@@ -1,6 +1,6 @@
 // Picks the composition root: distributed when Kafka is configured, embedded otherwise.
 // Loaded on demand by the CLI, so control commands start fast and never load kafkajs.
-import { mkdir } from 'node:fs/promises'
+import { makeDirDurable } from '../core/wal-sync.ts'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { openRocks } from '../core/rocks.ts'
@@ -22,7 +22,7 @@ export async function startSluice(
   // Every process but sluice dev's (which serves the probes on its HTTP port) has the ops listener.
   if (!httpRole || config.mode !== 'dev')
     await checkPortFree(config.host, config.opsPort, 'opsPort (--ops-port / SLUICE_OPS_PORT)')
-  await mkdir(config.dataDir, { recursive: true })
+  await makeDirDurable(config.dataDir)
   const rocks = await openRocks(join(config.dataDir, 'db'), rocksOptionsOf(config), log)
   if (distributed) {
     const { startDistributed } = await import('./distributed.ts')

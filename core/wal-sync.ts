@@ -5,8 +5,8 @@
 // starts being covered by it (group commit, as the local log's writes are grouped).
 // RocksDB moves to a new WAL file when a memtable fills; a write may have landed in a file it has
 // since left, so every file it wrote to since the last sync is synced before the new one is taken.
-import { open, readdir, type FileHandle } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { mkdir, open, readdir, type FileHandle } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
 
 /** `always`: a write resolves once its WAL bytes are on stable storage; `off`: once in the WAL file. */
 export type Durability = 'always' | 'off'
@@ -24,6 +24,18 @@ export interface WalSync {
 }
 
 const WAL_NAME = /^(\d+)\.log$/
+
+/** `mkdir -p` whose new directories' entries are synced, so that a power cut cannot take a data dir Sluice made. */
+export async function makeDirDurable(path: string): Promise<void> {
+  const first = await mkdir(path, { recursive: true })
+  if (first === undefined) return
+  // Each directory made holds the next one's entry; the first one's is in a directory that was there.
+  for (let at = resolve(path); ; at = dirname(at)) {
+    const handle = await open(dirname(at), 'r')
+    await handle.sync().finally(() => handle.close())
+    if (at === resolve(first)) return
+  }
+}
 
 /** `dir`: the WAL dir (the database's own: Sluice sets no wal_dir). */
 export async function createWalSync(currentWalFile: () => Promise<WalFile>, dir: string): Promise<WalSync> {

@@ -74,3 +74,25 @@ t.test('a sync that fails fails its callers, and the next sync runs afresh', asy
   t.pass('synced again')
   await walSync.close()
 })
+
+t.test('a data dir Sluice makes has each new directory entry synced (makeDirDurable, under strace)', async (t) => {
+  const dir = await tempDir('sluice-make-dir-')
+  const trace = join(dir, 'trace.txt')
+  const made = join(dir, 'a', 'b', 'data')
+  const script = `import { makeDirDurable } from ${JSON.stringify(join(ROOT, 'core/wal-sync.ts'))}
+await makeDirDurable(process.argv[1]); await makeDirDurable(process.argv[1])`
+  const run = spawnSync(
+    'strace',
+    ['-f', '-yy', '-e', 'trace=fsync', '-o', trace, '--', process.execPath, '--input-type=module', '-e', script, made],
+    { encoding: 'utf8' },
+  )
+  t.equal(run.status, 0, run.stderr)
+  const synced = parseTrace(readFileSync(trace, 'utf8'))
+    .filter((c) => c.name === 'fsync')
+    .map((c) => c.fd)
+  t.same(
+    synced,
+    [join(dir, 'a', 'b'), join(dir, 'a'), dir],
+    'each parent of a new directory, once: the second call makes nothing',
+  )
+})
