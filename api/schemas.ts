@@ -9,8 +9,11 @@ import { RUN_STATUSES } from '../store/runs-types.ts'
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 /** An enum as TypeBox declares one: a union of literals (`Static` is the union of the values). */
-export const Literals = <T extends string>(values: readonly T[]) =>
-  Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<TLiteral<T>[]>
+export const Literals = <T extends string>(values: readonly T[], options?: { description: string }) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  ) as unknown as TUnion<TLiteral<T>[]>
 export const Time = (description: string) => Type.String({ description: `${description} (ISO 8601)` })
 const Json = (description: string) => Type.Unknown({ description })
 
@@ -73,8 +76,10 @@ const UnknownNamesField = Literals(UNKNOWN_NAME_MODES)
 export const EnvLimits = {
   max_body_bytes: Type.Optional(MaxBodyBytes),
   max_events_per_second: Type.Optional(MaxEventsPerSecond),
-  schema_mode: Type.Optional({ ...SchemaModeField, description: 'A schema violation: off, warn (kept), block' }),
-  unknown_names: Type.Optional({ ...UnknownNamesField, description: 'A name without a schema: allow, warn, block' }),
+  schema_mode: Type.Optional(Literals(SCHEMA_MODES, { description: 'A schema violation: off, warn (kept), block' })),
+  unknown_names: Type.Optional(
+    Literals(UNKNOWN_NAME_MODES, { description: 'A name without a schema: allow, warn, block' }),
+  ),
 }
 export const Env = Type.Object({
   name: Type.String(),
