@@ -27,14 +27,14 @@ const URL_SETTING = 'schemaRegistryUrl (--schema-registry-url / SLUICE_SCHEMA_RE
 const AUTH_SETTING =
   'schemaRegistryUser / schemaRegistryPassword (SLUICE_SCHEMA_REGISTRY_USER / SLUICE_SCHEMA_REGISTRY_PASSWORD)'
 
-export function schemaRegistryClient(config: SchemaRegistryConfig): SchemaRegistry {
-  const parsed = URL.parse(config.url)
-  // Not echoed: it may hold a password.
-  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
-    throw new SluiceError('CONFIG_INVALID', `${URL_SETTING}: not an http:// or https:// URL`)
-  // fetch refuses a URL with credentials in it: they become the basic auth, unless given apart.
+/**
+ * The registry's base URL without credentials, and the headers of every call: fetch refuses a URL with
+ * credentials in it, so they become the basic auth, unless given apart.
+ */
+export function registryEndpoint(url: URL, given?: SchemaRegistryConfig['auth']) {
+  const parsed = new URL(url)
   const auth =
-    config.auth ??
+    given ??
     (parsed.username
       ? { username: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) }
       : undefined)
@@ -43,6 +43,15 @@ export function schemaRegistryClient(config: SchemaRegistryConfig): SchemaRegist
   const base = parsed.toString().replace(/\/+$/, '')
   const headers: Record<string, string> = { accept: CONTENT_TYPE }
   if (auth) headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`
+  return { base, headers }
+}
+
+export function schemaRegistryClient(config: SchemaRegistryConfig): SchemaRegistry {
+  const parsed = URL.parse(config.url)
+  // Not echoed: it may hold a password.
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
+    throw new SluiceError('CONFIG_INVALID', `${URL_SETTING}: not an http:// or https:// URL`)
+  const { base, headers } = registryEndpoint(parsed, config.auth)
 
   async function call<T>(
     method: 'GET' | 'POST',

@@ -3,6 +3,7 @@
 // name, with BACKWARD compatibility set on the subject. The registry runs its own JSON Schema
 // checker, so a version it takes is the version Sluice stores (control/schemas.ts).
 import { SluiceError } from '../core/errors.ts'
+import { registryEndpoint } from '../bus/schema-registry.ts'
 
 export interface EventSchemaRegistry {
   /** Registers `schema` as the subject's next version, or answers the refusal of its compatibility rule. */
@@ -32,17 +33,9 @@ export function eventSchemaRegistry(config: {
   auth?: { username: string; password: string }
   subjectPrefix: string
 }): EventSchemaRegistry {
-  const parsed = new URL(config.url)
-  const auth =
-    config.auth ??
-    (parsed.username
-      ? { username: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) }
-      : undefined)
-  parsed.username = ''
-  parsed.password = ''
-  const base = parsed.toString().replace(/\/+$/, '')
-  const headers: Record<string, string> = { accept: CONTENT_TYPE, 'content-type': CONTENT_TYPE }
-  if (auth) headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`
+  const endpoint = registryEndpoint(new URL(config.url), config.auth)
+  const base = endpoint.base
+  const headers = { ...endpoint.headers, 'content-type': CONTENT_TYPE }
 
   async function call(method: 'PUT' | 'POST', path: string, body: unknown): Promise<{ status: number; body: any }> {
     let response: Response
