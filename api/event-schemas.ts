@@ -12,8 +12,8 @@ const JsonSchema = Type.Record(Type.String(), Type.Unknown(), {
   description: "A JSON Schema (draft 2020-12) for the event's data",
   examples: [{ type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] }],
 })
-const SchemaName = Type.Object({ name: Type.String({ description: 'Event name, URL-encoded' }) })
-const SchemaEnv = Type.Object({
+export const SchemaName = Type.Object({ name: Type.String({ description: 'Event name, URL-encoded' }) })
+export const SchemaEnv = Type.Object({
   env: Type.Optional(Type.String({ description: 'A standard environment, or "branch" for the branch group' })),
 })
 const PushBody = Type.Object({ schema: JsonSchema }, { additionalProperties: false })

@@ -13,6 +13,7 @@ import type { InsightsStore } from '../store/insights-types.ts'
 import type { EventStore } from '../store/types.ts'
 import { queryTime } from './query.ts'
 import { errors, Nullable, One } from './schemas.ts'
+import { SchemaEnv, SchemaName } from './event-schemas.ts'
 import { absentBodyIsEmpty } from './validation.ts'
 
 const DAY = 24 * 60 * 60_000
@@ -22,10 +23,6 @@ const SAMPLES = 20
 const DRAFT_PAGE = 500
 
 const JsonSchema = Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON Schema (draft 2020-12)' })
-const SchemaName = Type.Object({ name: Type.String({ description: 'Event name, URL-encoded' }) })
-const EnvQuery = Type.Object({
-  env: Type.Optional(Type.String({ description: 'A standard environment (default production)' })),
-})
 const TimeField = (description: string) =>
   Type.Union([Type.Integer({ minimum: 0 }), Type.String()], { description: `${description}: ms or ISO 8601` })
 const DraftBody = Type.Object(
@@ -50,7 +47,7 @@ const Draft = Type.Object({
   diff: Type.Array(Change, { description: 'From the current version to the proposed schema' }),
 })
 const ViolationsQuery = Type.Object({
-  ...EnvQuery.properties,
+  ...SchemaEnv.properties,
   since: Type.Optional(Type.String({ description: 'ms or ISO 8601; default 24 hours ago' })),
   until: Type.Optional(Type.String({ description: 'ms or ISO 8601; default now' })),
   bucket: Type.Optional(Type.Integer({ minimum: 1000, description: 'Bucket width in ms; default 3600000' })),
@@ -104,7 +101,7 @@ export function schemaTrafficRoutes(deps: SchemaTrafficDeps) {
     const tags = ['Schemas']
     app.post<{
       Params: Static<typeof SchemaName>
-      Querystring: Static<typeof EnvQuery>
+      Querystring: Static<typeof SchemaEnv>
       Body: Static<typeof DraftBody>
     }>(
       '/v1/schemas/:name/draft',
@@ -114,7 +111,7 @@ export function schemaTrafficRoutes(deps: SchemaTrafficDeps) {
           tags,
           summary: 'Propose a schema from the stored events of a name, with its diff to the latest (saves nothing)',
           params: SchemaName,
-          querystring: EnvQuery,
+          querystring: SchemaEnv,
           body: DraftBody,
           response: { 200: One(Draft), ...errors(400, 401, 404) },
         },
