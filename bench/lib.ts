@@ -18,9 +18,9 @@ export function startChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise
   return startProcess(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', ...args], env)
 }
 
-async function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
+async function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<Child> {
   const child = spawn(command, args, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
@@ -48,10 +48,11 @@ async function startProcess(command: string, args: string[], env: NodeJS.Process
 /**
  * `sluice dev` on `dataDir` by `npm start`'s script (scripts/start.sh: its node flags and allocator,
  * jemalloc when installed, as the image runs it). It execs node, so the child's pid is the server's.
+ * `root`: another checkout's (a baseline commit's worktree, its node_modules installed).
  */
-export function startSluice(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Child> {
+export function startSluice(dataDir: string, env: NodeJS.ProcessEnv = {}, root = ROOT): Promise<Child> {
   const args = ['scripts/start.sh', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn']
-  return startProcess('bash', args, { SLUICE_LOG_LEVEL: 'warn', ...env })
+  return startProcess('bash', args, { SLUICE_LOG_LEVEL: 'warn', ...env }, root)
 }
 
 /** The malloc a process runs on: jemalloc when scripts/start.sh found it and preloaded it. */

@@ -21,9 +21,13 @@ export interface TopicState {
   partitions: PartitionState[]
 }
 
-/** What one write takes: per partition, its first offset and the publishes since, kept as published. */
+/**
+ * What one write takes: per partition, its first offset and the publishes since, kept as published;
+ * and the writes of other key spaces made in the same tick (`commit`: the one-pass event path's).
+ */
 interface Pending {
   batches: Map<PartitionState, { first: number; parts: BatchPart[]; count: number }>
+  ops: WriteOp[]
   resolve: () => void
   reject: (e: unknown) => void
   promise: Promise<void>
@@ -48,17 +52,9 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
     const { spec, name } = state
     const wrong = records.find((r) => r.partition !== undefined && !(r.partition >= 0 && r.partition < spec.partitions))
     if (wrong) return Promise.reject(new Error(`topic ${name} has no partition ${wrong.partition}`))
-    if (!pending) {
-      let resolve!: () => void, reject!: (e: unknown) => void
-      const promise = new Promise<void>((res, rej) => {
-        resolve = res
-        reject = rej
-      })
-      pending = { batches: new Map(), resolve, reject, promise, startedNs: process.hrtime.bigint(), records: 0 }
-      scheduleFlush()
-    }
-    pending.records += records.length
-    const { batches } = pending
+    const group = pendingWrite()
+    group.records += records.length
+    const { batches } = group
     const atMs = Date.now()
     const add = (p: PartitionState, part: LocalRecord[]) => {
       if (part.length === 0) return
@@ -79,7 +75,27 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
       }
       for (const [partition, part] of byPartition) add(state.partitions[partition], part)
     }
-    return pending.promise
+    return group.promise
+  }
+
+  /** The write this tick's publishes join: what is published before the flush is written with them, atomically. */
+  function pendingWrite(): Pending {
+    if (pending) return pending
+    let resolve!: () => void, reject!: (e: unknown) => void
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res
+      reject = rej
+    })
+    pending = { batches: new Map(), ops: [], resolve, reject, promise, startedNs: process.hrtime.bigint(), records: 0 }
+    scheduleFlush()
+    return pending
+  }
+
+  /** Writes `ops` in the same RocksDB write as the records published in this tick; resolves as `publish`. */
+  function commit(ops: WriteOp[]): Promise<void> {
+    const group = pendingWrite()
+    for (const op of ops) group.ops.push(op)
+    return group.promise
   }
 
   function scheduleFlush(): void {
@@ -99,6 +115,7 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
       ops.push({ type: 'put', key: logKey(p.topic, p.partition, batch.first), value: buffer })
       written.push([p, { first: batch.first, count: batch.count, buffer, shared: sharedOf(batch.parts) }])
     }
+    for (const op of pendingBatch.ops) ops.push(op)
     const offsetOps = offsets.take() // free riders on a write that happens anyway
     ops.push(...offsetOps)
     const slot: (typeof inFlight)[number] = { written: false }
@@ -128,6 +145,7 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
 
   return {
     publish,
+    commit,
     /**
      * undefined while the log takes writes, else the error of its last write. After a failure each call
      * tries `retry` (a write that changes nothing) itself: a node that is not ready is sent no requests

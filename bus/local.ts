@@ -5,7 +5,7 @@
 // (local-writer.ts), the tail and reads (local-tail.ts), groups (local-groups.ts), offsets and
 // retention (local-offsets.ts), keys (local-layout.ts), record batches (record-batch.ts).
 import type { Logger } from 'pino'
-import type { Rocks } from '../core/rocks.ts'
+import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { SluiceError } from '../core/errors.ts'
 import { keyPrefix, keyRange } from '../core/keyspaces.ts'
 import type { Bus, ConsumedRecord, TopicSpec } from './types.ts'
@@ -52,6 +52,11 @@ export interface LocalLog extends Bus {
   ): Output<T>
   /** Takes a record's shared value if it has one, else decodes: for codecs that decode it to an equal value. */
   sharedSource<T>(codec: Codec<T>): Source<T>
+  /**
+   * Writes `ops` (other key spaces than the log's) in the same RocksDB write as what is published in
+   * this tick, atomically with it; resolves once durable, as a publish does (cli/one-pass.ts).
+   */
+  commit(ops: WriteOp[]): Promise<void>
   /** A readiness probe (core/health.ts): undefined while the log takes writes, else why it does not. */
   writeHealth(): Promise<string | undefined>
   /**
@@ -142,6 +147,8 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
   return {
     ensureTopics,
     publish,
+    commit: (ops) =>
+      closed ? Promise.reject(new SluiceError('LOG_UNAVAILABLE', 'the local log is closed')) : writer.commit(ops),
     writeHealth,
     subscribe: groups.subscribe,
     readPartition,

@@ -112,7 +112,10 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     return doc ? checkEvents(doc, events, where) : ({ kind: 'ok' } as const)
   }
   const incomingKey = (e: EventRecord) => `${e.env}\0${e.id}`
-  const incoming = createOutput(bus, topics.incoming, codecs.event, incomingKey)
+  // Embedded mode: one pass does what dedup, the store sink and the router do to what is published.
+  const incoming = eventPath.onePass
+    ? eventPath.onePass(() => (roles.has('router') ? functions.routing : undefined))
+    : createOutput(bus, topics.incoming, codecs.event, incomingKey)
   const functions = createFunctionParts(
     {
       bus,
@@ -223,7 +226,11 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
           keys,
           envs,
           // The Event API's records are parsed JSON and fields, never changed once published: they may be shared.
-          outputs: { incoming: eventPath.output(topics.incoming, codecs.event, incomingKey, (e) => e) },
+          outputs: {
+            incoming: eventPath.onePass
+              ? incoming
+              : eventPath.output(topics.incoming, codecs.event, incomingKey, (e) => e),
+          },
           checkEvents,
           webhooks: webhooks.ingest,
           settle,

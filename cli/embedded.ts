@@ -18,6 +18,7 @@ import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Running } from './compose.ts'
 import { type Config, rocksOptionsOf } from './config.ts'
 import { plainEventPath, type EventPath } from './event-path.ts'
+import { createOnePass } from './one-pass.ts'
 import type { RoutePlugin } from '../api/http.ts'
 
 export type { Running }
@@ -70,7 +71,11 @@ export async function startEmbedded(
     insights: createRocksInsights(rocks),
     // JSON on the log, so the event store can write each event as the bytes it read (localEventPath).
     codecs: { event: jsonCodec(), stored: jsonCodec(), raw: jsonCodec(), run: jsonCodec() },
-    eventPath: localEventPath(bus, events, config),
+    eventPath: {
+      ...localEventPath(bus, events, config),
+      onePass: (routing) =>
+        createOnePass({ commit: bus.commit, getMany: rocks.getMany, store: events, dedup: dedupStore, routing }),
+    },
     // One RocksDB holds every partition's state, so one store (and one state per function) serves them all.
     openDedupStore: async () => dedupStore,
     // One state per function, whatever the partition: they share the same keys.

@@ -7,8 +7,9 @@ import type { Bus, ConsumedRecord } from '../bus/types.ts'
 import type { Codec } from '../bus/codec.ts'
 import { createOutput, type Output } from '../bus/output.ts'
 import { createSource, type Source } from '../bus/source.ts'
-import type { StoredEvent } from '../core/event.ts'
+import type { EventRecord, StoredEvent } from '../core/event.ts'
 import type { EventStore } from '../store/types.ts'
+import type { Routing } from '../router/index.ts'
 
 export interface EventPath {
   /**
@@ -27,6 +28,11 @@ export interface EventPath {
   insertEvents(events: StoredEvent[], records: ConsumedRecord[]): Promise<void>
   /** Ingest's backpressure: false while a stage reading `topics` stays too far behind (Kafka needs none). */
   settle?(topics: string[]): Promise<boolean>
+  /**
+   * Embedded mode: `incoming` as an output that deduplicates, stores and routes what it is given
+   * in one write (cli/one-pass.ts), `routing` being the router's once the function parts exist.
+   */
+  onePass?(routing: () => Routing | undefined): Output<EventRecord>
 }
 
 export function plainEventPath(bus: Bus, store: EventStore): EventPath {

@@ -20,7 +20,7 @@ import { createRunSink } from '../store/runs-sink.ts'
 import type { RunnerState } from '../runner/state.ts'
 import type { CheckSent, SendLimits } from '../runner/events.ts'
 import { createRunner } from '../runner/index.ts'
-import { createRouter } from '../router/index.ts'
+import { createRouter, createRouting } from '../router/index.ts'
 import { routeKeyOf } from '../router/routes.ts'
 import { createMatcher } from '../router/matcher.ts'
 import { createWaitsTopic } from '../router/waits-topic.ts'
@@ -70,7 +70,14 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
   const runs = createOutput(bus, deps.topics.runs, runCodec, (r) => r.runId)
   const functionTopics = createFunctionTopics(bus, deps.topics, config.partitions)
   const waits = createWaitsTopic(bus, deps.topics)
+  const routing = createRouting({
+    functions: () => registry.list(),
+    outputs: { runs, functionRuns: (fn) => functionTopics.output(fn) },
+    waits,
+  })
   return {
+    /** What the router does to events, for the embedded one-pass path too (cli/one-pass.ts). */
+    routing,
     runSink: createRunSink(
       { source: createSource(bus, runCodec), store: runStore },
       { group: 'run-sink', inputTopic: deps.topics.runs, maxBatchRecords: config.batchRecords.runSink },
@@ -100,9 +107,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
     router: createRouter(
       {
         source: deps.eventSource,
-        functions: () => registry.list(),
-        outputs: { runs, functionRuns: (fn) => functionTopics.output(fn) },
-        waits,
+        routing,
         log: log.child({ stage: 'router' }),
       },
       { inputTopic: deps.topics.events, group: 'router', maxBatchRecords: config.batchRecords.router },

@@ -8,7 +8,37 @@ import type { EventRecord, StoredEvent } from '../core/event.ts'
 import type { DedupStore } from './types.ts'
 import { dedupEvents } from './metrics.ts'
 
-const counted = { accepted: dedupEvents.labels('accepted'), duplicate: dedupEvents.labels('duplicate') }
+export const counted = { accepted: dedupEvents.labels('accepted'), duplicate: dedupEvents.labels('duplicate') }
+
+/**
+ * The events a lookup must be asked about: those with a caller `id`. An event without one is keyed by
+ * its fresh internal ID, which nothing earlier can hold (a redelivery or a seeded retry finds itself,
+ * and passes anyway).
+ */
+export const callerIdEvents = (events: EventRecord[]) => events.filter((e) => e.id !== e.internalId)
+
+/**
+ * Per event, the internal ID of the event it repeats, or undefined for one that passes: the first
+ * (env, id) of the batch or the window passes, a later one is a duplicate of it. `found[i]` is what a
+ * lookup found for `withId[i]` (callerIdEvents of `events`).
+ */
+export function originalsOf(
+  events: EventRecord[],
+  withId: EventRecord[],
+  found: Array<string | null>,
+): Array<string | undefined> {
+  const earlier = new Map(withId.map((e, i) => [e, found[i]]))
+  const firstInBatch = new Map<string, string>()
+  return events.map((event) => {
+    if (event.id === event.internalId) return undefined
+    const key = `${event.env}\0${event.id}`
+    const original = firstInBatch.get(key) ?? earlier.get(event)
+    // A redelivered record finds itself: it is the original, published again (idempotent downstream).
+    if (original && original !== event.internalId) return original
+    if (!firstInBatch.has(key)) firstInBatch.set(key, event.internalId)
+    return undefined
+  })
+}
 
 export interface DedupDeps {
   source: Source<EventRecord>
@@ -33,14 +63,16 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
   async function handle(partition: number, events: EventRecord[], records: ConsumedRecord[]): Promise<void> {
     const store = stores.get(partition)
     if (!store) throw new Error(`dedup partition ${partition} has no open store`)
-    // An event without a caller `id` is keyed by its fresh internal ID, which nothing earlier can
-    // hold (a redelivery or a seeded retry finds itself, and passes anyway): only caller ids are read.
-    const withId = events.filter((e) => e.id !== e.internalId)
-    // Without caller ids, each event's key is its own internal ID: every one passes.
-    const { accepted, duplicates } =
-      withId.length === 0
-        ? { accepted: events.map((value, i) => ({ value, record: records[i] })), duplicates: [] }
-        : split(events, records, withId, await store.lookup(withId))
+    const withId = callerIdEvents(events)
+    const found = withId.length === 0 ? [] : await store.lookup(withId)
+    const originals = originalsOf(events, withId, found)
+    const accepted: Consumed<EventRecord>[] = []
+    const duplicates: StoredEvent[] = []
+    events.forEach((value, i) => {
+      const original = originals[i]
+      if (original === undefined) accepted.push({ value, record: records[i] })
+      else duplicates.push({ ...value, duplicateOf: original })
+    })
     // An accepted event goes on as it came (`incoming` and `events` share the event codec). Marking
     // it seen at the same time is safe: a crash before it is durable downstream redelivers the
     // batch, and a redelivered event finds its own mark (its internal ID), so it passes again.
@@ -51,23 +83,6 @@ export function createDedup(deps: DedupDeps, config: DedupConfig) {
     ])
     counted.accepted.inc(accepted.length)
     counted.duplicate.inc(duplicates.length)
-  }
-
-  /** The first (env, id) of the batch or the window passes; a later one is a duplicate of it. */
-  function split(events: EventRecord[], records: ConsumedRecord[], withId: EventRecord[], found: Array<string | null>) {
-    const earlier = new Map(withId.map((e, i) => [e, found[i]]))
-    const firstInBatch = new Map<string, string>()
-    const accepted: Consumed<EventRecord>[] = []
-    const duplicates: StoredEvent[] = []
-    events.forEach((event, i) => {
-      const key = `${event.env}\0${event.id}`
-      const original = firstInBatch.get(key) ?? earlier.get(event)
-      // A redelivered record finds itself: it is the original, published again (idempotent downstream).
-      if (original && original !== event.internalId) return void duplicates.push({ ...event, duplicateOf: original })
-      if (!firstInBatch.has(key)) firstInBatch.set(key, event.internalId)
-      accepted.push({ value: event, record: records[i] })
-    })
-    return { accepted, duplicates }
   }
 
   return {

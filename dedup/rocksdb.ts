@@ -26,7 +26,28 @@ export interface RocksDedupConfig {
   prefix?: string
 }
 
-export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): DedupStore {
+type Value = Buffer | string | null
+
+/**
+ * The one-pass event path's use of the store (cli/one-pass.ts): what a lookup of `keys` and a mark of
+ * `unnamed` (events without a caller id) read, then, from those values or newer ones the caller holds,
+ * the lookup's answers and the writes of a mark, for the caller's own RocksDB write.
+ */
+export interface DedupReads {
+  keys: string[]
+  /** Each lookup key's original (as DedupStore.lookup) from the values of `keys`. */
+  found(valueAt: (key: string, at: number) => Value): Array<string | null>
+  /** The writes marking `entries` (their unnamed ones among those given), given their groups' values so far. */
+  markOps(entries: SeenEntry[], earlier: (groupKey: string) => Value): WriteOp[]
+}
+
+export interface RocksDedupStore extends DedupStore {
+  reads(keys: DedupKey[], unnamed: SeenEntry[]): DedupReads
+}
+
+const textOf = (value: Buffer | string) => (typeof value === 'string' ? value : value.toString('latin1'))
+
+export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): RocksDedupStore {
   const callerIds = keyPrefix('dedup', config.prefix)
   const internalIds = keyPrefix('dedupInternalIds', config.prefix)
   const spaces = [callerIds, internalIds]
@@ -46,27 +67,15 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
   let expiredBelow = -1
   let writing = Promise.resolve()
 
-  /**
-   * Puts a caller id's mark under its own key, and adds the marks of events without one to their
-   * groups (read first: another batch may have marked IDs of the same millisecond).
-   */
-  async function mark(entries: SeenEntry[]): Promise<void> {
-    const ops: WriteOp[] = []
-    /** Per group key, runs of internal IDs received at the same time. */
+  /** Per group key of U, the runs of internal IDs received at one time that `entries` add to it. */
+  function groupsOf(entries: SeenEntry[]): Map<string, Array<{ receivedAt: number; ids: string[] }>> {
     const groups = new Map<string, Array<{ receivedAt: number; ids: string[] }>>()
     let lastKey = ''
     let last: { bucket: number; env: string; group: string } | undefined
     let run: { receivedAt: number; ids: string[] } | undefined
     for (const e of entries) {
+      if (e.id !== e.internalId) continue
       const bucket = bucketOf(e.receivedAt)
-      if (e.id !== e.internalId) {
-        ops.push({
-          type: 'put',
-          key: entryKey(callerIds, bucket, e.env, e.id),
-          value: `${e.receivedAt},${e.internalId}`,
-        })
-        continue
-      }
       // The events of a request share their environment, millisecond and receive time, and come one
       // after another.
       if (last?.bucket !== bucket || last.env !== e.env || !e.internalId.startsWith(last.group)) {
@@ -82,41 +91,85 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
       }
       run.ids.push(e.internalId)
     }
-    if (groups.size > 0) {
-      const keys = [...groups.keys()]
-      const earlier = await rocks.getMany(keys)
-      keys.forEach((key, i) => {
-        const runs = groups.get(key)!.map((r) => `${r.receivedAt},${r.ids.join(',')}`)
-        if (earlier[i]) runs.unshift(earlier[i].toString('latin1'))
-        ops.push({ type: 'put', key, value: runs.join(';') })
+    return groups
+  }
+
+  /**
+   * The writes that mark `entries`: a caller id's mark under its own key, and the marks of events
+   * without one added to their groups, whose values so far `earlier` gives (another batch may have
+   * marked IDs of the same millisecond).
+   */
+  function markOps(entries: SeenEntry[], earlier: (groupKey: string) => Value): WriteOp[] {
+    const ops: WriteOp[] = []
+    for (const e of entries) {
+      if (e.id === e.internalId) continue
+      ops.push({
+        type: 'put',
+        key: entryKey(callerIds, bucketOf(e.receivedAt), e.env, e.id),
+        value: `${e.receivedAt},${e.internalId}`,
       })
     }
-    await rocks.write(ops)
+    for (const [key, group] of groupsOf(entries)) {
+      const runs = group.map((r) => `${r.receivedAt},${r.ids.join(',')}`)
+      const before = earlier(key)
+      if (before) runs.unshift(textOf(before))
+      ops.push({ type: 'put', key, value: runs.join(';') })
+    }
+    return ops
+  }
+
+  /** What looking up `keys` reads: per key, its bucket and the one before, and for an id of ULID form its group in U. */
+  function lookupReads(keys: DedupKey[]): string[][] {
+    // The event's bucket and the one before (the window reaches into it). Records from several
+    // ingest nodes may arrive slightly out of time order, so near a bucket's end the next one
+    // is read too. An id of ULID form may be an earlier event's internal ID: its group in U too.
+    return keys.map((k) => {
+      const bucket = bucketOf(k.receivedAt)
+      const buckets = (bucket + 1) * config.windowMs - k.receivedAt < CLOCK_SKEW_MS ? [-1, 0, 1] : [-1, 0]
+      const read = buckets.map((d) => entryKey(callerIds, bucket + d, k.env, k.id))
+      if (!ULID_FORM.test(k.id)) return read
+      for (const d of buckets) read.push(entryKey(internalIds, bucket + d, k.env, k.id.slice(0, TIME_LENGTH)))
+      return read
+    })
+  }
+
+  /** Each key's original from the values its reads found, in order. */
+  function answers(
+    keys: DedupKey[],
+    reads: string[][],
+    valueAt: (key: string, at: number) => Value,
+  ): Array<string | null> {
+    let at = 0
+    return keys.map((key, i) => {
+      let found: string | null = null
+      for (const read of reads[i]) {
+        const value = valueAt(read, at++)
+        found ??= read.startsWith(internalIds) ? memberWithin(key, value) : markWithin(key, value)
+      }
+      return found
+    })
+  }
+
+  async function mark(entries: SeenEntry[]): Promise<void> {
+    const keys = [...groupsOf(entries).keys()]
+    const earlier = new Map<string, Value>()
+    if (keys.length > 0) (await rocks.getMany(keys)).forEach((value, i) => earlier.set(keys[i], value))
+    await rocks.write(markOps(entries, (key) => earlier.get(key) ?? null))
   }
 
   return {
     async lookup(keys) {
-      // The event's bucket and the one before (the window reaches into it). Records from several
-      // ingest nodes may arrive slightly out of time order, so near a bucket's end the next one
-      // is read too. An id of ULID form may be an earlier event's internal ID: its group in U too.
-      const reads = keys.map((k) => {
-        const bucket = bucketOf(k.receivedAt)
-        const buckets = (bucket + 1) * config.windowMs - k.receivedAt < CLOCK_SKEW_MS ? [-1, 0, 1] : [-1, 0]
-        const read = buckets.map((d) => entryKey(callerIds, bucket + d, k.env, k.id))
-        if (!ULID_FORM.test(k.id)) return read
-        for (const d of buckets) read.push(entryKey(internalIds, bucket + d, k.env, k.id.slice(0, TIME_LENGTH)))
-        return read
-      })
+      const reads = lookupReads(keys)
       const values = await rocks.getMany(reads.flat())
-      let at = 0
-      return keys.map((key, i) => {
-        let found: string | null = null
-        for (const read of reads[i]) {
-          const value = values[at++]
-          found ??= read.startsWith(internalIds) ? memberWithin(key, value) : markWithin(key, value)
-        }
-        return found
-      })
+      return answers(keys, reads, (_, at) => values[at])
+    },
+    reads(keys, unnamed) {
+      const reads = lookupReads(keys)
+      return {
+        keys: [...reads.flat(), ...groupsOf(unnamed).keys()],
+        found: (valueAt) => answers(keys, reads, valueAt),
+        markOps,
+      }
     },
     markSeen(entries: SeenEntry[]) {
       // One at a time: a group's value is read, then written with the new marks added.
@@ -138,9 +191,9 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
   }
 
   /** The internal ID a mark holds, if within the window. */
-  function markWithin(key: DedupKey, value: Buffer | null): string | null {
+  function markWithin(key: DedupKey, value: Value): string | null {
     if (!value) return null
-    const text = value.toString('latin1')
+    const text = textOf(value)
     const comma = text.indexOf(',')
     return within(key, text.slice(0, comma)) ? text.slice(comma + 1) : null
   }
@@ -149,9 +202,9 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): D
    * The key's id, if a group holds it within the window. A group is runs of IDs received at one
    * time, `<receivedAt>,<id>,<id>…`, joined by ';': an ID is one only between two of those marks.
    */
-  function memberWithin(key: DedupKey, value: Buffer | null): string | null {
+  function memberWithin(key: DedupKey, value: Value): string | null {
     if (!value) return null
-    const text = value.toString('latin1')
+    const text = textOf(value)
     for (let at = text.indexOf(key.id); at > 0; at = text.indexOf(key.id, at + 1)) {
       const after = text.charCodeAt(at + ULID_LENGTH)
       if (text.charCodeAt(at - 1) !== 44 || !(Number.isNaN(after) || after === 44 || after === 59)) continue

@@ -15,12 +15,16 @@ import { routeIndex, routeKeyOf } from './routes.ts'
 import type { WaitsTopic } from './waits-topic.ts'
 import { cancelRegistrations } from './cancellations.ts'
 
-export interface RouterDeps {
-  source: Source<EventRecord>
+export interface RoutingDeps {
   /** The registered functions, read once per batch. */
   functions(): FunctionDoc[]
   outputs: { runs: Output<RunDoc>; functionRuns(fn: FunctionDoc): Output<FunctionRecord> }
   waits: WaitsTopic
+}
+
+export interface RouterDeps {
+  source: Source<EventRecord>
+  routing: Routing
   log: Logger
 }
 
@@ -30,10 +34,17 @@ export interface RouterConfig {
   maxBatchRecords: number
 }
 
-export function createRouter(deps: RouterDeps, config: RouterConfig) {
-  async function route(events: EventRecord[]): Promise<void> {
-    // Every wait registered before now is known: an event of this batch received after it is routed to it.
-    await deps.waits.refresh()
+/**
+ * Routing, for the router stage and the one-pass event path (cli/one-pass.ts). `route` publishes what
+ * it writes within the call, before its first await: on the local log one write, with whatever else
+ * is published in that tick.
+ */
+export function createRouting(deps: RoutingDeps) {
+  /**
+   * The runs and wait messages of `events`, from the wait keys of the last `refresh`. The cancellations
+   * of the runs are registered after them, or, `together`, in the same tick (cli/one-pass.ts).
+   */
+  function route(events: EventRecord[], { together = false } = {}): Promise<void> {
     const functions = deps.functions()
     const index = routeIndex(functions)
     const now = Date.now()
@@ -61,21 +72,38 @@ export function createRouter(deps: RouterDeps, config: RouterConfig) {
       }
     }
     const runs = [...perFunction.values()]
-    await Promise.all([
+    const published = Promise.all([
       ...runs.map(({ fn, records }) => deps.outputs.functionRuns(fn).publish(records)),
       deps.outputs.runs.publish(queued),
       deps.waits.route(events),
     ])
-    // After the runs: a cancel that finds no run yet would end it before it began.
-    const cancels = runs.flatMap(({ fn, records }) => records.flatMap((r) => cancelRegistrations(fn, r, now)))
-    await deps.waits.output.register(cancels)
+    // After the runs, or with them: a cancel that finds no run yet would end it before it began.
+    const cancels = () => runs.flatMap(({ fn, records }) => records.flatMap((r) => cancelRegistrations(fn, r, now)))
+    if (together) return Promise.all([published, deps.waits.output.register(cancels(), { together })]).then(() => {})
+    return published.then(() => deps.waits.output.register(cancels()))
   }
 
-  // With no function registered there is nothing to route (and no wait): events are not even decoded.
-  const idle = () => deps.functions().length === 0
+  return {
+    route,
+    /** Every wait registered before now is known after it: an event received after it is routed to it. */
+    refresh: () => deps.waits.refresh(),
+    /** With no function registered there is nothing to route (and no wait). */
+    idle: () => deps.functions().length === 0,
+  }
+}
+
+export type Routing = ReturnType<typeof createRouting>
+
+export function createRouter(deps: RouterDeps, config: RouterConfig) {
+  const { routing } = deps
+  async function route(events: EventRecord[]): Promise<void> {
+    await routing.refresh()
+    await routing.route(events)
+  }
+  // Idle: events are not even decoded.
   return createConsumerStage(
     deps.source,
-    { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords, idle },
+    { group: config.group, topics: [config.inputTopic], maxBatchRecords: config.maxBatchRecords, idle: routing.idle },
     route,
   )
 }

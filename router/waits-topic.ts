@@ -33,7 +33,7 @@ export function createWaitsTopic(bus: Bus, topics: { waits: string; waitKeys: st
     )
 
   const output: WaitsOutput = {
-    async register(waits) {
+    async register(waits, options) {
       if (waits.length === 0) return
       const specs = [...new Set(waits.map(specKey))]
       const fresh = specs.filter((k) => !published.has(k))
@@ -47,9 +47,15 @@ export function createWaitsTopic(bus: Bus, topics: { waits: string; waitKeys: st
           for (const key of fresh) if (published.get(key) === publishing) published.delete(key)
         })
       }
+      const registering = () =>
+        publishWaits(waits.map((wait) => ({ key: matchKey(wait), message: { kind: 'register', wait } })))
+      if (options?.together) {
+        await Promise.all([...specs.map((k) => published.get(k)), registering()])
+        return
+      }
       // The keys first, durable: a router that sees an event after this returns routes it to the matcher.
       await Promise.all(specs.map((k) => published.get(k)))
-      await publishWaits(waits.map((wait) => ({ key: matchKey(wait), message: { kind: 'register', wait } })))
+      await registering()
     },
     async remove(waits) {
       if (waits.length === 0) return

@@ -35,8 +35,12 @@ export const matchKey = (k: WaitKey): string => `${k.env}\0${k.event}\0${k.match
 
 /** Registering and forgetting waits (router/waits-output.ts). */
 export interface WaitsOutput {
-  /** Durable once resolved: the matcher sees every event routed after this. */
-  register(waits: WaitRegistration[]): Promise<void>
+  /**
+   * Durable once resolved: the matcher sees every event routed after this. `together`: the keys and
+   * the registrations are published in this tick, for a log that writes one tick's publishes at once
+   * (the local log: cli/one-pass.ts); otherwise the keys are durable first.
+   */
+  register(waits: WaitRegistration[], options?: { together?: boolean }): Promise<void>
   remove(waits: Array<WaitKey & { waitId: string }>): Promise<void>
 }
 

@@ -32,6 +32,8 @@ export interface RocksEventStoreOptions {
 export interface RocksEventStore extends EventStore {
   /** As insertEvents, writing `texts[i]`, `events[i]`'s JSON text, as it is instead of serializing the event. */
   insertEventTexts(events: StoredEvent[], texts: Buffer[]): Promise<void>
+  /** The writes that insert `events`, `texts[i]` being `events[i]`'s JSON text, for a write of the caller's (cli/one-pass.ts). */
+  insertOps(events: StoredEvent[], texts: Array<Buffer | string>): WriteOp[]
 }
 
 export const DEFAULT_SCAN_BUDGET = 5_000
@@ -211,18 +213,24 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
     return done()
   }
 
-  async function insert(events: StoredEvent[], textOf: (event: StoredEvent, i: number) => Buffer | string) {
+  function insertOps(events: StoredEvent[], texts: ArrayLike<Buffer | string>): WriteOp[] {
     const ops: WriteOp[] = []
-    events.forEach((event, i) => {
-      ops.push({ type: 'put', key: eventKey(event.internalId), value: textOf(event, i) })
-    })
+    for (let i = 0; i < events.length; i++)
+      ops.push({ type: 'put', key: eventKey(events[i].internalId), value: texts[i] })
     pushIndexOps(events, ops)
-    await rocks.write(ops)
+    return ops
   }
 
   return {
-    insertEvents: (events) => insert(events, (event) => JSON.stringify(event)),
-    insertEventTexts: (events, texts) => insert(events, (_, i) => texts[i]),
+    insertEvents: (events) =>
+      rocks.write(
+        insertOps(
+          events,
+          events.map((event) => JSON.stringify(event)),
+        ),
+      ),
+    insertEventTexts: (events, texts) => rocks.write(insertOps(events, texts)),
+    insertOps,
     getEvent,
     queryEvents,
     deleteBefore: (before, options) => deleteEventsBefore(rocks, before, options),

@@ -8,16 +8,22 @@
 // answer), one after the other on fresh servers: `alwaysVsOff` is what the sync costs.
 // Rates and CPU per event count only accepted (2xx) requests: under backpressure the server holds
 // requests back and may refuse some (503 PIPELINE_BEHIND), shown as `refused`.
-// Usage: node --conditions=sluice-source bench/ingest/run.ts [seconds]
+// `--baseline <dir>`: a checkout of an earlier commit (a git worktree with node_modules) runs each
+// case too, right after this one's, on a fresh server with its own defaults: `vsBaseline` is this
+// checkout's `always` against it, from the same run on the same machine.
+// Usage: node --conditions=sluice-source bench/ingest/run.ts [seconds] [--baseline <dir>]
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { allocatorOf, rocksdbIdle, startChild, startSluice, peakRssMb, report, type Child } from '../lib.ts'
 import { cpuMicros, ensureWrk, round, rssMb, wrk } from '../wrk.ts'
 import { batchOf, event } from './events.ts'
 
-const seconds = Number(process.argv[2] ?? 10)
+const args = process.argv.slice(2)
+const at = args.indexOf('--baseline')
+const baseline = at >= 0 ? resolve(args.splice(at, 2)[1]) : undefined
+const seconds = Number(args[0] ?? 10)
 const WARM_UP_S = 2
 const CASES = [
   { case: 'single', body: JSON.stringify(event(1)), events: 1, connections: 64 },
@@ -38,51 +44,62 @@ rows.push(row('fastify echo, single', echoRun, 1, echoCpuPerReq, echoIdle, peakR
 await echo.stop()
 
 let allocator = ''
-const results: Record<
-  string,
-  { requestsPerSec: number; eventsPerSec: number; cpuPerReqUs: number; cpuPerEventUs: number; peakRssMb: number }
-> = {}
-const DURABILITIES = ['off', 'always'] as const
-const p99Off: Record<string, number> = {}
-const eventsOff: Record<string, number> = {}
+type Result = {
+  requestsPerSec: number
+  eventsPerSec: number
+  cpuPerReqUs: number
+  cpuPerEventUs: number
+  peakRssMb: number
+}
+const results: Record<string, Result> = {}
+const idleRss: number[] = []
 const alwaysVsOff: Record<string, { eventsPerSec: number; p99: number }> = {}
-for (const c of CASES)
-  for (const durability of DURABILITIES) {
-    // A fresh server per case, so each peak RSS is that case's own.
-    const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'))
-    const sluice = await startSluice(dataDir, { SLUICE_DURABILITY: durability })
-    const pid = sluice.child.pid!
-    allocator = allocatorOf(pid)
-    await sleep(500)
-    const idle = rssMb(pid)
-    await wrk(`${sluice.url}/e/k`, c.body, c.connections, WARM_UP_S)
-    await drained(sluice)
-    const cpuBefore = cpuMicros(pid)
-    const run = await wrk(`${sluice.url}/e/k`, c.body, c.connections, seconds)
-    const drainMs = await drained(sluice)
-    const rocksdbMs = await rocksdbIdle(() => jobsRunning(sluice))
-    const cpuPerReq = (cpuMicros(pid) - cpuBefore) / accepted(run)
-    const peak = peakRssMb(pid)
-    await sluice.stop()
-    await rm(dataDir, { recursive: true, force: true })
-    rows.push(row(`sluice, ${c.case}, ${durability}`, run, c.events, cpuPerReq, idle, peak, drainMs, rocksdbMs))
-    if (durability === 'off') {
-      p99Off[c.case] = run.p99Ms
-      eventsOff[c.case] = acceptedPerSec(run) * c.events
-      continue
-    }
-    alwaysVsOff[c.case] = {
-      eventsPerSec: round((acceptedPerSec(run) * c.events) / eventsOff[c.case], 3),
-      p99: round(run.p99Ms / p99Off[c.case], 3),
-    }
-    results[c.case] = {
-      requestsPerSec: acceptedPerSec(run),
-      eventsPerSec: acceptedPerSec(run) * c.events,
-      cpuPerReqUs: round(cpuPerReq),
-      cpuPerEventUs: round(cpuPerReq / c.events, 2),
-      peakRssMb: peak,
-    }
+const vsBaseline: Record<string, { eventsPerSec: number; cpuPerEvent: number }> = {}
+for (const c of CASES) {
+  const off = await measure(c, `sluice, ${c.case}, off`, { SLUICE_DURABILITY: 'off' })
+  const always = await measure(c, `sluice, ${c.case}, always`, { SLUICE_DURABILITY: 'always' })
+  results[c.case] = always.result
+  alwaysVsOff[c.case] = {
+    eventsPerSec: round(always.result.eventsPerSec / off.result.eventsPerSec, 3),
+    p99: round(always.p99Ms / off.p99Ms, 3),
   }
+  if (!baseline) continue
+  const base = await measure(c, `baseline, ${c.case}`, {}, baseline)
+  vsBaseline[c.case] = {
+    eventsPerSec: round(always.result.eventsPerSec / base.result.eventsPerSec, 2),
+    cpuPerEvent: round(always.result.cpuPerEventUs / base.result.cpuPerEventUs, 2),
+  }
+}
+
+/** One case on a fresh server (so each peak RSS is that case's own), of this checkout or `root`'s. */
+async function measure(c: (typeof CASES)[number], name: string, env: NodeJS.ProcessEnv, root?: string) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'))
+  const sluice = await startSluice(dataDir, env, root)
+  const pid = sluice.child.pid!
+  allocator = allocatorOf(pid)
+  await sleep(500)
+  const idle = rssMb(pid)
+  if (!root) idleRss.push(idle)
+  await wrk(`${sluice.url}/e/k`, c.body, c.connections, WARM_UP_S)
+  await drained(sluice)
+  const cpuBefore = cpuMicros(pid)
+  const run = await wrk(`${sluice.url}/e/k`, c.body, c.connections, seconds)
+  const drainMs = await drained(sluice)
+  const rocksdbMs = await rocksdbIdle(() => jobsRunning(sluice))
+  const cpuPerReq = (cpuMicros(pid) - cpuBefore) / accepted(run)
+  const peak = peakRssMb(pid)
+  await sluice.stop()
+  await rm(dataDir, { recursive: true, force: true })
+  rows.push(row(name, run, c.events, cpuPerReq, idle, peak, drainMs, rocksdbMs))
+  const result: Result = {
+    requestsPerSec: acceptedPerSec(run),
+    eventsPerSec: acceptedPerSec(run) * c.events,
+    cpuPerReqUs: round(cpuPerReq),
+    cpuPerEventUs: round(cpuPerReq / c.events, 2),
+    peakRssMb: peak,
+  }
+  return { result, p99Ms: run.p99Ms }
+}
 
 report('ingest', rows, {
   seconds,
@@ -90,15 +107,22 @@ report('ingest', rows, {
   allocator,
   singleVsEcho: round(results.single.requestsPerSec / acceptedPerSec(echoRun), 2),
   singleCpuVsEcho: round(results.single.cpuPerReqUs / echoCpuPerReq, 2),
+  batched50: results['50-event batches'],
   batched500: results['500-event batches'],
+  peakRssMb: Math.max(...Object.values(results).map((r) => r.peakRssMb)),
+  idleRssMb: Math.max(...idleRss),
   alwaysVsOff,
+  ...(baseline && { baseline, vsBaseline }),
+  // Issue #32's, for `always` (the default).
   targets: {
     alwaysVsOff: { eventsPerSec: 0.9, p99: 1.1 },
     singleVsEcho: 0.6,
-    singleCpuVsEcho: 1.6,
-    batchedEventsPerSec: 250_000,
-    batchedCpuPerEventUs: 4,
+    singleCpuVsEcho: 1.8,
+    batched50CpuPerEventUs: 8,
+    batched500CpuPerEventUs: 6,
+    batched500VsBaseline: 2,
     peakRssMb: 512,
+    idleRssMb: 150,
   },
 })
 

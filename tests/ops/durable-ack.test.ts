@@ -87,7 +87,7 @@ async function tracedRun(t: Test, durability: 'always' | 'off') {
   const batch = (size: number, marker: string) =>
     Array.from({ length: size }, (_, i) => ({
       name: 'durable/batch',
-      data: i === 0 ? { marker } : { i, pad: 'x'.repeat(200) },
+      data: i === 0 ? { marker } : { i, pad: 'x'.repeat(400) },
     }))
 
   // Concurrent requests, so that syncs are shared by groups of writes.
@@ -103,12 +103,15 @@ async function tracedRun(t: Test, durability: 'always' | 'off') {
       return send(`50-event batch ${i}`, '/e/k', batch(50, marker), marker)
     }),
   )
-  await Promise.all(
-    Array.from({ length: 3 }, (_, i) => {
-      const marker = token()
-      return send(`500-event batch ${i}`, '/e/k', batch(500, marker), marker)
-    }),
-  )
+  // Three rounds of three, ~2 MB of events written once each (cli/one-pass.ts): the store's 0.5 MiB
+  // memtable fills several times, and RocksDB moves to a new WAL file with each.
+  for (let round = 0; round < 3; round++)
+    await Promise.all(
+      Array.from({ length: 3 }, (_, i) => {
+        const marker = token()
+        return send(`500-event batch ${round}.${i}`, '/e/k', batch(500, marker), marker)
+      }),
+    )
   const envName = token().toLowerCase()
   await send('control: an environment', '/v1/envs', { name: envName }, envName, 201)
   const hookName = token()
@@ -147,7 +150,7 @@ t.test('strace is there to prove it (tests/infra/provision.sh installs it)', asy
 
 t.test('durability always: no answer leaves before an fdatasync of the WAL file holding its write', async (t) => {
   const { acks, problems, syncedAt, wals } = await tracedRun(t, 'always')
-  t.equal(acks.length, 16 + 6 + 3 + 2 + 6 + 3 + 3, 'every kind of acknowledgement was checked')
+  t.equal(acks.length, 16 + 6 + 9 + 2 + 6 + 3 + 3, 'every kind of acknowledgement was checked')
   t.same(problems, [], 'each one synced before it left')
   t.ok(wals.size > 1, `${wals.size} WAL files written: synced across RocksDB's moves to a new one`)
   const singles = new Set([...syncedAt].filter(([label]) => label.startsWith('single')).map(([, line]) => line))
