@@ -81,12 +81,13 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
   /** The write this tick's publishes join: what is published before the flush is written with them, atomically. */
   function pendingWrite(): Pending {
     if (pending) return pending
-    let resolve!: () => void, reject!: (e: unknown) => void
-    const promise = new Promise<void>((res, rej) => {
-      resolve = res
-      reject = rej
-    })
-    pending = { batches: new Map(), ops: [], resolve, reject, promise, startedNs: process.hrtime.bigint(), records: 0 }
+    pending = {
+      batches: new Map(),
+      ops: [],
+      ...Promise.withResolvers<void>(),
+      startedNs: process.hrtime.bigint(),
+      records: 0,
+    }
     scheduleFlush()
     return pending
   }

@@ -121,14 +121,7 @@ export function createOnePass(deps: OnePassDeps): Output<EventRecord> {
   return {
     publish(events) {
       if (events.length === 0) return Promise.resolve()
-      if (!gathering) {
-        let resolve!: () => void, reject!: (err: unknown) => void
-        const promise = new Promise<void>((res, rej) => {
-          resolve = res
-          reject = rej
-        })
-        gathering = { events: [], promise, resolve, reject }
-      }
+      gathering ??= { events: [], ...Promise.withResolvers<void>() }
       for (const event of events) gathering.events.push(event)
       schedule()
       return gathering.promise
