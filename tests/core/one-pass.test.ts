@@ -15,6 +15,9 @@ import { createRocksEventStore } from '../../store/rocksdb.ts'
 import { createRocksDedupStore } from '../../dedup/rocksdb.ts'
 import type { EventRecord } from '../../core/event.ts'
 import { newUlids } from '../../core/ids.ts'
+import pino from 'pino'
+import { createLocalBus } from '../../bus/local.ts'
+import { topicNames } from '../../bus/topics.ts'
 import { eventually, getJson, postJson, tempDir } from '../helpers/server.ts'
 
 const client = new Client({ id: 'one-pass' })
@@ -139,4 +142,47 @@ t.test('a lookup sees the marks of a write not yet applied', async (t) => {
     a,
     'the second, looked up before the first was applied, its duplicate',
   )
+})
+
+t.test('events an earlier version left on `incoming` are stored after an upgrade', async (t) => {
+  // What an earlier version acknowledged but had not yet deduplicated: records on `incoming`, as it wrote them.
+  const dir = await tempDir()
+  const earlier = loadConfig('dev', { port: '0', host: '127.0.0.1', dataDir: dir, logLevel: 'warn' }, {})
+  const db = await openRocks(join(dir, 'db'), rocksOptionsOf(earlier))
+  const log = createLocalBus(db, pino({ level: 'silent' }), { maxBatchRecords: 100, retentionCheckMs: 60_000 })
+  const topics = topicNames(earlier.topicPrefix)
+  await log.ensureTopics({ [topics.incoming]: { partitions: 1 } })
+  const now = Date.now()
+  const ids = newUlids(3, now)
+  const left = ids.map((internalId, i) => ({
+    internalId,
+    id: i === 2 ? 'left-1' : i === 1 ? 'left-1' : internalId,
+    name: 'shop/paid',
+    data: { i },
+    ts: now,
+    env: 'production',
+    receivedAt: now,
+    source: { kind: 'api' as const },
+  }))
+  await log.publish(
+    topics.incoming,
+    left.map((e) => ({ key: `${e.env}\0${e.id}`, value: JSON.stringify(e) })),
+  )
+  await log.close()
+  await db.close()
+  const upgraded = await startEmbedded(earlier, createLogger('warn'), { functions: [paid] })
+  t.teardown(() => upgraded.stop())
+  const stored = await eventually(async () => {
+    const found = await Promise.all(ids.map(async (id) => (await getJson(`${upgraded.url}/v1/events/${id}`)).body))
+    return found.every((f) => f.data) ? (found as Array<{ data: { duplicate_of?: string } }>) : undefined
+  }, 20_000)
+  t.equal(stored[0].data.duplicate_of, undefined, 'stored')
+  t.equal(stored[1].data.duplicate_of, undefined, 'the first of an id stored')
+  t.equal(stored[2].data.duplicate_of, ids[1], 'its repeat a duplicate of it')
+  await eventually(async () => {
+    const { body } = await getJson(`${upgraded.url}/v1/runs?function=one-pass-on-paid&limit=100`)
+    const runs = (body as { data: Array<{ event_id: string }> }).data
+    return [ids[0], ids[1]].every((id) => runs.some((r) => r.event_id === id)) ? true : undefined
+  }, 20_000)
+  t.pass('and routed: their runs are there')
 })
