@@ -93,3 +93,12 @@ export async function setEditor(page: Page, selector: string, text: string): Pro
     if (attempt === 2) throw new Error(`editor ${selector} holds ${JSON.stringify(held)}, not the text put in`)
   }
 }
+
+/** Whether focus reaches `selector` soon: it moves in an effect, after the click's render. */
+export const focusOn = (page: Page, selector: string) =>
+  page
+    .waitForFunction((s) => document.activeElement?.matches(s) === true, selector, { timeout: 2_000 })
+    .then(
+      () => true,
+      () => false,
+    )

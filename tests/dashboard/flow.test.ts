@@ -7,7 +7,7 @@ import t, { type Test } from 'tap'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium } from '../infra/chromium.ts'
 import { eventually, getJson, postJson, ROOT, startServer } from '../helpers/server.ts'
-import { ensureDashboardBuilt, errorsOf, openPage, SIZES, screenshot, seriousViolations } from './browser.ts'
+import { ensureDashboardBuilt, errorsOf, focusOn, openPage, SIZES, screenshot, seriousViolations } from './browser.ts'
 import { hasEnded, isWaiting, runWhen } from './runs.ts'
 
 await ensureDashboardBuilt()
@@ -22,15 +22,6 @@ const text = async (page: Page, selector: string) => (await page.innerText(selec
 const unique = () => Math.random().toString(36).slice(2, 10)
 const fnRow = (id: string) => `#functions tr[data-id="${id}"]`
 const runRow = (id: string) => `#runs tr[data-id="${id}"]`
-
-/** Whether focus reaches `selector` soon: it moves in an effect, after the click's render. */
-const focusOn = (page: Page, selector: string) =>
-  page
-    .waitForFunction((s) => document.activeElement?.matches(s) === true, selector, { timeout: 2_000 })
-    .then(
-      () => true,
-      () => false,
-    )
 
 /** Sends events in one request; their internal IDs in order. */
 async function send(name: string, data: Array<Record<string, unknown>>): Promise<string[]> {

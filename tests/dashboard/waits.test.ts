@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core'
 import { launchChromium } from '../infra/chromium.ts'
 import { eventually, getJson, postJson, ROOT, startServer, tempDir } from '../helpers/server.ts'
 import { sendEvent } from '../functions/fixtures/rest.ts'
-import { ensureDashboardBuilt, errorsOf, openPage, SIZES, screenshot } from './browser.ts'
+import { ensureDashboardBuilt, errorsOf, focusOn, openPage, SIZES, screenshot } from './browser.ts'
 import { hasEnded, isWaiting, runWhen, waitingOrder } from './runs.ts'
 
 await ensureDashboardBuilt()
@@ -52,7 +52,7 @@ t.test(
       /Cancel this run\?\s*A step already running finishes first; nothing after it runs\./,
       'asks first, saying what happens to the step in flight',
     )
-    t.equal(await page.evaluate(() => document.activeElement?.id), 'confirm-cancel-run', 'focus is on the answer')
+    t.ok(await focusOn(page, '#confirm-cancel-run'), 'focus is on the answer')
     // For a person to look at (tests/dashboard/screenshots/), at both sizes.
     await screenshot(page, 'run-cancel-confirm-desktop')
     await page.setViewportSize(SIZES.phone)
@@ -60,7 +60,7 @@ t.test(
     await page.setViewportSize(SIZES.desktop)
     await page.click('#confirm-cancel >> text=No, keep it')
     t.equal(await page.locator('#confirm-cancel').count(), 0, '"No" closes the question')
-    t.equal(await page.evaluate(() => document.activeElement?.id), 'cancel-run', 'and focus returns to the button')
+    t.ok(await focusOn(page, '#cancel-run'), 'and focus returns to the button')
     t.equal((await getJson(`${server.url}/v1/runs/${run.run_id}`)).body.data.status, 'waiting', 'nothing was asked')
 
     await page.click('#cancel-run')
