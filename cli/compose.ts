@@ -113,9 +113,8 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   }
   const incomingKey = (e: EventRecord) => `${e.env}\0${e.id}`
   // Embedded mode: one pass does what dedup, the store sink and the router do to what is published.
-  const incoming = eventPath.onePass
-    ? eventPath.onePass(() => (roles.has('router') ? functions.routing : undefined))
-    : createOutput(bus, topics.incoming, codecs.event, incomingKey)
+  const onePass = eventPath.onePass?.(() => (roles.has('router') ? functions.routing : undefined))
+  const incoming = onePass ?? createOutput(bus, topics.incoming, codecs.event, incomingKey)
   const functions = createFunctionParts(
     {
       bus,
@@ -226,11 +225,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
           keys,
           envs,
           // The Event API's records are parsed JSON and fields, never changed once published: they may be shared.
-          outputs: {
-            incoming: eventPath.onePass
-              ? incoming
-              : eventPath.output(topics.incoming, codecs.event, incomingKey, (e) => e),
-          },
+          outputs: { incoming: onePass ?? eventPath.output(topics.incoming, codecs.event, incomingKey, (e) => e) },
           checkEvents,
           webhooks: webhooks.ingest,
           settle,

@@ -37,8 +37,11 @@ export interface DedupReads {
   keys: string[]
   /** Each lookup key's original (as DedupStore.lookup) from the values of `keys`. */
   found(valueAt: (key: string, at: number) => Value): Array<string | null>
-  /** The writes marking `entries` (their unnamed ones among those given), given their groups' values so far. */
-  markOps(entries: SeenEntry[], earlier: (groupKey: string) => Value): WriteOp[]
+  /**
+   * The writes marking the accepted events with a caller id among `accepted`, and the unnamed events
+   * given to `reads` (which always pass), given their groups' values so far.
+   */
+  markOps(accepted: SeenEntry[], earlier: (groupKey: string) => Value): WriteOp[]
 }
 
 export interface RocksDedupStore extends DedupStore {
@@ -94,12 +97,8 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): R
     return groups
   }
 
-  /**
-   * The writes that mark `entries`: a caller id's mark under its own key, and the marks of events
-   * without one added to their groups, whose values so far `earlier` gives (another batch may have
-   * marked IDs of the same millisecond).
-   */
-  function markOps(entries: SeenEntry[], earlier: (groupKey: string) => Value): WriteOp[] {
+  /** The marks of the events with a caller id among `entries`, each under its own key. */
+  function callerIdMarks(entries: SeenEntry[]): WriteOp[] {
     const ops: WriteOp[] = []
     for (const e of entries) {
       if (e.id === e.internalId) continue
@@ -109,7 +108,16 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): R
         value: `${e.receivedAt},${e.internalId}`,
       })
     }
-    for (const [key, group] of groupsOf(entries)) {
+    return ops
+  }
+
+  /**
+   * The marks of events without a caller id, added to their groups, whose values so far `earlier`
+   * gives (another batch may have marked IDs of the same millisecond).
+   */
+  function groupMarks(groups: ReturnType<typeof groupsOf>, earlier: (groupKey: string) => Value): WriteOp[] {
+    const ops: WriteOp[] = []
+    for (const [key, group] of groups) {
       const runs = group.map((r) => `${r.receivedAt},${r.ids.join(',')}`)
       const before = earlier(key)
       if (before) runs.unshift(textOf(before))
@@ -151,10 +159,11 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): R
   }
 
   async function mark(entries: SeenEntry[]): Promise<void> {
-    const keys = [...groupsOf(entries).keys()]
+    const groups = groupsOf(entries)
+    const keys = [...groups.keys()]
     const earlier = new Map<string, Value>()
     if (keys.length > 0) (await rocks.getMany(keys)).forEach((value, i) => earlier.set(keys[i], value))
-    await rocks.write(markOps(entries, (key) => earlier.get(key) ?? null))
+    await rocks.write([...callerIdMarks(entries), ...groupMarks(groups, (key) => earlier.get(key) ?? null)])
   }
 
   return {
@@ -165,10 +174,11 @@ export function createRocksDedupStore(rocks: Rocks, config: RocksDedupConfig): R
     },
     reads(keys, unnamed) {
       const reads = lookupReads(keys)
+      const groups = groupsOf(unnamed)
       return {
-        keys: [...reads.flat(), ...groupsOf(unnamed).keys()],
+        keys: [...reads.flat(), ...groups.keys()],
         found: (valueAt) => answers(keys, reads, valueAt),
-        markOps,
+        markOps: (accepted, earlier) => [...callerIdMarks(accepted), ...groupMarks(groups, earlier)],
       }
     },
     markSeen(entries: SeenEntry[]) {
