@@ -1,6 +1,7 @@
 // The HTTP server that ingest and the REST API register on. Errors leave as
 // `{status, code, error}` with the same number in the HTTP status.
 import { isUtf8 } from 'node:buffer'
+import { SerializerSelector, type SerializerFactory } from '@fastify/fast-json-stringify-compiler'
 import swagger from '@fastify/swagger'
 import type { ErrorObject } from 'ajv'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify'
@@ -19,6 +20,25 @@ import { FASTIFY_ERRORS, routeErrorMessage } from './fastify-errors.ts'
 import { httpDuration, httpRequests, UNMATCHED_ROUTE } from './metrics.ts'
 import { swaggerOptions } from './openapi.ts'
 import { validationError, validatorCompiler } from './validation.ts'
+
+const eagerSerializers = SerializerSelector()
+
+/**
+ * fastify's response serializers (fast-json-stringify), each compiled when its route first answers
+ * with that status, not at start. Compiled at start, the ~500 of the API's routes and statuses held
+ * ~20 MB of generated source, code and Ajv instances for the life of the process, most of them for
+ * routes a given deployment never calls (docs/operations.md, "Memory").
+ */
+const lazySerializers: SerializerFactory = (externalSchemas, options) => {
+  const compile = eagerSerializers(externalSchemas, options)
+  return (route) => {
+    let serialize: ((doc: unknown) => string) | undefined
+    return (doc) => {
+      serialize ??= compile(route)
+      return serialize(doc)
+    }
+  }
+}
 
 /** A plain GET route beside the API (/healthz, /readyz): the same handlers serve the ops listener. */
 export type OpsRoutes = Record<string, () => Promise<{ status: number; contentType: string; body: string }>>
@@ -62,6 +82,7 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     // node checks request and headers timeouts this often (30 s by default, which let slow
     // headers live for ~78 s).
     http: { connectionsCheckingInterval: 1000 },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
   })
   app.setValidatorCompiler(validatorCompiler)
   // Before the routes: it collects them as they are added.

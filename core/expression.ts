@@ -1,7 +1,8 @@
 // Expressions over events, in CEL (cel.dev) as Inngest writes them: `if` filters of triggers, waits
 // and cancellations (`async.data.userId == event.data.userId`). Compiled once by @bufbuild/cel (Buf's
 // evaluator, tested against the CEL conformance suite), never `eval`.
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel'
+import { createRequire } from 'node:module'
+import type * as CelLib from '@bufbuild/cel'
 import type { Parsed } from './duration.ts'
 
 export type Bindings = Record<string, unknown>
@@ -9,7 +10,19 @@ export type Bindings = Record<string, unknown>
 /** A compiled expression: true only when it evaluates to true; an error (a missing field) is false. */
 export type Predicate = (bindings: Bindings) => boolean
 
-const env = celEnv()
+/**
+ * @bufbuild/cel and its protobuf runtime (~4 MiB of modules) are loaded by the first expression
+ * compiled, not at start: most deployments have none, and a module's source stays in memory for
+ * the life of the process (idle RSS, docs/operations.md "Memory"). require() loads synchronously.
+ */
+let loaded: { cel: typeof CelLib; env: ReturnType<typeof CelLib.celEnv> } | undefined
+function celLib() {
+  if (!loaded) {
+    const cel = createRequire(import.meta.url)('@bufbuild/cel') as typeof CelLib
+    loaded = { cel, env: cel.celEnv() }
+  }
+  return loaded
+}
 const compiled = new Map<string, Predicate>()
 const MAX_CACHED = 10_000
 
@@ -26,6 +39,7 @@ export function compileValue(source: unknown, variables: readonly string[]): Par
     const planned = planExpression(source, variables)
     if (!planned.ok) return planned
     const run = planned.value
+    const { isCelError } = celLib().cel
     evaluator = (bindings) => {
       try {
         const result = run(bindings as never)
@@ -42,14 +56,15 @@ export function compileValue(source: unknown, variables: readonly string[]): Par
   return { ok: true, value: evaluator }
 }
 
-function planExpression(source: unknown, variables: readonly string[]): Parsed<ReturnType<typeof plan>> {
+function planExpression(source: unknown, variables: readonly string[]): Parsed<ReturnType<typeof CelLib.plan>> {
   if (typeof source !== 'string' || source.trim() === '') return { ok: false, message: 'must be a CEL expression' }
+  const { cel, env } = celLib()
   try {
-    const parsed = parse(source)
+    const parsed = cel.parse(source)
     const unknown = [...freeNames(parsed.expr)].filter((name) => !variables.includes(name))
     if (unknown.length > 0)
       return { ok: false, message: `unknown name ${unknown[0]} (the expression may use ${variables.join(', ')})` }
-    return { ok: true, value: plan(env, parsed) }
+    return { ok: true, value: cel.plan(env, parsed) }
   } catch (err) {
     return { ok: false, message: `not valid CEL: ${(err as Error).message}` }
   }
@@ -64,6 +79,7 @@ export function compileExpression(source: unknown, variables: readonly string[])
   const planned = planExpression(source, variables)
   if (!planned.ok) return planned
   const run = planned.value
+  const { isCelError } = celLib().cel
   const predicate: Predicate = (bindings) => {
     try {
       const result = run(bindings as never)
