@@ -78,6 +78,7 @@ export async function createKafkaBus(
     topic: string,
     partition: number,
     onRecords: (records: ConsumedRecord[]) => Promise<void>,
+    from = '0',
   ): Promise<void> {
     let range: PartitionRange | undefined
     try {
@@ -91,17 +92,19 @@ export async function createKafkaBus(
     // The end is known exactly because the last record of a partition always exists: compaction only
     // drops a record a later one supersedes, and tombstones are kept. An empty range resolves at once.
     const end = range.high
-    if (end <= range.low) return
-    const reader = client.reader(topic, partition, range.low)
+    const start = BigInt(from) > range.low ? BigInt(from) : range.low
+    if (end <= start) return
+    const reader = client.reader(topic, partition, start)
     try {
-      for (let at = range.low; at < end; ) {
+      for (let at = start; at < end; ) {
         let page: Awaited<ReturnType<typeof reader.next>>
         try {
           page = await reader.next()
         } catch (err) {
           throw new SluiceError('LOG_UNAVAILABLE', `could not read ${topic}/${partition}`, { cause: err })
         }
-        const records = page.records.filter((r) => BigInt(r.offset) < end)
+        // A fetch answers with whole record batches: the first may start before `start`.
+        const records = page.records.filter((r) => BigInt(r.offset) >= start && BigInt(r.offset) < end)
         if (records.length > 0) await onRecords(records)
         at = page.next
       }

@@ -81,6 +81,20 @@ export async function read(
   return { records, next: to }
 }
 
+/** The first offset of the batch that holds `offset` (records are stored a batch per key, under its first offset). */
+export async function batchStart(rocks: Rocks, p: PartitionState, offset: number): Promise<number> {
+  const held = p.tail.find((e) => e.first <= offset && offset < e.first + e.count)
+  if (held) return held.first
+  for await (const { key } of rocks.scan({
+    gte: logKey(p.topic, p.partition, 0),
+    lte: logKey(p.topic, p.partition, offset),
+    reverse: true,
+    limit: 1,
+  }))
+    return offsetOf(key)
+  return offset
+}
+
 /**
  * Drops the shared values of the batches every live group has handled (below `handled`): held
  * until the batch leaves the tail, small records' values would dwarf the tail's bytes.

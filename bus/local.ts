@@ -14,7 +14,7 @@ import type { Output } from './output.ts'
 import type { Source } from './source.ts'
 import { sharedValueOf, type LocalRecord } from './record-batch.ts'
 import { lastOffset, offsetKeyParts } from './local-layout.ts'
-import { openPartition, read, type PartitionState } from './local-tail.ts'
+import { batchStart, openPartition, read, type PartitionState } from './local-tail.ts'
 import { createOffsets, startRetention } from './local-offsets.ts'
 import { createWriter, type TopicState } from './local-writer.ts'
 import { createGroups } from './local-groups.ts'
@@ -111,14 +111,19 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     topic: string,
     partition: number,
     onRecords: (records: ConsumedRecord[]) => Promise<void>,
+    start = '0',
   ): Promise<void> {
     const p = topicState(topic).partitions[partition]
     const end = p.durable
-    for (let from = 0; from < end; ) {
+    const first = Number(start)
+    if (first >= end) return
+    // Reads go by whole batches: from the one that holds `start`, without what precedes it.
+    for (let from = first > 0 ? await batchStart(rocks, p, first) : 0; from < end; ) {
       // Retention may have deleted a prefix, so offsets need not start at 0: page by key range, not by offset count.
       const page = await read(rocks, p, from, end, config.maxBatchRecords)
       if (page.records.length === 0) return
-      await onRecords(page.records)
+      const records = from < first ? page.records.filter((r) => Number(r.offset) >= first) : page.records
+      if (records.length > 0) await onRecords(records)
       from = page.next
     }
   }

@@ -90,12 +90,14 @@ export interface Bus {
   /**
    * Reads one partition from its first retained record up to its end as of the call (what a
    * stateful stage restores from: dedup changelog, control plane), in order, outside any group.
-   * `onRecords` is awaited before the next records; resolves once the end is reached.
+   * `onRecords` is awaited before the next records; resolves once the end is reached. `from`, an
+   * offset, starts the read there instead (the last record read's offset + 1 continues a read).
    */
   readPartition(
     topic: string,
     partition: number,
     onRecords: (records: ConsumedRecord[]) => Promise<void>,
+    from?: string,
   ): Promise<void>
   /**
    * For every partition a subscription of this process owns now (not its group's other members'):

@@ -40,13 +40,22 @@ export interface RouterConfig {
  * is published in that tick.
  */
 export function createRouting(deps: RoutingDeps) {
+  /** The route index of the functions last seen: built again only when a function doc changed (docs are replaced, never edited). */
+  let indexed: { functions: FunctionDoc[]; index: ReturnType<typeof routeIndex> } | undefined
+  function indexOf(functions: FunctionDoc[]) {
+    const same =
+      indexed?.functions.length === functions.length && functions.every((f, i) => f === indexed!.functions[i])
+    if (!same) indexed = { functions, index: routeIndex(functions) }
+    return indexed!.index
+  }
+
   /**
    * The runs and wait messages of `events`, from the wait keys of the last `refresh`. The cancellations
    * of the runs are registered after them, or, `together`, in the same tick (cli/one-pass.ts).
    */
   function route(events: EventRecord[], { together = false } = {}): Promise<void> {
     const functions = deps.functions()
-    const index = routeIndex(functions)
+    const index = indexOf(functions)
     const now = Date.now()
     const perFunction = new Map<string, { fn: FunctionDoc; records: RunRecord[] }>()
     const queued: RunDoc[] = []

@@ -22,7 +22,9 @@ const specKey = (k: Pick<WaitKey, 'env' | 'event' | 'match'>) => `${k.env}\0${k.
 
 export function createWaitsTopic(bus: Bus, topics: { waits: string; waitKeys: string }) {
   /** `env\0event` → the match paths its waits use ('' for none). */
-  let paths = new Map<string, string[]>()
+  const paths = new Map<string, string[]>()
+  /** The offset after the last key read into `paths`. */
+  let readTo = 0n
   /** Key specs this process published (or is publishing), so concurrent registrations write each once. */
   const published = new Map<string, Promise<void>>()
 
@@ -65,17 +67,28 @@ export function createWaitsTopic(bus: Bus, topics: { waits: string; waitKeys: st
 
   return {
     output,
-    /** Reads the key registry to its end: every key published before this call is known after it. */
+    /**
+     * Reads the key registry to its end: every key published before this call is known after it. Keys
+     * are only ever added, so each call reads on from where the last one ended: with no new key, the
+     * local log answers from memory (the one pass calls this for every group of events).
+     */
     async refresh(): Promise<void> {
-      const next = new Map<string, string[]>()
-      await bus.readPartition(topics.waitKeys, 0, async (records) => {
-        for (const { key } of records) {
-          const [env, event, match] = key.split('\0')
-          const list = next.get(`${env}\0${event}`) ?? next.set(`${env}\0${event}`, []).get(`${env}\0${event}`)!
-          if (!list.includes(match)) list.push(match)
-        }
-      })
-      paths = next
+      const from = readTo
+      let to = from
+      await bus.readPartition(
+        topics.waitKeys,
+        0,
+        async (records) => {
+          for (const { key } of records) {
+            const [env, event, match] = key.split('\0')
+            const list = paths.get(`${env}\0${event}`) ?? paths.set(`${env}\0${event}`, []).get(`${env}\0${event}`)!
+            if (!list.includes(match)) list.push(match)
+          }
+          to = BigInt(records[records.length - 1].offset) + 1n
+        },
+        String(from),
+      )
+      if (to > readTo) readTo = to
     },
     /** Sends each event to the waits it may match: one message per match path its name has waits on. */
     async route(events: EventRecord[]): Promise<void> {

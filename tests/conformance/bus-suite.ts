@@ -248,6 +248,21 @@ export function busSuite(
           `key k${k} in publish order`,
         )
       }
+      // From an offset: that record and the rest, though it is inside a batch (the first publish's second record).
+      const first = byPartition[0]
+      for (const from of [first[1], first[Math.floor(first.length / 2)]]) {
+        const rest: ConsumedRecord[] = []
+        await f.bus.readPartition(topic, 0, async (page) => void rest.push(...page), from.offset)
+        t.same(
+          rest.map((r) => r.offset),
+          first.filter((r) => BigInt(r.offset) >= BigInt(from.offset)).map((r) => r.offset),
+          `from offset ${from.offset}: the records at and after it`,
+        )
+      }
+      let past = 0
+      const end = String(BigInt(first[first.length - 1].offset) + 1n)
+      await f.bus.readPartition(topic, 0, async (page) => void (past += page.length), end)
+      t.equal(past, 0, 'from the end: nothing')
       const empty = unique()
       await f.bus.ensureTopics({ [empty]: { partitions: 2 } })
       let calls = 0
