@@ -75,11 +75,16 @@ export const KEY_SPACES = {
     '[p<N>/]<bucket hex12>\\0<env>\\0<internalId[0..10]> → <receivedAt>,<internalId>[,…][;…] (events without a caller id)',
     { rangeDeleted: true, family: 'dedupInternalIds' },
   ),
-  events: space('E', 'store/rocksdb.ts', '<internalId> → event JSON', {
-    scanned: true,
-    rangeDeleted: true,
-    family: 'events',
-  }),
+  events: space(
+    'E',
+    'store/rocksdb-events.ts',
+    "<internalId> → event JSON, or <largest internalId><digest> → the lines of a millisecond's events",
+    {
+      scanned: true,
+      rangeDeleted: true,
+      family: 'events',
+    },
+  ),
   // Event indexes (store/rocksdb-index.ts): ‹v› is a value after its length.
   eventsById: space('I', 'store/rocksdb.ts', '‹dedup id›<internalId> → index entries', {
     scanned: true,

@@ -31,13 +31,13 @@ import type { Rocks, WriteOp } from '../core/rocks.ts'
  * beyond its range, so it stays small.
  */
 export const OFF_CLOCK_MS = 2_000
-const ULID_LENGTH = 26
+export const ULID_LENGTH = 26
 /** An internal ID's millisecond: its first 10 characters. */
-const TIME_LENGTH = 10
+export const TIME_LENGTH = 10
 /** Above every ULID and digest character: `<ms>~` bounds every key of that millisecond. */
-const AFTER_MS = '~'
+export const AFTER_MS = '~'
 /** The digest of a value, after the largest ID in its key. */
-const DIGEST_LENGTH = 8
+export const DIGEST_LENGTH = 8
 const ONE_EVENT = '.'.repeat(DIGEST_LENGTH)
 /**
  * Index values a scan reads at a time: one may hold a whole request's events, and a page rarely
@@ -45,8 +45,6 @@ const ONE_EVENT = '.'.repeat(DIGEST_LENGTH)
  */
 const VALUES_PER_READ = 32
 const MAX_ULID_MS = 2 ** 48 - 1
-
-export const eventKey = (internalId: string) => keyPrefix('events', internalId)
 
 export interface IndexEntry {
   receivedAt: number
@@ -225,10 +223,7 @@ export interface IndexMember extends IndexEntry {
 
 /**
  * The entries of one index (`prefix`, below `end`, the prefix's range end) with internal IDs in
- * [from, below), newest first, each event once. A value is filed under its largest ID, so the
- * scan starts after the last key of below's millisecond (a value holds one millisecond's IDs),
- * and an ID is given once the scan is at a key whose largest ID is not above it: no value read
- * later can hold a larger one.
+ * [from, below), newest first, each event once (newestFirst).
  */
 export async function* indexEntries(
   rocks: Rocks,
@@ -236,17 +231,46 @@ export async function* indexEntries(
   end: string,
   ids: { from?: string; below?: string } = {},
 ): AsyncGenerator<IndexMember> {
+  for await (const member of newestFirst(rocks, prefix, end, ids, indexValues))
+    yield { internalId: member.slice(0, ULID_LENGTH), ...readEntry(member.slice(ULID_LENGTH)) }
+}
+
+const indexValues: ValueLayout = {
+  members: (_key, value) => value.toString('latin1').split(','),
+  largestId: largestIdOf,
+}
+
+/** How a space's values hold their members: strings that each start with their internal ID. */
+export interface ValueLayout {
+  members(key: string, value: Buffer): string[]
+  /** The largest internal ID the value of `key` may hold, all of one millisecond. */
+  largestId(key: string): string
+}
+
+/**
+ * The members of the values of one space (`prefix`, below `end`) with internal IDs in [from, below),
+ * newest first, each ID once. A value holds one millisecond's IDs and is filed under its largest, so
+ * the scan starts after the last key of below's millisecond, and an ID is given once the scan is at
+ * a key whose largest ID is not above it: no value read later can hold a larger one.
+ */
+export async function* newestFirst(
+  rocks: Rocks,
+  prefix: string,
+  end: string,
+  ids: { from?: string; below?: string },
+  layout: ValueLayout,
+): AsyncGenerator<string> {
   const { from, below } = ids
   const lt = below === undefined ? end : prefix + below.slice(0, TIME_LENGTH) + AFTER_MS
   let held: string[] = []
   let previous: string | undefined
   /** `members` (sorted) newest first, but an ID just given: the event was inserted twice, in two values. */
-  function* give(members: string[]): Generator<IndexMember> {
+  function* give(members: string[]): Generator<string> {
     for (let i = members.length - 1; i >= 0; i--) {
       const internalId = members[i].slice(0, ULID_LENGTH)
       if (internalId === previous) continue
       previous = internalId
-      yield { internalId, ...readEntry(members[i].slice(ULID_LENGTH)) }
+      yield members[i]
     }
   }
   for await (const { key, value } of rocks.scan({
@@ -255,12 +279,12 @@ export async function* indexEntries(
     reverse: true,
     batch: VALUES_PER_READ,
   })) {
-    for (const member of value.toString('latin1').split(',')) {
+    for (const member of layout.members(key, value)) {
       const id = member.slice(0, ULID_LENGTH)
       const inRange = (from === undefined || id >= from) && (below === undefined || id < below)
       if (inRange && (previous === undefined || id < previous)) held.push(member)
     }
-    const largest = largestIdOf(key)
+    const largest = layout.largestId(key)
     if (held.every((m) => m < largest)) continue
     held.sort()
     let cut = held.length

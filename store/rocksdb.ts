@@ -10,7 +10,6 @@ import type { EventPage, EventQuery, EventStore } from './types.ts'
 import { deleteEventsBefore } from './rocksdb-retention.ts'
 import {
   OFF_CLOCK_MS,
-  eventKey,
   indexEntries,
   internalIdOf,
   keyPart,
@@ -22,6 +21,7 @@ import {
   type IndexMember,
   type OffClockEntry,
 } from './rocksdb-index.ts'
+import { eventsNewestFirst, pushEventOps, readEventTexts } from './rocksdb-events.ts'
 
 export interface RocksEventStoreOptions {
   /** Entries one query may read before it answers with what it found and a cursor. */
@@ -90,13 +90,17 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
   const budget = options.scanBudget ?? DEFAULT_SCAN_BUDGET
 
   async function getEvent(internalId: string): Promise<StoredEvent | null> {
-    const value = await rocks.get(eventKey(internalId))
-    return value ? (JSON.parse(value.toString()) as StoredEvent) : null
+    const [event] = await getEvents([internalId])
+    return event ?? null
   }
 
+  /** The events of `internalIds` found, in that order. */
   async function getEvents(internalIds: string[]): Promise<StoredEvent[]> {
-    const values = await rocks.getMany(internalIds.map(eventKey))
-    return values.flatMap((v) => (v ? [JSON.parse(v.toString()) as StoredEvent] : []))
+    const texts = await readEventTexts(rocks, internalIds)
+    return internalIds.flatMap((id) => {
+      const text = texts.get(id)
+      return text === undefined ? [] : [JSON.parse(text) as StoredEvent]
+    })
   }
 
   /**
@@ -136,12 +140,7 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
   ): AsyncGenerator<IndexMember | { internalId: string; event: StoredEvent }> {
     const end = keyRange(plan.space, plan.sub).lt
     if (plan.space !== 'events') return yield* indexEntries(rocks, prefix, end, { from, below })
-    for await (const { key, value } of rocks.scan({
-      gte: prefix + (from ?? ''),
-      lt: below === undefined ? end : prefix + below,
-      reverse: true,
-    }))
-      yield { internalId: internalIdOf(key), event: JSON.parse(value.toString()) as StoredEvent }
+    yield* eventsNewestFirst(rocks, end, { from, below })
   }
 
   async function queryEvents(q: EventQuery): Promise<EventPage> {
@@ -215,8 +214,7 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
 
   function insertOps(events: StoredEvent[], texts: ArrayLike<Buffer | string>): WriteOp[] {
     const ops: WriteOp[] = []
-    for (let i = 0; i < events.length; i++)
-      ops.push({ type: 'put', key: eventKey(events[i].internalId), value: texts[i] })
+    pushEventOps(events, texts, ops)
     pushIndexOps(events, ops)
     return ops
   }

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import RocksDB from 'rocksdb-native'
 import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
-import { DATA_FORMAT } from '../../core/data-format.ts'
+import { DATA_FORMAT, READABLE_FORMATS } from '../../core/data-format.ts'
 import { FAMILIES, keyPrefix } from '../../core/keyspaces.ts'
 import { openRocks } from '../../core/rocks.ts'
 import { removeDir, tempDir } from '../helpers/server.ts'
@@ -55,7 +55,7 @@ const beforeFormats = (path: string) =>
 const refusal = (found: string) =>
   new RegExp(
     `^dataDir \\(--data-dir / SLUICE_DATA_DIR\\): .*/db holds data format ${found}; ` +
-      `this build reads data format ${DATA_FORMAT} only\\. Start with an empty data dir`,
+      `this build reads data format ${READABLE_FORMATS} only\\. Start with an empty data dir`,
   )
 
 t.test("a new data dir gets this build's data format and opens again with what it holds", async (t) => {
@@ -87,6 +87,25 @@ t.test('a database left empty (a first open cut short before the format was writ
   await raw(path, async () => {})
   await (await openRocks(path, memory)).close()
   t.same(await contents(path), [`default V=${DATA_FORMAT}`])
+})
+
+t.test('a data dir of format 1, which format 2 extends, opens with what it holds and is stamped 2', async (t) => {
+  t.equal(DATA_FORMAT, 2, 'when the format is raised again, decide which formats it still reads')
+  const dir = await tempDir()
+  t.teardown(() => removeDir(dir))
+  const path = join(dir, 'db')
+  await raw(path, async (family) => {
+    await family('default').put(keyPrefix('dataFormat'), '1')
+    await family('events').put(keyPrefix('events', '01J00000000000000000000000'), '{"name":"order"}')
+  })
+  const rocks = await openRocks(path, memory)
+  t.equal((await rocks.get(keyPrefix('events', '01J00000000000000000000000')))?.toString(), '{"name":"order"}')
+  await rocks.close()
+  t.same(
+    await contents(path),
+    [`default V=${DATA_FORMAT}`, 'events E01J00000000000000000000000={"name":"order"}'],
+    'stamped with this format (a build of format 1 refuses it from now on); the events as they were',
+  )
 })
 
 t.test('a data dir of another data format is refused, naming both, and left as it was', async (t) => {

@@ -5,7 +5,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
-import { DATA_FORMAT } from '../../core/data-format.ts'
+import { DATA_FORMAT, READABLE_FORMATS } from '../../core/data-format.ts'
 import { keyPrefix } from '../../core/keyspaces.ts'
 import { openRocks } from '../../core/rocks.ts'
 import { tempDir, removeDir, spawnServer, TEST_SIGNING_KEY } from '../helpers/server.ts'
@@ -53,7 +53,7 @@ const cases: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
     {},
     new RegExp(
       'CONFIG_INVALID: dataDir \\(--data-dir / SLUICE_DATA_DIR\\): .* holds data format ' +
-        `${DATA_FORMAT + 1}; this build reads data format ${DATA_FORMAT} only\\. Start with an empty data dir`,
+        `${DATA_FORMAT + 1}; this build reads data format ${READABLE_FORMATS} only\\. Start with an empty data dir`,
     ),
   ],
   [

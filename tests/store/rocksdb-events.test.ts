@@ -9,6 +9,8 @@ import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createRocksInsights } from '../../store/insights-rocksdb.ts'
 import { createRocksEventStore } from '../../store/rocksdb.ts'
+import { eventKey } from '../../store/rocksdb-events.ts'
+import { pushIndexOps } from '../../store/rocksdb-index.ts'
 import type { EventQuery, EventStore } from '../../store/types.ts'
 import { removeDir, tempDir } from '../helpers/server.ts'
 
@@ -102,7 +104,8 @@ t.test('a filter that matches nothing, or little, reads a handful of entries, no
   t.equal(recent.events, 9)
   t.ok(recent.read <= 9 + 3, `the last 9 events read ${recent.read} entries (ID times may be off by up to 2 s)`)
   const paged = await cost({ name: 'app/e7', env: 'staging' })
-  t.same([paged.events, paged.read], [50, 51], 'a page of env + name reads the page and one more')
+  // 51 index entries, then each of those events' own key (one scan of its millisecond, which holds only it).
+  t.same([paged.events, paged.read], [50, 51 + 51], 'a page of env + name reads the page and one more')
   t.equal(paged.cursor, events.filter((e) => e.name === 'app/e7' && e.env === 'staging').reverse()[49].internalId)
 })
 
@@ -222,14 +225,14 @@ function sameMs(ms: number, count: number, name = 'app/burst'): StoredEvent[] {
   }))
 }
 
-t.test('the events of one insert share their index entries: a 500-event request is 3 index puts', async (t) => {
+t.test('the events of one insert share values: a 500-event request is 16 event values and 3 index puts', async (t) => {
   const rocks = await rocksIn(t)
   const store = createRocksEventStore(rocks)
   const events = sameMs(BASE, 500)
   rocks.writes = []
   await store.insertEvents(events)
   const puts = rocks.writes[0].map((op) => (op.type === 'put' ? op.key[0] : op.type)).join('')
-  t.equal(puts, 'E'.repeat(500) + 'NGP', 'each event, then one value per index (name, env, env + name)')
+  t.equal(puts, 'E'.repeat(16) + 'NGP', '32 events to a value, then one value per index (name, env, env + name)')
   const newest = events.map((e) => e.internalId).reverse()
   t.same((await listAll(store, { name: 'app/burst', env: 'production', limit: 30 })).ids, newest)
 })
@@ -246,6 +249,7 @@ t.test('inserts cut otherwise (a batch delivered again) lose no entry and list e
   await store.insertEvents([events[298], events[299]])
   const newest = events.map((e) => e.internalId).reverse()
   for (const [q, what] of [
+    [{ limit: 9 }, 'every event (the event values themselves), pages of 9'],
     [{ name: 'app/burst', limit: 7 }, 'by name, pages of 7 cut inside the millisecond'],
     [{ env: 'production', limit: 50 }, 'by env, pages cut by the scan budget'],
     [{ name: 'app/burst', env: 'production', limit: 1 }, 'by env + name, one by one'],
@@ -257,4 +261,40 @@ t.test('inserts cut otherwise (a batch delivered again) lose no entry and list e
   const insights = createRocksInsights(rocks)
   const counts = await insights.eventCounts({ from: BASE - 500, to: BASE + 500, bucketMs: 1000, top: 5 })
   t.match(counts.series, [{ name: 'app/burst', total: 300 }], 'counted once each')
+})
+
+t.test("format 1's one key per event and format 2's shared values read as one store", async (t) => {
+  const rocks = await rocksIn(t)
+  const store = createRocksEventStore(rocks, { scanBudget: 60 })
+  // 90 events of one millisecond and 10 of the next: a third written as data format 1 wrote them (a
+  // key each, with the same index entries), the rest inserted now, and 5 in both.
+  const events = [...sameMs(BASE, 90), ...sameMs(BASE + 1, 10)].sort((a, b) => (a.internalId < b.internalId ? -1 : 1))
+  const old = events.filter((_, i) => i % 3 === 0)
+  const ops: WriteOp[] = old.map((e) => ({ type: 'put', key: eventKey(e.internalId), value: JSON.stringify(e) }))
+  pushIndexOps(old, ops)
+  await rocks.write(ops)
+  await store.insertEvents([...events.filter((_, i) => i % 3 !== 0), ...old.slice(0, 5)])
+  const newest = events.map((e) => e.internalId).reverse()
+  for (const [q, what] of [
+    [{ limit: 8 }, 'every event, pages of 8'],
+    [{ name: 'app/burst', limit: 11 }, 'by name'],
+    [{ receivedAfter: BASE - 1, limit: 100 }, 'by time'],
+  ] as const)
+    t.same((await listAll(store, q)).ids, newest, what)
+  for (const e of [events[0], events[1], events[89], events[99]]) t.same(await store.getEvent(e.internalId), e)
+  t.equal(await store.getEvent(seededUlids(newIdSeed(BASE), 91)[90]), null, 'an ID of that millisecond never stored')
+})
+
+t.test("an event is found by its ID, not by another event's data that holds that ID", async (t) => {
+  const rocks = await rocksIn(t)
+  const store = createRocksEventStore(rocks)
+  const [a, b, c] = sameMs(BASE, 3)
+  const events = [{ ...a, data: { next: b.internalId, text: `line\n${c.internalId}` } }, b, c]
+  await store.insertEvents(events)
+  t.equal(
+    rocks.writes[0].filter((op) => op.type === 'put' && op.key.startsWith('E')).length,
+    1,
+    'one value holds the three',
+  )
+  for (const e of events) t.same(await store.getEvent(e.internalId), e, `event ${e.internalId}`)
 })

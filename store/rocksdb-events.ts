@@ -1,0 +1,109 @@
+// The event space (E) of the embedded store: the events of one write that share their IDs'
+// millisecond are kept together, up to EVENTS_PER_VALUE to a value, as the indexes keep their
+// entries (rocksdb-index.ts): RocksDB's cost, the binding's included, goes by keys far more than by
+// bytes (bench/ingest/floor.ts: one key per event was 3.9 of the 5.9 µs an event's writes and JSON
+// cost). Two kinds of key, told apart by length:
+//   E<internalId> → the event's JSON (an event alone in its millisecond; every event of data format 1)
+//   E<largest internalId><digest> → `<internalId><JSON>` of each event, by ID, joined by '\n'
+// JSON text never holds a raw '\n', so each line of a value is one event, found by its ID without
+// parsing the others. The digest is the index's: two writes that share their largest ID but not
+// all events never overwrite each other. A value holds one millisecond, under its largest ID, so a
+// range delete of the IDs before a time (retention) takes whole values, and an ID is read by
+// scanning its millisecond's few keys.
+import { hash } from 'node:crypto'
+import type { StoredEvent } from '../core/event.ts'
+import { keyPrefix } from '../core/keyspaces.ts'
+import type { Rocks, WriteOp } from '../core/rocks.ts'
+import { AFTER_MS, DIGEST_LENGTH, TIME_LENGTH, ULID_LENGTH, newestFirst, type ValueLayout } from './rocksdb-index.ts'
+
+/**
+ * Events to a value at most: a value is read whole to give one of its events (a query by name
+ * fetches events from many values), so ~32 events (~20 KiB) keep that read small while RocksDB
+ * and the binding pay for one key in 32.
+ */
+export const EVENTS_PER_VALUE = 32
+const PREFIX = keyPrefix('events')
+const ONE_EVENT_KEY_LENGTH = PREFIX.length + ULID_LENGTH
+const NEWLINE = 10
+
+export const eventKey = (internalId: string) => PREFIX + internalId
+
+/** Puts `events` (`texts[i]` being `events[i]`'s JSON) in `ops`: runs of one millisecond, up to EVENTS_PER_VALUE each, one value apiece. */
+export function pushEventOps(events: StoredEvent[], texts: ArrayLike<Buffer | string>, ops: WriteOp[]): void {
+  for (let i = 0; i < events.length; ) {
+    const ms = events[i].internalId.slice(0, TIME_LENGTH)
+    let end = i + 1
+    while (end < events.length && end - i < EVENTS_PER_VALUE && events[end].internalId.startsWith(ms)) end++
+    if (end - i === 1) ops.push({ type: 'put', key: eventKey(events[i].internalId), value: texts[i] })
+    else ops.push(sharedValue(events, texts, i, end))
+    i = end
+  }
+}
+
+function sharedValue(events: StoredEvent[], texts: ArrayLike<Buffer | string>, from: number, to: number): WriteOp {
+  const order = Array.from({ length: to - from }, (_, k) => from + k)
+  // A request's IDs ascend: most runs are in order already.
+  if (order.some((at, k) => k > 0 && events[order[k - 1]].internalId > events[at].internalId))
+    order.sort((a, b) => (events[a].internalId < events[b].internalId ? -1 : 1))
+  const ids = order.map((at) => events[at].internalId)
+  const lines = order.map((at) => events[at].internalId + texts[at].toString())
+  const digest = hash('sha1', ids.join(','), 'base64url').slice(0, DIGEST_LENGTH)
+  return { type: 'put', key: eventKey(ids[ids.length - 1] + digest), value: lines.join('\n') }
+}
+
+/** The JSON text of each of `internalIds` found, by ID: one scan of each millisecond's keys. */
+export async function readEventTexts(rocks: Rocks, internalIds: string[]): Promise<Map<string, string>> {
+  const byMs = new Map<string, Set<string>>()
+  for (const id of internalIds) {
+    const ms = id.slice(0, TIME_LENGTH)
+    const wanted = byMs.get(ms)
+    if (wanted) wanted.add(id)
+    else byMs.set(ms, new Set([id]))
+  }
+  const found = new Map<string, string>()
+  const readMs = async (ms: string, wanted: Set<string>) => {
+    for await (const { key, value } of rocks.scan({ gte: eventKey(ms), lt: eventKey(ms + AFTER_MS) })) {
+      for (const id of wanted) {
+        const text =
+          key.length === ONE_EVENT_KEY_LENGTH ? (key.endsWith(id) ? value.toString() : undefined) : line(value, id)
+        if (text === undefined) continue
+        found.set(id, text)
+        wanted.delete(id)
+      }
+      if (wanted.size === 0) return
+    }
+  }
+  await Promise.all([...byMs].map(([ms, wanted]) => readMs(ms, wanted)))
+  return found
+}
+
+/** The JSON of event `id` in a value of several, if it holds it. */
+function line(value: Buffer, id: string): string | undefined {
+  let start = 0
+  if (value.toString('latin1', 0, ULID_LENGTH) !== id) {
+    const at = value.indexOf(`\n${id}`)
+    if (at === -1) return undefined
+    start = at + 1
+  }
+  const end = value.indexOf(NEWLINE, start)
+  return value.toString('utf8', start + ULID_LENGTH, end === -1 ? value.length : end)
+}
+
+const eventValues: ValueLayout = {
+  members: (key, value) =>
+    key.length === ONE_EVENT_KEY_LENGTH ? [key.slice(-ULID_LENGTH) + value.toString()] : value.toString().split('\n'),
+  largestId: (key) =>
+    key.length === ONE_EVENT_KEY_LENGTH
+      ? key.slice(-ULID_LENGTH)
+      : key.slice(-ULID_LENGTH - DIGEST_LENGTH, -DIGEST_LENGTH),
+}
+
+/** The events with internal IDs in [from, below), newest first (below `end`, the space's range end). */
+export async function* eventsNewestFirst(
+  rocks: Rocks,
+  end: string,
+  ids: { from?: string; below?: string },
+): AsyncGenerator<{ internalId: string; event: StoredEvent }> {
+  for await (const member of newestFirst(rocks, PREFIX, end, ids, eventValues))
+    yield { internalId: member.slice(0, ULID_LENGTH), event: JSON.parse(member.slice(ULID_LENGTH)) as StoredEvent }
+}
