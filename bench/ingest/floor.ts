@@ -10,7 +10,8 @@
 //    to the end. The process's CPU (utime + stime, every thread) per event is the floor: a server that
 //    parsed, validated, deduplicated and routed nothing, and answered no HTTP, would still spend it.
 //    The same for the events' key space alone, for every other one, and for a store format Sluice does
-//    not have (a write's events under one key, not one key each); and JSON.parse of the batch's body
+//    not have (all of a write's events under one key; since data format 2 a value of E holds up to 32
+//    events of one millisecond, store/rocksdb-events.ts); and JSON.parse of the batch's body
 //    with one JSON.stringify of each event (the least a store of JSON events needs). Since the one-pass
 //    path (cli/one-pass.ts) an event is written once, in E; the log (L) carries only what functions run.
 // Usage: node --conditions=sluice-source bench/ingest/floor.ts [seconds]
@@ -60,7 +61,7 @@ const replays = {
   'every key space': await replay(shape, () => true),
   'the events alone (E)': await replay(shape, isEvents),
   'all but the events': await replay(shape, (space) => !isEvents(space)),
-  // A store format Sluice does not have: the events of a write under one key, not one key each.
+  // A store format Sluice does not have: all the events of a write under one key.
   'every key space, the events of a write under one key': await replay(shape, () => true, { groupEvents: true }),
 }
 for (const [name, r] of Object.entries(replays))
