@@ -1,6 +1,8 @@
 // The embedded event store at 1,000,000 events: the CPU an insert costs per event (with and without
 // the indexes), then each REST filter's latency (p50/p99 over repeats). Filled through the store,
-// not HTTP, to be quick. `node --conditions=sluice-source bench/store-query/run.ts [events] [repeats]`
+// not HTTP, to be quick. `node --conditions=sluice-source bench/store-query/run.ts [events] [repeats] [per-ms]`
+// per-ms: events that share a millisecond (1 by default: each event then has its own key in E; more,
+// as batches bring, share values of E, store/rocksdb-events.ts).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,6 +18,7 @@ import { report } from '../lib.ts'
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000)
 const REPEATS = Number(process.argv[3] ?? 50)
+const PER_MS = Number(process.argv[4] ?? 1)
 const BATCH = 1000
 const NAMES = Array.from({ length: 20 }, (_, i) => `shop/event-${i}`)
 const ENVS = ['production', 'production', 'production', 'staging', 'feature-x']
@@ -25,7 +28,7 @@ const START = Date.UTC(2026, 10, 1)
 const HOT_ID_EVERY = 50 // every 50th event repeats one dedup id (a duplicate), the worst case for `id=`
 
 function makeEvent(i: number): StoredEvent {
-  const receivedAt = START + i * STEP_MS
+  const receivedAt = START + Math.floor(i / PER_MS) * STEP_MS
   // 1 in 200 got its ID from a client clock an hour behind (an off-clock event).
   const idTime = i % 200 === 7 ? receivedAt - 3_600_000 : receivedAt
   const seed = `${idTime},${Buffer.from(i.toString(16).padStart(20, '0'), 'hex').toString('base64')}`
@@ -97,8 +100,8 @@ try {
   const indexedUs = await insertCpu(EVENTS, (events) => store.insertEvents(events))
   const fillS = (Date.now() - fillStarted) / 1000
 
-  const end = START + EVENTS * STEP_MS
-  const mid = START + (EVENTS / 2) * STEP_MS
+  const end = START + (EVENTS / PER_MS) * STEP_MS
+  const mid = START + (EVENTS / PER_MS / 2) * STEP_MS
   const queries: Array<[string, Omit<EventQuery, 'limit'>]> = [
     ['name=<no match>', { name: 'shop/nothing' }],
     ['env=nope', { env: 'nope' }],
@@ -125,6 +128,7 @@ try {
   }
   await rocks.close()
   report('store-query', rows, {
+    perMs: PER_MS,
     events: EVENTS,
     repeats: REPEATS,
     limit: 50,

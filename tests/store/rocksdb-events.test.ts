@@ -104,8 +104,8 @@ t.test('a filter that matches nothing, or little, reads a handful of entries, no
   t.equal(recent.events, 9)
   t.ok(recent.read <= 9 + 3, `the last 9 events read ${recent.read} entries (ID times may be off by up to 2 s)`)
   const paged = await cost({ name: 'app/e7', env: 'staging' })
-  // 51 index entries, then each of those events' own key (one scan of its millisecond, which holds only it).
-  t.same([paged.events, paged.read], [50, 51 + 51], 'a page of env + name reads the page and one more')
+  // 51 index entries scanned; the events, each alone in its millisecond, by their own keys (a multi-get).
+  t.same([paged.events, paged.read], [50, 51], 'a page of env + name reads the page and one more')
   t.equal(paged.cursor, events.filter((e) => e.name === 'app/e7' && e.env === 'staging').reverse()[49].internalId)
 })
 
