@@ -1,5 +1,5 @@
 // The key layout of the embedded event store (spaces declared in core/keyspaces.ts):
-//   E<internalId> → event JSON
+//   E: the events, one key each or several to a value (store/rocksdb-events.ts)
 //   I‹dedup id›<internalId> (only for events whose dedup id is not their internal ID),
 //   N‹name›<internalId>, G‹env›<internalId>, P‹env›‹name›<internalId> → index entries (grouped, below)
 //   H<receivedAt hex12><internalId> → off-clock entry, only for an event received more than OFF_CLOCK_MS
