@@ -10,18 +10,26 @@
 // all events never overwrite each other. A value holds one millisecond, under its largest ID, so a
 // range delete of the IDs before a time (retention) takes whole values, and an ID is read by
 // scanning its millisecond's few keys.
-import { hash } from 'node:crypto'
 import type { StoredEvent } from '../core/event.ts'
 import { keyPrefix } from '../core/keyspaces.ts'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
-import { AFTER_MS, DIGEST_LENGTH, TIME_LENGTH, ULID_LENGTH, newestFirst, type ValueLayout } from './rocksdb-index.ts'
+import {
+  AFTER_MS,
+  TIME_LENGTH,
+  ULID_LENGTH,
+  group,
+  internalIdOf,
+  largestIdOf,
+  newestFirst,
+  type ValueLayout,
+} from './rocksdb-index.ts'
 
 /**
  * Events to a value at most: a value is read whole to give one of its events (a query by name
  * fetches events from many values), so ~32 events (~20 KiB) keep that read small while RocksDB
  * and the binding pay for one key in 32.
  */
-export const EVENTS_PER_VALUE = 32
+const EVENTS_PER_VALUE = 32
 const PREFIX = keyPrefix('events')
 const ONE_EVENT_KEY_LENGTH = PREFIX.length + ULID_LENGTH
 const NEWLINE = 10
@@ -41,22 +49,21 @@ export function pushEventOps(events: StoredEvent[], texts: ArrayLike<Buffer | st
 }
 
 function sharedValue(events: StoredEvent[], texts: ArrayLike<Buffer | string>, from: number, to: number): WriteOp {
-  const order = Array.from({ length: to - from }, (_, k) => from + k)
-  // A request's IDs ascend: most runs are in order already.
-  if (order.some((at, k) => k > 0 && events[order[k - 1]].internalId > events[at].internalId))
-    order.sort((a, b) => (events[a].internalId < events[b].internalId ? -1 : 1))
-  const ids = order.map((at) => events[at].internalId)
-  const lines = order.map((at) => events[at].internalId + texts[at].toString())
-  const digest = hash('sha1', ids.join(','), 'base64url').slice(0, DIGEST_LENGTH)
-  return { type: 'put', key: eventKey(ids[ids.length - 1] + digest), value: lines.join('\n') }
+  // Each line starts with its ID, so lines sort by it (a request's IDs ascend: most are in order already).
+  const lines = Array.from({ length: to - from }, (_, k) => events[from + k].internalId + texts[from + k].toString())
+  if (lines.some((l, k) => k > 0 && lines[k - 1] > l)) lines.sort()
+  // Keyed as an index value of those IDs is: the largest, then the digest of them all.
+  const { keyEnd } = group(lines.map((l) => l.slice(0, ULID_LENGTH)))
+  return { type: 'put', key: eventKey(keyEnd), value: lines.join('\n') }
 }
 
 /**
  * The JSON text of each of `internalIds` found, by ID: first by their own keys in one multi-get (an
- * event alone in its millisecond, every event of format 1), then the rest by one scan of each of
- * their milliseconds' keys. A scan per event costs ~20× a key of a multi-get (bench/store-query: a
- * page by name of events each alone in its millisecond took 4.3 ms at p50 and 33 at p99 by scans
- * alone, 2.3 and 4.6 by keys).
+ * event alone in its millisecond, every event of format 1); the rest from the values of their
+ * milliseconds, by one scan across them while few other values lie between, then a scan of each
+ * millisecond not read through. A scan costs far more to start than a key of a multi-get
+ * (bench/store-query: a page by name of events each alone in its millisecond took 4.3 ms at p50 and
+ * 33 at p99 with a scan per event, 2.3 and 4.6 by their keys).
  */
 export async function readEventTexts(rocks: Rocks, internalIds: string[]): Promise<Map<string, string>> {
   const found = new Map<string, string>()
@@ -85,8 +92,7 @@ export async function readEventTexts(rocks: Rocks, internalIds: string[]): Promi
       wanted.delete(id)
     }
   }
-  // One scan across the milliseconds while few other values lie between them (a page of one name's
-  // events from batches), as a scan costs far more to start than to read a value on.
+  // A page of one name's events from batches: their milliseconds are near one another.
   const spans = [...byMs.keys()].sort()
   let budget = 2 * [...byMs.values()].reduce((n, wanted) => n + wanted.size, 0) + 8
   let left = byMs.size
@@ -128,10 +134,7 @@ function line(value: Buffer, id: string): string | undefined {
 const eventValues: ValueLayout = {
   members: (key, value) =>
     key.length === ONE_EVENT_KEY_LENGTH ? [key.slice(-ULID_LENGTH) + value.toString()] : value.toString().split('\n'),
-  largestId: (key) =>
-    key.length === ONE_EVENT_KEY_LENGTH
-      ? key.slice(-ULID_LENGTH)
-      : key.slice(-ULID_LENGTH - DIGEST_LENGTH, -DIGEST_LENGTH),
+  largestId: (key) => (key.length === ONE_EVENT_KEY_LENGTH ? internalIdOf(key) : largestIdOf(key)),
 }
 
 /** The events with internal IDs in [from, below), newest first (below `end`, the space's range end). */

@@ -37,7 +37,7 @@ export const TIME_LENGTH = 10
 /** Above every ULID and digest character: `<ms>~` bounds every key of that millisecond. */
 export const AFTER_MS = '~'
 /** The digest of a value, after the largest ID in its key. */
-export const DIGEST_LENGTH = 8
+const DIGEST_LENGTH = 8
 const ONE_EVENT = '.'.repeat(DIGEST_LENGTH)
 /**
  * Index values a scan reads at a time: one may hold a whole request's events, and a page rarely
@@ -196,7 +196,8 @@ interface Group {
   keyEnd: string
 }
 
-function group(members: string[]): Group {
+/** The value of `members` (sorted here unless in order) and the key end it goes under. */
+export function group(members: string[]): Group {
   if (members.length === 1) return { value: members[0], keyEnd: members[0].slice(0, ULID_LENGTH) + ONE_EVENT }
   // A request's IDs ascend: most groups are in order already.
   for (let i = 1; i < members.length; i++) {
