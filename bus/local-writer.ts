@@ -109,20 +109,12 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
     flushScheduled = false
     const pendingBatch = pending!
     pending = null
-    const ops: WriteOp[] = []
     const written: Array<[PartitionState, TailEntry]> = []
-    for (const [p, batch] of pendingBatch.batches) {
-      const buffer = encodeBatch(batch.parts)
-      ops.push({ type: 'put', key: logKey(p.topic, p.partition, batch.first), value: buffer })
-      written.push([p, { first: batch.first, count: batch.count, buffer, shared: sharedOf(batch.parts) }])
-    }
-    for (const op of pendingBatch.ops) ops.push(op)
     const offsetOps = offsets.take() // free riders on a write that happens anyway
-    ops.push(...offsetOps)
     const slot: (typeof inFlight)[number] = { written: false }
     inFlight.push(slot)
     try {
-      await rocks.write(ops)
+      await startWrite(pendingBatch, written, offsetOps)
       failure = undefined
       // Durable now; readable (and resolved, so what a publisher awaited is there to read) in order.
       slot.apply = () => {
@@ -142,6 +134,24 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
       while (inFlight.length > 0 && inFlight[0].written) inFlight.shift()!.apply?.()
       scheduleFlush() // what gathered meanwhile
     }
+  }
+
+  /**
+   * Starts the write of `pendingBatch`, adding what the tail takes to `written`. Its ops live only
+   * here: nothing holds them, or the events in them, while the write waits for the WAL sync.
+   */
+  function startWrite(pendingBatch: Pending, written: Array<[PartitionState, TailEntry]>, offsetOps: WriteOp[]) {
+    const ops: WriteOp[] = []
+    for (const [p, batch] of pendingBatch.batches) {
+      const buffer = encodeBatch(batch.parts)
+      ops.push({ type: 'put', key: logKey(p.topic, p.partition, batch.first), value: buffer })
+      written.push([p, { first: batch.first, count: batch.count, buffer, shared: sharedOf(batch.parts) }])
+    }
+    pendingBatch.batches.clear()
+    for (const op of pendingBatch.ops) ops.push(op)
+    pendingBatch.ops = []
+    for (const op of offsetOps) ops.push(op)
+    return rocks.write(ops)
   }
 
   return {

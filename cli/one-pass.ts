@@ -24,11 +24,10 @@ export interface OnePassDeps {
   routing(): Routing | undefined
 }
 
+/** The publishes gathered for the next pass: their events, and the promise they all wait on. */
 interface Group {
   events: EventRecord[]
-  promise: Promise<void>
-  resolve(): void
-  reject(err: unknown): void
+  settled: PromiseWithResolvers<void>
 }
 
 /** `incoming` in embedded mode: an Output whose publish stores, deduplicates and routes its events. */
@@ -53,13 +52,13 @@ export function createOnePass(deps: OnePassDeps): Output<EventRecord> {
 
   async function next(): Promise<void> {
     scheduled = false
-    const group = gathering!
+    const { events, settled } = gathering!
     gathering = undefined
     busy = true
     try {
-      await pass(group)
+      await pass(events, settled)
     } catch (err) {
-      group.reject(err)
+      settled.reject(err)
     } finally {
       busy = false
       const released = afterLookup
@@ -69,8 +68,7 @@ export function createOnePass(deps: OnePassDeps): Output<EventRecord> {
     }
   }
 
-  async function pass(group: Group): Promise<void> {
-    const { events } = group
+  async function pass(events: EventRecord[], settled: PromiseWithResolvers<void>): Promise<void> {
     const withId = callerIdEvents(events)
     const unnamed = withId.length === events.length ? [] : events.filter((e) => e.id === e.internalId)
     const reads = deps.dedup.reads(withId, unnamed)
@@ -103,16 +101,21 @@ export function createOnePass(deps: OnePassDeps): Output<EventRecord> {
       if (op.type === 'put') unapplied.set(op.key, { value: op.value as string, write })
     }
     const done = Promise.all([deps.commit(ops), routed ? routing.route(accepted, { together: true }) : undefined])
+    // What the callbacks below keep until the write is durable: counts and the marks' keys, not the
+    // events (which would live through the WAL sync, and so through V8's young generation).
+    const acceptedCount = accepted.length
+    const duplicateCount = events.length - acceptedCount
+    const marked = marks.flatMap((op) => (op.type === 'put' ? [op.key] : []))
     const forget = () => {
-      for (const op of marks) if (op.type === 'put' && unapplied.get(op.key)?.write === write) unapplied.delete(op.key)
+      for (const key of marked) if (unapplied.get(key)?.write === write) unapplied.delete(key)
     }
     done.then(
       () => {
-        counted.accepted.inc(accepted.length)
-        counted.duplicate.inc(events.length - accepted.length)
-        group.resolve()
+        counted.accepted.inc(acceptedCount)
+        counted.duplicate.inc(duplicateCount)
+        settled.resolve()
       },
-      (err) => group.reject(err),
+      (err) => settled.reject(err),
     )
     // Once written (or failed), RocksDB answers for the marks: after the lookup under way, if any.
     done.finally(() => (busy ? afterLookup.push(forget) : forget())).catch(() => {})
@@ -121,10 +124,10 @@ export function createOnePass(deps: OnePassDeps): Output<EventRecord> {
   return {
     publish(events) {
       if (events.length === 0) return Promise.resolve()
-      gathering ??= { events: [], ...Promise.withResolvers<void>() }
+      gathering ??= { events: [], settled: Promise.withResolvers<void>() }
       for (const event of events) gathering.events.push(event)
       schedule()
-      return gathering.promise
+      return gathering.settled.promise
     },
   }
 }

@@ -206,17 +206,25 @@ export async function openRocks(path: string, settings: RocksOptions, log?: Pick
       batch.tryFlush()
       return Promise.all(values)
     },
-    async write(ops) {
-      if (ops.length === 0) return
-      const batch = db.write({ capacity: ops.length, autoDestroy: true })
-      for (const op of ops) {
-        if (op.type === 'put') batch.tryPut(op.key, op.value)
-        else if (op.type === 'del') batch.tryDelete(op.key)
-        else batch.tryDeleteRange(op.start, op.end)
-        inFamily(batch, at(op.type === 'delRange' ? op.start : op.key))
+    // Not async: an async function's frame would hold `ops`, and with it every value's string, until
+    // the WAL sync ends. The batch holds its own copies only until RocksDB has applied it.
+    write(ops) {
+      if (ops.length === 0) return Promise.resolve()
+      let applied: Promise<void>
+      try {
+        const batch = db.write({ capacity: ops.length, autoDestroy: true })
+        for (const op of ops) {
+          if (op.type === 'put') batch.tryPut(op.key, op.value)
+          else if (op.type === 'del') batch.tryDelete(op.key)
+          else batch.tryDeleteRange(op.start, op.end)
+          inFamily(batch, at(op.type === 'delRange' ? op.start : op.key))
+        }
+        applied = batch.flush()
+      } catch (err) {
+        return Promise.reject(err)
       }
-      await batch.flush()
-      await walSync?.sync()
+      const sync = walSync
+      return sync ? applied.then(() => sync.sync()) : applied
     },
     async *scan(range) {
       const { batch, ...bounds } = range

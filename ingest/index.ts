@@ -86,22 +86,11 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
     return { kind: 'event', target, maxBodyBytes }
   }
 
-  async function eventApi(request: FastifyRequest, reply: FastifyReply, { env, keyId }: Target, body: Buffer) {
-    // Checked before decoding: toString would turn each bad byte into U+FFFD, and two different IDs into one.
-    if (!isUtf8(body)) throw new SluiceError('JSON_INVALID', 'body: not valid UTF-8')
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(body.toString('utf8'))
-    } catch (err) {
-      throw new SluiceError('JSON_INVALID', `body: not valid JSON (${jsonProblem(err)})`)
-    }
-    const validation = validateEventBody(parsed, config)
-    if (!validation.ok) throw new SluiceError(validation.code, validation.message)
-    // Before the ack and before the rate limit: a blocked batch is refused whole and costs no quota.
-    const checked = deps.checkEvents(env, validation.events, eventIndex)
-    if (checked.kind === 'refused') throw new SluiceError('EVENT_SCHEMA_VIOLATION', checked.message)
+  async function eventApi(request: FastifyRequest, reply: FastifyReply, target: Target, body: Buffer) {
+    const { env } = target
+    const checked = checkedEvents(env, body)
     const perSecond = env.maxEventsPerSecond ?? config.maxEventsPerSecond
-    const waitMs = perSecond > 0 ? limiter.take(env.name, perSecond, validation.events.length) : 0
+    const waitMs = perSecond > 0 ? limiter.take(env.name, perSecond, checked.events.length) : 0
     if (waitMs > 0) {
       const seconds = Math.ceil(waitMs / 1000)
       reply.header('retry-after', String(seconds))
@@ -116,24 +105,58 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       reply.header('retry-after', '1')
       throw new SluiceError('PIPELINE_BEHIND', 'events: the pipeline is behind; retry in 1 s')
     }
+    return publishEvents(request, target, checked)
+  }
+
+  /** The body's events, valid and checked against their schemas (a batch is all-or-nothing), else the refusal. */
+  function checkedEvents(env: Target['env'], body: Buffer) {
+    // Checked before decoding: toString would turn each bad byte into U+FFFD, and two different IDs into one.
+    if (!isUtf8(body)) throw new SluiceError('JSON_INVALID', 'body: not valid UTF-8')
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(body.toString('utf8'))
+    } catch (err) {
+      throw new SluiceError('JSON_INVALID', `body: not valid JSON (${jsonProblem(err)})`)
+    }
+    const validation = validateEventBody(parsed, config)
+    if (!validation.ok) throw new SluiceError(validation.code, validation.message)
+    // Before the ack and before the rate limit: a blocked batch is refused whole and costs no quota.
+    const checked = deps.checkEvents(env, validation.events, eventIndex)
+    if (checked.kind === 'refused') throw new SluiceError('EVENT_SCHEMA_VIOLATION', checked.message)
+    return { events: validation.events, violations: checked.violations }
+  }
+
+  /**
+   * Publishes the events; resolves with the answer once they are durable. Not async: what waits for
+   * the log keeps the IDs and the count, not the events (which would live through the WAL sync, and
+   * so through V8's young generation).
+   */
+  function publishEvents(
+    request: FastifyRequest,
+    { env, keyId }: Target,
+    checked: ReturnType<typeof checkedEvents>,
+  ): Promise<{ ids: string[]; status: number }> {
     const seed = headerValue(request.headers['x-service-event-id-seed'])
     const receivedAt = Date.now()
-    const ids = seed ? seededUlids(seed, validation.events.length) : newUlids(validation.events.length, receivedAt)
-    const records = toEventRecords(validation.events, {
+    const count = checked.events.length
+    const ids = seed ? seededUlids(seed, count) : newUlids(count, receivedAt)
+    const records = toEventRecords(checked.events, {
       internalIds: ids,
       env: env.name,
       receivedAt,
       source: keyId ? { kind: 'api', keyId } : { kind: 'api' },
     })
     if (checked.violations) withViolations(records, checked.violations)
-    try {
-      await deps.outputs.incoming.publish(records)
-    } catch (err) {
-      // Never a 200 for records that are not durable; the producer retries with the same seed.
-      throw new SluiceError('LOG_UNAVAILABLE', 'the event log cannot take records right now; retry', { cause: err })
-    }
-    eventsAccepted.inc({ env: envLabel(env.name) }, records.length)
-    return { ids, status: 200 }
+    return deps.outputs.incoming.publish(records).then(
+      () => {
+        eventsAccepted.inc({ env: envLabel(env.name) }, count)
+        return { ids, status: 200 }
+      },
+      (err) => {
+        // Never a 200 for records that are not durable; the producer retries with the same seed.
+        throw new SluiceError('LOG_UNAVAILABLE', 'the event log cannot take records right now; retry', { cause: err })
+      },
+    )
   }
 
   return {
