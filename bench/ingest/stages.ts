@@ -37,7 +37,7 @@ const RULES: Array<[stage: string, owns: (fn: string, url: string) => boolean]> 
     (_, url) => /rocksdb-native|core\/rocks\.ts|core\/wal-sync\.ts|bus\/local/.test(url),
   ],
   ['one pass: the rest', (_, url) => url.endsWith('cli/one-pass.ts')],
-  ['ingest: UTF-8 check, JSON.parse', (fn, url) => url.endsWith('ingest/index.ts') && fn === 'eventApi'],
+  ['ingest: UTF-8 check, JSON.parse', (fn, url) => url.endsWith('ingest/index.ts') && fn === 'checkedEvents'],
   ['ingest: validation, IDs, records', (_, url) => /core\/(event|ids)\.ts|schema-check/.test(url)],
   ['ingest: the rest (body, admission, limits)', (_, url) => url.includes('/ingest/')],
 ]
