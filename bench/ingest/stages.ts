@@ -6,7 +6,7 @@
 // innermost frame a stage claims (RULES), else to "HTTP and the rest" (node's HTTP, fastify, hooks,
 // metrics). The profiler adds some CPU of its own; the shares are what to read.
 // Usage: node --conditions=sluice-source bench/ingest/stages.ts [single|50|500] [seconds]
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -66,10 +66,13 @@ const loadStart = Date.now()
 const run = await wrk(`${server.url}/e/k`, c.body, c.connections, seconds)
 const loadEnd = Date.now()
 const after = threads(pid)
+const stopping = Date.now()
 await server.stop()
-const stopped = Date.now()
 const events = (run.requests - run.non2xx) * c.events
-const file = (await readdir(profileDir)).find((f) => f.endsWith('.cpuprofile'))
+// The server's profile is the largest: scripts/start.sh's dashboard check, a node process of its own, writes one too.
+const profiles = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'))
+const sizes = await Promise.all(profiles.map(async (f) => (await stat(join(profileDir, f))).size))
+const file = profiles[sizes.indexOf(Math.max(...sizes))]
 if (!file) throw new Error('the server wrote no .cpuprofile')
 const profile = JSON.parse(await readFile(join(profileDir, file), 'utf8')) as Profile
 await rm(dataDir, { recursive: true, force: true })
@@ -87,9 +90,10 @@ for (const [name, us] of [...threadUs].sort((a, b) => b[1] - a[1]))
       'cpu µs/event': round(us / events, 2),
     })
 const mainUs = threadUs.get('MainThread') ?? 0
-// The main thread's stages, over the load's window: the profile ends when the server stopped.
-const windowEnd = profile.endTime - (stopped - loadEnd) * 1000
-const windowStart = profile.endTime - (stopped - loadStart) * 1000
+// The main thread's stages, over the load's window. The profile ends as the server stops, which
+// begins when it is asked to (how long the stop and the profile's writing then take does not count).
+const windowEnd = profile.endTime - (stopping - loadEnd) * 1000
+const windowStart = windowEnd - (loadEnd - loadStart) * 1000
 const byStage = byStageIn(profile, windowStart, windowEnd)
 const busy = [...byStage].filter(([stage]) => stage !== 'idle').reduce((a, [, us]) => a + us, 0)
 for (const [stage, us] of [...byStage].sort((a, b) => b[1] - a[1]))
