@@ -147,7 +147,13 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       source: keyId ? { kind: 'api', keyId } : { kind: 'api' },
     })
     if (checked.violations) withViolations(records, checked.violations)
-    return deps.outputs.incoming.publish(records).then(
+    let published: Promise<void>
+    try {
+      published = deps.outputs.incoming.publish(records)
+    } catch (err) {
+      published = Promise.reject(err) // an output that throws rather than rejects is answered the same
+    }
+    return published.then(
       () => {
         eventsAccepted.inc({ env: envLabel(env.name) }, count)
         return { ids, status: 200 }

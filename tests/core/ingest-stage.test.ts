@@ -18,9 +18,13 @@ import { tempDir, removeDir } from '../helpers/server.ts'
 class SwitchableOutput implements Output<EventRecord> {
   published: EventRecord[] = []
   failing = false
-  async publish(values: EventRecord[]): Promise<void> {
-    if (this.failing) throw new Error('broker unreachable')
+  /** Throws from publish itself, as a codec that cannot encode a record does, rather than rejecting. */
+  throwing = false
+  publish(values: EventRecord[]): Promise<void> {
+    if (this.throwing) throw new Error('record cannot be encoded')
+    if (this.failing) return Promise.reject(new Error('broker unreachable'))
     this.published.push(...values)
+    return Promise.resolve()
   }
 }
 
@@ -84,6 +88,16 @@ t.test('503 LOG_UNAVAILABLE when the log rejects the records; 200 again once it 
     output.published.map((e) => e.internalId),
     up.json().ids,
   )
+})
+
+t.test('503 LOG_UNAVAILABLE too when the output throws rather than rejects', async (t) => {
+  output.throwing = true
+  t.teardown(() => {
+    output.throwing = false
+  })
+  const down = await app.inject({ method: 'POST', url: '/e/k', payload: { name: 'a/b', data: {} } })
+  t.equal(down.statusCode, 503)
+  t.equal(down.json().code, 'LOG_UNAVAILABLE')
 })
 
 t.test('records are keyed for dedup: the dedup id is the caller id, else the internal id', async (t) => {
