@@ -185,6 +185,10 @@ t.test('dev mode: CORS is open on /e/* for the dashboard', async (t) => {
   t.equal(preflight.headers.get('access-control-allow-origin'), '*')
   const r = await postJson(url, { name: 'a/cors', data: {} }, { origin: 'http://localhost:3000' })
   t.equal(r.headers.get('access-control-allow-origin'), '*')
+  // Only a browser sends Origin, and only a browser reads these headers.
+  const noOrigin = await postJson(url, { name: 'a/cors', data: {} })
+  t.equal(noOrigin.status, 200)
+  t.equal(noOrigin.headers.get('access-control-allow-origin'), null)
 })
 
 t.test('an unknown route is a 404 in the same error shape', async (t) => {
