@@ -21,21 +21,21 @@ import { httpDuration, httpRequests, UNMATCHED_ROUTE } from './metrics.ts'
 import { swaggerOptions } from './openapi.ts'
 import { validationError, validatorCompiler } from './validation.ts'
 
-const eagerSerializers = SerializerSelector()
-
 /**
- * fastify's response serializers (fast-json-stringify), each compiled when its route first answers
- * with that status, not at start. Compiled at start, the ~500 of the API's routes and statuses held
- * ~20 MB of generated source, code and Ajv instances for the life of the process, most of them for
- * routes a given deployment never calls (docs/operations.md, "Memory").
+ * fastify's response serializers (`compilers`: fast-json-stringify's), each compiled when its route
+ * first answers with that status, not at start. Compiled at start, the ~500 of the API's routes and
+ * statuses held ~20 MB of generated source, code and Ajv instances for the life of the process, most
+ * of them for routes a given deployment never calls (docs/operations.md, "Memory").
  */
-const lazySerializers: SerializerFactory = (externalSchemas, options) => {
-  const compile = eagerSerializers(externalSchemas, options)
-  return (route) => {
-    let serialize: ((doc: unknown) => string) | undefined
-    return (doc) => {
-      serialize ??= compile(route)
-      return serialize(doc)
+export function lazySerializers(compilers: SerializerFactory = SerializerSelector()): SerializerFactory {
+  return (externalSchemas, options) => {
+    const compile = compilers(externalSchemas, options)
+    return (route) => {
+      let serialize: ((doc: unknown) => string) | undefined
+      return (doc) => {
+        serialize ??= compile(route)
+        return serialize(doc)
+      }
     }
   }
 }
@@ -82,7 +82,7 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
     // node checks request and headers timeouts this often (30 s by default, which let slow
     // headers live for ~78 s).
     http: { connectionsCheckingInterval: 1000 },
-    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
   })
   app.setValidatorCompiler(validatorCompiler)
   // Before the routes: it collects them as they are added.
