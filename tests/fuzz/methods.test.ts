@@ -98,7 +98,9 @@ for (const mode of ['dev', 'start'] as const) {
     for (const path of ['/e', '/e/some-key']) {
       const response = await rawRequest(
         server.url,
+        // A browser's preflight: it always carries Origin (without it, no CORS headers are sent).
         `OPTIONS ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n` +
+          'Origin: http://localhost:3000\r\nAccess-Control-Request-Method: POST\r\n' +
           `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
       )
       if (mode === 'dev') {
