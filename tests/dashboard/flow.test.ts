@@ -193,9 +193,21 @@ t.test('bulk replay by event name and time: new runs of the same events, or fail
   await page.click('#bulk-replay')
   await page.waitForSelector('#bulk-count >> text=This will')
   t.equal(await text(page, '#bulk-count'), 'This will replay 1 run: a new run of its event.')
+  // Every text the count shows from here: the count of new runs is never put in a retry's words.
+  await page.evaluate(() => {
+    const count = document.querySelector('#bulk-count')!
+    const seen: string[] = ((window as any).countTexts = [])
+    new MutationObserver(() => {
+      if (seen.at(-1) !== count.textContent) seen.push(count.textContent ?? '')
+    }).observe(count, { childList: true, characterData: true, subtree: true })
+  })
   await page.check('#confirm-bulk input[type=radio] >> nth=1')
-  await page.waitForSelector('#bulk-count >> text=retry')
-  t.equal(await text(page, '#bulk-count'), 'This will retry 1 run from its last completed step.')
+  await page.waitForSelector('#bulk-count >> text=This will retry 1 run from its last completed step.')
+  t.same(
+    await page.evaluate(() => (window as any).countTexts),
+    ['Counting…', 'This will retry 1 run from its last completed step.'],
+    'counting, then the count of failed runs to retry',
+  )
   await page.check('#confirm-bulk input[type=radio] >> nth=0')
   await page.waitForSelector('#bulk-count >> text=replay 1 run')
   await page.click('#confirm-bulk-start')

@@ -52,9 +52,15 @@ function BulkQuestion(props: {
   const filter = jobFilter(props.filter, action, mode)
   const problem = unfit(filter, action, mode)
   const body = { action, ...(action === 'replay' && { mode }), filter }
+  const asked = JSON.stringify(body)
+  // Each count says which question it answers: in the render where the mode changes, before the new
+  // count is asked for, the last one must not be shown in the new mode's words.
   const count = useApi(
-    () => (problem ? Promise.resolve(undefined) : api('POST', '/v1/runs/bulk/dry-run', body)),
-    [JSON.stringify(body), problem],
+    () =>
+      problem
+        ? Promise.resolve(undefined)
+        : api('POST', '/v1/runs/bulk/dry-run', body).then((answer) => ({ asked, answer })),
+    [asked, problem],
   )
   const [error, setError] = useState<Error>()
   const question = useRef<HTMLFieldSetElement>(null)
@@ -62,7 +68,7 @@ function BulkQuestion(props: {
   // (onto the question, not an answer: "Yes" waits for the count).
   useEffect(() => question.current?.focus(), [])
   const start = () => api('POST', '/v1/runs/bulk', body).then((r) => props.onStart(r.data), setError)
-  const counted = count.data?.data
+  const counted = count.data?.asked === asked ? count.data.answer.data : undefined
   return (
     <fieldset id="confirm-bulk" class="confirm" tabIndex={-1} ref={question}>
       <legend>{action === 'cancel' ? 'Cancel the matching runs?' : 'Replay the matching runs?'}</legend>
