@@ -196,7 +196,8 @@ t.test('bulk replay by event name and time: new runs of the same events, or fail
   // Every text the count shows from here: the count of new runs is never put in a retry's words.
   await page.evaluate(() => {
     const count = document.querySelector('#bulk-count')!
-    const seen: string[] = ((window as any).countTexts = [])
+    const seen: string[] = []
+    ;(window as any).countTexts = seen
     new MutationObserver(() => {
       if (seen.at(-1) !== count.textContent) seen.push(count.textContent ?? '')
     }).observe(count, { childList: true, characterData: true, subtree: true })
