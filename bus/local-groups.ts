@@ -31,6 +31,12 @@ export function createGroups(
 ) {
   const groups = new Set<string>()
   const subscriptions = new Map<Subscription, { label: string; positions: Position[] }>()
+  /**
+   * The live positions on each topic. Backpressure (every Event API request) and the release of
+   * shared values (every commit) read one topic's, not every group's: each function has a runner
+   * group on a topic of its own, so walking all of them cost a request more with every function.
+   */
+  const byTopic = new Map<string, Position[]>()
   /** Publishers waiting for the pipeline: woken on commits, which is when a backlog shrinks. */
   const settling = new Set<{ topics: string[]; limit: number; done: (settled: boolean) => void }>()
 
@@ -92,29 +98,38 @@ export function createGroups(
         await options.onRevoke?.(assigned)
         groups.delete(options.group)
         subscriptions.delete(subscription)
+        for (const position of positions) {
+          const onTopic = (byTopic.get(position.partition.topic) ?? []).filter((q) => q !== position)
+          if (onTopic.length > 0) byTopic.set(position.partition.topic, onTopic)
+          else byTopic.delete(position.partition.topic)
+        }
       },
     }
     subscriptions.set(subscription, { label: options.metricsGroup ?? options.group, positions })
+    for (const position of positions) {
+      const onTopic = byTopic.get(position.partition.topic)
+      if (onTopic) onTopic.push(position)
+      else byTopic.set(position.partition.topic, [position])
+    }
     return subscription
   }
 
   /** Where every live group of the partition has handled up to. */
   function handledByAll(p: PartitionState): number {
     let handled = Number.POSITIVE_INFINITY
-    for (const { positions } of subscriptions.values())
-      for (const { partition, key } of positions)
-        if (partition === p) handled = Math.min(handled, offsets.committed.get(key) ?? 0)
+    for (const { partition, key } of byTopic.get(p.topic) ?? [])
+      if (partition === p) handled = Math.min(handled, offsets.committed.get(key) ?? 0)
     return handled
   }
 
   /** The most records a live group has yet to handle on one partition of `topics`. */
   function backlog(topics: string[]): number {
     let most = 0
-    for (const { positions } of subscriptions.values()) {
-      for (const { partition, key } of positions) {
+    for (const topic of topics) {
+      for (const { partition, key } of byTopic.get(topic) ?? []) {
         const next = offsets.committed.get(key)
         // A group whose loop has not read its committed offset yet is only starting.
-        if (next !== undefined && topics.includes(partition.topic)) most = Math.max(most, partition.durable - next)
+        if (next !== undefined) most = Math.max(most, partition.durable - next)
       }
     }
     return most

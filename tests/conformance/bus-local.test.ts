@@ -419,5 +419,15 @@ t.test(
     gate = Promise.resolve()
     t.equal(await waiting, true, 'released once the group caught up to within the limit')
     await eventually(async () => (handled.length === 30 ? true : undefined))
+
+    // A second group on the topic, held at its first batch: it holds publishers back until it stops.
+    let open!: () => void
+    const held = new Promise<void>((r) => (open = r))
+    const late = await f.bus.subscribe({ group: 'late-stage', topics: ['slow'], handler: () => held })
+    await eventually(async () => ((await f.bus.settle(['slow'], 10, 10)) ? undefined : true))
+    const stopping = late.stop()
+    open()
+    await stopping
+    t.equal(await f.bus.settle(['slow'], 0, 10), true, 'a group that stopped holds nothing back')
   },
 )
