@@ -15,12 +15,21 @@ export type SyncScope = { kind: 'all' } | { kind: 'apps'; env: string; appIds: s
 export const registrationId = (env: string, key: string) => `${env}/${key}`
 
 export function createFunctionRegistry(control: ControlStore, envs: Envs) {
+  /**
+   * The docs, sorted, and the list they were sorted from. The event path asks for the functions on
+   * every pass: sorting them all each time cost more with every function. Docs are replaced, never
+   * edited, so the same docs in the same order are the same registry.
+   */
+  let sorted: { from: FunctionDoc[]; docs: FunctionDoc[] } | undefined
+  function all(): FunctionDoc[] {
+    const from = control.list('function')
+    const same = sorted?.from.length === from.length && from.every((doc, i) => doc === sorted!.from[i])
+    if (!same) sorted = { from, docs: [...from].sort((a, b) => a.id.localeCompare(b.id)) }
+    return sorted!.docs
+  }
   return {
     list(env?: string): FunctionDoc[] {
-      return control
-        .list('function')
-        .filter((f) => env === undefined || f.env === env)
-        .sort((a, b) => a.id.localeCompare(b.id))
+      return all().filter((f) => env === undefined || f.env === env)
     },
     /** Makes the registry hold exactly `functions` within `scope`; creates branch environments on demand. */
     async sync(functions: FunctionRegistration[], scope: SyncScope): Promise<FunctionDoc[]> {
