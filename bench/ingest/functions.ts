@@ -1,0 +1,94 @@
+// bench/ingest/functions.ts: single events through the Event API of a Dev Server that serves N
+// functions, each run once first (so each has its runner group and topic), none triggered by the
+// load's events. What the Event API costs should not grow with the functions a deployment serves:
+// server CPU per request (utime + stime of /proc/<pid>/stat) and req/s, by N, fresh server per case.
+// Usage: node --conditions=sluice-source bench/ingest/functions.ts [counts, e.g. 0,50,200] [seconds]
+//   [--baseline <checkout>] (another worktree, run beside each case, alternating)
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { ROOT, report, startSluice } from '../lib.ts'
+import { cpuMicros, ensureWrk, round, wrk } from '../wrk.ts'
+import { event } from './events.ts'
+
+const args = process.argv.slice(2)
+const baselineAt = args.indexOf('--baseline')
+const baseline = baselineAt >= 0 ? args.splice(baselineAt, 2)[1] : undefined
+const counts = (args[0] ?? '0,50,200').split(',').map(Number)
+const seconds = Number(args[1] ?? 8)
+const CONNECTIONS = 64
+
+ensureWrk()
+const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-functions-'))
+const rows: Array<Record<string, string | number>> = []
+const results: Record<string, Record<string, number>> = {}
+try {
+  for (const n of counts) {
+    const file = join(dir, `functions-${n}.ts`)
+    await writeFile(file, functionsFile(n))
+    for (const [name, root] of [['sluice', ROOT], ...(baseline ? [['baseline', baseline]] : [])] as const) {
+      const run = await measure(n, file, root)
+      rows.push({ case: `${name}, ${n} functions`, ...run })
+      results[`${name}:${n}`] = { requestsPerSec: run['req/s'], cpuPerReqUs: run['cpu µs/req'] }
+    }
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true })
+}
+report('ingest-functions', rows, { seconds, connections: CONNECTIONS, results })
+
+/** N functions, `f<i>` triggered by `scale/f<i>`: one step each. */
+function functionsFile(n: number): string {
+  const lines = [
+    `import { Client } from '${join(ROOT, 'client/index.ts')}'`,
+    `const client = new Client({ id: 'scale' })`,
+  ]
+  for (let i = 0; i < n; i++)
+    lines.push(
+      `export const f${i} = client.createFunction({ id: 'f${i}' }, { event: 'scale/f${i}' }, async ({ step }) => step.run('a', () => 1))`,
+    )
+  return `${lines.join('\n')}\n`
+}
+
+async function measure(n: number, file: string, root: string) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'))
+  const server = await startSluice(dataDir, n > 0 ? { SLUICE_FUNCTIONS: file } : {}, root)
+  try {
+    const pid = server.child.pid!
+    if (n > 0) {
+      const body = JSON.stringify(Array.from({ length: n }, (_, i) => ({ name: `scale/f${i}`, data: {} })))
+      const response = await fetch(`${server.url}/e/k`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+      })
+      if (response.status !== 200) throw new Error(`the first events: ${response.status} ${await response.text()}`)
+      // Each function's run made its topic and its runner group: wait until every run completed.
+      for (let waited = 0; (await completedRuns(server.url)) < n; waited += 250) {
+        if (waited > 60_000) throw new Error(`${await completedRuns(server.url)} of ${n} runs completed after 60 s`)
+        await sleep(250)
+      }
+    }
+    const single = JSON.stringify(event(1))
+    await wrk(`${server.url}/e/k`, single, CONNECTIONS, 2)
+    const before = cpuMicros(pid)
+    const run = await wrk(`${server.url}/e/k`, single, CONNECTIONS, seconds)
+    const accepted = run.requests - run.non2xx
+    return {
+      'req/s': Math.round(accepted / run.seconds),
+      'cpu µs/req': round((cpuMicros(pid) - before) / accepted, 1),
+      'p99 ms': run.p99Ms,
+      refused: run.non2xx,
+    }
+  } finally {
+    await server.stop()
+    await rm(dataDir, { recursive: true, force: true })
+  }
+}
+
+/** How many runs have completed (at most 1,000 counted). */
+async function completedRuns(url: string): Promise<number> {
+  const { data } = (await (await fetch(`${url}/v1/runs?status=completed&limit=1000`)).json()) as { data: unknown[] }
+  return data.length
+}
