@@ -90,3 +90,13 @@ export function round(value: number, digits = 1): number {
   const f = 10 ** digits
   return Math.round(value * f) / f
 }
+
+/** Requests answered 2xx/3xx: what a server took. */
+export function accepted(run: WrkResult): number {
+  return run.requests - run.non2xx
+}
+
+/** Accepted requests per second, rounded. */
+export function acceptedPerSec(run: WrkResult): number {
+  return Math.round(accepted(run) / run.seconds)
+}

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ROOT, report, startSluice } from '../lib.ts'
-import { cpuMicros, ensureWrk, round, wrk } from '../wrk.ts'
+import { accepted, acceptedPerSec, cpuMicros, ensureWrk, round, wrk } from '../wrk.ts'
 import { event } from './events.ts'
 
 const args = process.argv.slice(2)
@@ -18,6 +18,7 @@ const baseline = baselineAt >= 0 ? args.splice(baselineAt, 2)[1] : undefined
 const counts = (args[0] ?? '0,50,200').split(',').map(Number)
 const seconds = Number(args[1] ?? 8)
 const CONNECTIONS = 64
+const RUNS_PAGE = 1000
 
 ensureWrk()
 const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-functions-'))
@@ -25,9 +26,10 @@ const rows: Array<Record<string, string | number>> = []
 const results: Record<string, Record<string, number>> = {}
 try {
   for (const n of counts) {
-    const file = join(dir, `functions-${n}.ts`)
-    await writeFile(file, functionsFile(n))
     for (const [name, root] of [['sluice', ROOT], ...(baseline ? [['baseline', baseline]] : [])] as const) {
+      // Each checkout serves them with its own client.
+      const file = join(dir, `${name}-${n}.ts`)
+      await writeFile(file, functionsFile(n, root))
       const run = await measure(n, file, root)
       rows.push({ case: `${name}, ${n} functions`, ...run })
       results[`${name}:${n}`] = { requestsPerSec: run['req/s'], cpuPerReqUs: run['cpu µs/req'] }
@@ -38,10 +40,10 @@ try {
 }
 report('ingest-functions', rows, { seconds, connections: CONNECTIONS, results })
 
-/** N functions, `f<i>` triggered by `scale/f<i>`: one step each. */
-function functionsFile(n: number): string {
+/** N functions, `f<i>` triggered by `scale/f<i>`: one step each, written with `root`'s client. */
+function functionsFile(n: number, root: string): string {
   const lines = [
-    `import { Client } from '${join(ROOT, 'client/index.ts')}'`,
+    `import { Client } from '${join(root, 'client/index.ts')}'`,
     `const client = new Client({ id: 'scale' })`,
   ]
   for (let i = 0; i < n; i++)
@@ -65,8 +67,9 @@ async function measure(n: number, file: string, root: string) {
       })
       if (response.status !== 200) throw new Error(`the first events: ${response.status} ${await response.text()}`)
       // Each function's run made its topic and its runner group: wait until every run completed.
-      for (let waited = 0; (await completedRuns(server.url)) < n; waited += 250) {
-        if (waited > 60_000) throw new Error(`${await completedRuns(server.url)} of ${n} runs completed after 60 s`)
+      const runs = Math.min(n, RUNS_PAGE)
+      for (let waited = 0; (await completedRuns(server.url)) < runs; waited += 250) {
+        if (waited > 60_000) throw new Error(`${await completedRuns(server.url)} of ${runs} runs completed after 60 s`)
         await sleep(250)
       }
     }
@@ -74,10 +77,9 @@ async function measure(n: number, file: string, root: string) {
     await wrk(`${server.url}/e/k`, single, CONNECTIONS, 2)
     const before = cpuMicros(pid)
     const run = await wrk(`${server.url}/e/k`, single, CONNECTIONS, seconds)
-    const accepted = run.requests - run.non2xx
     return {
-      'req/s': Math.round(accepted / run.seconds),
-      'cpu µs/req': round((cpuMicros(pid) - before) / accepted, 1),
+      'req/s': acceptedPerSec(run),
+      'cpu µs/req': round((cpuMicros(pid) - before) / accepted(run), 1),
       'p99 ms': run.p99Ms,
       refused: run.non2xx,
     }
@@ -87,8 +89,10 @@ async function measure(n: number, file: string, root: string) {
   }
 }
 
-/** How many runs have completed (at most 1,000 counted). */
+/** How many runs have completed (at most RUNS_PAGE counted: past that, the first page's worth is waited for). */
 async function completedRuns(url: string): Promise<number> {
-  const { data } = (await (await fetch(`${url}/v1/runs?status=completed&limit=1000`)).json()) as { data: unknown[] }
+  const { data } = (await (await fetch(`${url}/v1/runs?status=completed&limit=${RUNS_PAGE}`)).json()) as {
+    data: unknown[]
+  }
   return data.length
 }

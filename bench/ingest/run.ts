@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { allocatorOf, rocksdbIdle, startChild, startSluice, peakRssMb, report, type Child } from '../lib.ts'
-import { cpuMicros, ensureWrk, round, rssMb, wrk } from '../wrk.ts'
+import { accepted, acceptedPerSec, cpuMicros, ensureWrk, round, rssMb, wrk } from '../wrk.ts'
 import { batchOf, event } from './events.ts'
 
 const args = process.argv.slice(2)
@@ -151,14 +151,6 @@ function row(
     refused: run.non2xx,
     errors: run.socketErrors,
   }
-}
-
-function accepted(run: Awaited<ReturnType<typeof wrk>>): number {
-  return run.requests - run.non2xx
-}
-
-function acceptedPerSec(run: Awaited<ReturnType<typeof wrk>>): number {
-  return Math.round(accepted(run) / run.seconds)
 }
 
 /** RocksDB's flushes and compactions running now in `server`, from its /metrics. */

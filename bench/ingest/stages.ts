@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { report, startSluice } from '../lib.ts'
-import { ensureWrk, round, wrk } from '../wrk.ts'
+import { accepted, ensureWrk, round, wrk } from '../wrk.ts'
 import { batchOf, event } from './events.ts'
 
 const shape = process.argv[2] ?? '500'
@@ -68,7 +68,7 @@ const loadEnd = Date.now()
 const after = threads(pid)
 const stopping = Date.now()
 await server.stop()
-const events = (run.requests - run.non2xx) * c.events
+const events = accepted(run) * c.events
 // The server's profile is the largest: scripts/start.sh's dashboard check, a node process of its own, writes one too.
 const profiles = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'))
 const sizes = await Promise.all(profiles.map(async (f) => (await stat(join(profileDir, f))).size))
