@@ -25,40 +25,34 @@ export async function lastOffset(rocks: Rocks, topic: string, partition: number)
   return -1
 }
 
-/**
- * Deletes, per partition, what every group that ever committed, or consumes now (`committed`), has
- * consumed. Compacted topics are kept whole: a new reader (another control-plane view, a restore)
- * must find every key. `truncated` holds, per `topic\0partition`, the offset below which the log is
- * already deleted: each call deletes only what is new.
- */
-export async function truncate(
-  rocks: Rocks,
-  committed: ReadonlyMap<string, number>,
-  truncated: Map<string, number>,
-  isCompacted: (topic: string) => Promise<boolean>,
-): Promise<void> {
-  // Groups that committed before (in RocksDB) and groups live here that have not committed yet.
+/** Every group's committed offset as RocksDB holds it: offsetKey → next offset. */
+export async function storedOffsets(rocks: Rocks): Promise<Map<string, number>> {
   const offsets = new Map<string, number>()
   for await (const { key, value } of rocks.scan(keyRange('logOffsets'))) offsets.set(key, Number(value.toString()))
-  for (const [key, next] of committed) offsets.set(key, next)
-  const minimum = new Map<string, number>()
-  for (const [key, next] of offsets) {
-    const [, topic, partition] = offsetKeyParts(key)
-    if (await isCompacted(topic)) continue
-    const tp = `${topic}\0${partition}`
-    minimum.set(tp, Math.min(minimum.get(tp) ?? Infinity, next))
-  }
+  return offsets
+}
+
+/**
+ * Deletes, per partition (`topic\0partition`), the record batches below `upTo`. `truncated` holds,
+ * per partition, the offset below which the log is already deleted: each call deletes only what is
+ * new, and writes nothing when nothing is.
+ */
+export async function deleteConsumed(
+  rocks: Rocks,
+  upTo: ReadonlyMap<string, number>,
+  truncated: Map<string, number>,
+): Promise<void> {
   const ops: WriteOp[] = []
-  for (const [tp, upTo] of minimum) {
+  for (const [tp, end] of upTo) {
     const [topic, partition] = tp.split('\0')
     const from = truncated.get(tp) ?? 0
-    if (upTo > from)
+    if (end > from)
       ops.push({
         type: 'delRange',
         start: logKey(topic, Number(partition), from),
-        end: logKey(topic, Number(partition), upTo),
+        end: logKey(topic, Number(partition), end),
       })
   }
   await rocks.write(ops)
-  for (const [tp, upTo] of minimum) if (upTo > (truncated.get(tp) ?? 0)) truncated.set(tp, upTo)
+  for (const [tp, end] of upTo) if (end > (truncated.get(tp) ?? 0)) truncated.set(tp, end)
 }

@@ -7,13 +7,13 @@
 import type { Logger } from 'pino'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { SluiceError } from '../core/errors.ts'
-import { keyPrefix, keyRange } from '../core/keyspaces.ts'
+import { keyPrefix } from '../core/keyspaces.ts'
 import type { Bus, ConsumedRecord, TopicSpec } from './types.ts'
 import type { Codec } from './codec.ts'
 import type { Output } from './output.ts'
 import type { Source } from './source.ts'
 import { sharedValueOf, type LocalRecord } from './record-batch.ts'
-import { lastOffset, offsetKeyParts } from './local-layout.ts'
+import { lastOffset, offsetKeyParts, storedOffsets } from './local-layout.ts'
 import { batchStart, openPartition, read, type PartitionState } from './local-tail.ts'
 import { createOffsets, startRetention } from './local-offsets.ts'
 import { createWriter, type TopicState } from './local-writer.ts'
@@ -83,10 +83,10 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
       // Retention may have deleted every batch of a partition: its end is then at least the furthest
       // any group has committed, so every group reads what is published next.
       const consumed = new Array<number>(spec.partitions).fill(0)
-      for await (const { key, value } of rocks.scan(keyRange('logOffsets'))) {
+      for (const [key, next] of await storedOffsets(rocks)) {
         const [, of, partition] = offsetKeyParts(key)
         if (of === topic && Number(partition) < spec.partitions)
-          consumed[Number(partition)] = Math.max(consumed[Number(partition)], Number(value.toString()))
+          consumed[Number(partition)] = Math.max(consumed[Number(partition)], next)
       }
       const partitions: PartitionState[] = []
       for (let p = 0; p < spec.partitions; p++)

@@ -206,17 +206,23 @@ t.test('local bus: retention deletes only record batches every group has consume
 })
 
 t.test(
-  'local bus: each retention check deletes only what was consumed since the last one, and an idle log writes nothing',
+  'local bus: each retention check deletes only what was consumed since the last one, and an idle log writes and reads nothing',
   async (t) => {
     const dir = await tempDir()
     const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
     const ranges: string[] = []
     const offset = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
+    let offsetScans = 0
+    const offsets = keyRange('logOffsets')
     const spied: Rocks = {
       ...rocks,
       write: (ops) => {
         for (const op of ops) if (op.type === 'delRange') ranges.push(`${offset(op.start)}-${offset(op.end)}`)
         return rocks.write(ops)
+      },
+      scan: (range) => {
+        if (range.gte === offsets.gte) offsetScans++
+        return rocks.scan(range)
       },
     }
     const bus = createLocalBus(spied, log, { ...config, retentionCheckMs: 20, commitIntervalMs: 5 })
@@ -238,8 +244,10 @@ t.test(
       ['a', 'b', 'c'].map((value) => ({ key: 'k', value })),
     )
     await eventually(async () => ((await countLogValues(rocks, 'tidy')) === 0 ? true : undefined), 5_000)
+    const scansBefore = offsetScans
     await new Promise((r) => setTimeout(r, 300)) // 15 checks with nothing new
     t.same(ranges, ['0-3'], 'one range delete for the three consumed records, none while idle')
+    t.equal(offsetScans, scansBefore, 'no check read the stored offsets while no group committed')
     await bus.publish(
       'tidy',
       ['d', 'e'].map((value) => ({ key: 'k', value })),
@@ -247,6 +255,41 @@ t.test(
     await eventually(async () => (ranges.length === 2 ? true : undefined), 5_000)
     t.same(ranges, ['0-3', '3-5'], 'the next one starts where the last ended')
     t.same(seen, ['a', 'b', 'c', 'd', 'e'])
+  },
+)
+
+t.test(
+  'local bus: retention holds what a group that committed before a restart, and consumes nothing since, has not read',
+  async (t) => {
+    const f = await openLocal({ retentionCheckMs: 20, commitIntervalMs: 5 })
+    t.teardown(() => f.close())
+    await f.bus.ensureTopics({ held: { partitions: 1 } })
+    const consume = (group: string, seen: string[]) =>
+      f.bus.subscribe({
+        group,
+        topics: ['held'],
+        handler: async (b) => void seen.push(...b.records.map((r) => r.value.toString())),
+      })
+    const early: string[] = []
+    const before = await consume('early', early)
+    await f.bus.publish('held', [{ key: 'k', value: 'a' }])
+    await eventually(async () => (early.length === 1 ? true : undefined))
+    await before.stop()
+    await f.bus.publish('held', [{ key: 'k', value: 'b' }])
+    await eventually(async () => ((await countLogValues(f.rocks, 'held')) === 1 ? true : undefined), 5_000) // 'a' consumed
+    await f.reopen()
+    await f.bus.ensureTopics({ held: { partitions: 1 } })
+    const late: string[] = []
+    const sub = await consume('late', late)
+    t.teardown(() => sub.stop())
+    await eventually(async () => (late.length === 1 ? true : undefined))
+    await new Promise((r) => setTimeout(r, 200)) // 10 checks after "late" committed
+    t.equal(await countLogValues(f.rocks, 'held'), 1, 'what "early" has not read is kept, though only RocksDB knows it')
+    const after = await consume('early', early)
+    t.teardown(() => after.stop())
+    await eventually(async () => (early.length === 2 ? true : undefined))
+    await eventually(async () => ((await countLogValues(f.rocks, 'held')) === 0 ? true : undefined), 5_000)
+    t.same(early, ['a', 'b'])
   },
 )
 
