@@ -1,7 +1,8 @@
 // bench/ingest/functions.ts: single events through the Event API of a Dev Server that serves N
 // functions, each run once first (so each has its runner group and topic), none triggered by the
 // load's events. What the Event API costs should not grow with the functions a deployment serves:
-// server CPU per request (utime + stime of /proc/<pid>/stat) and req/s, by N, fresh server per case.
+// server CPU per request (utime + stime of /proc/<pid>/stat) and req/s, by N, fresh server per case;
+// nor what the server costs idle, before the load (CPU ms per second over 5 s).
 // Usage: node --conditions=sluice-source bench/ingest/functions.ts [counts, e.g. 0,50,200] [seconds]
 //   [--baseline <checkout>] (another worktree, run beside each case, alternating)
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -19,6 +20,7 @@ const counts = (args[0] ?? '0,50,200').split(',').map(Number)
 const seconds = Number(args[1] ?? 8)
 const CONNECTIONS = 64
 const RUNS_PAGE = 1000
+const IDLE_SECONDS = 5
 
 ensureWrk()
 const dir = await mkdtemp(join(tmpdir(), 'sluice-bench-functions-'))
@@ -32,7 +34,11 @@ try {
       await writeFile(file, functionsFile(n, root))
       const run = await measure(n, file, root)
       rows.push({ case: `${name}, ${n} functions`, ...run })
-      results[`${name}:${n}`] = { requestsPerSec: run['req/s'], cpuPerReqUs: run['cpu µs/req'] }
+      results[`${name}:${n}`] = {
+        requestsPerSec: run['req/s'],
+        cpuPerReqUs: run['cpu µs/req'],
+        idleCpuMsPerSec: run['idle cpu ms/s'],
+      }
     }
   }
 } finally {
@@ -73,6 +79,11 @@ async function measure(n: number, file: string, root: string) {
         await sleep(250)
       }
     }
+    // Idle: what serving N functions costs while no event comes (timers, retention, metrics).
+    await sleep(2_000)
+    const idleFrom = cpuMicros(pid)
+    await sleep(IDLE_SECONDS * 1_000)
+    const idle = (cpuMicros(pid) - idleFrom) / 1_000 / IDLE_SECONDS
     const single = JSON.stringify(event(1))
     await wrk(`${server.url}/e/k`, single, CONNECTIONS, 2)
     const before = cpuMicros(pid)
@@ -82,6 +93,7 @@ async function measure(n: number, file: string, root: string) {
       'cpu µs/req': round((cpuMicros(pid) - before) / accepted(run), 1),
       'p99 ms': run.p99Ms,
       refused: run.non2xx,
+      'idle cpu ms/s': round(idle, 1),
     }
   } finally {
     await server.stop()
