@@ -8,7 +8,13 @@ import type { Logger } from 'pino'
 import type { Output } from '../bus/output.ts'
 import { SluiceError, errorCode } from '../core/errors.ts'
 import { jsonProblem } from '../core/json-problem.ts'
-import { toEventRecords, validateEventBody, type EventLimits, type EventRecord } from '../core/event.ts'
+import {
+  toEventRecords,
+  validateEventBody,
+  type EventLimits,
+  type EventRecord,
+  type EventSource,
+} from '../core/event.ts'
 import { newUlids, seededUlids } from '../core/ids.ts'
 import type { Envs } from '../control/envs.ts'
 import type { Keys } from '../control/keys.ts'
@@ -41,6 +47,8 @@ type Admission =
 export type KeyRequest = FastifyRequest<{ Params: { key?: string } }>
 
 const ADMISSION = Symbol('admission')
+/** The source of every event sent without a key (a Dev Server): one object, whose stored text is made once (eventText). */
+const API_SOURCE: EventSource = Object.freeze({ kind: 'api' })
 type AdmittedRequest = FastifyRequest & { [ADMISSION]: Admission | null }
 
 export interface IngestDeps {
@@ -144,7 +152,7 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
       internalIds: ids,
       env: env.name,
       receivedAt,
-      source: keyId ? { kind: 'api', keyId } : { kind: 'api' },
+      source: keyId ? { kind: 'api', keyId } : API_SOURCE,
     })
     if (checked.violations) withViolations(records, checked.violations)
     let published: Promise<void>

@@ -49,11 +49,16 @@ export function pushEventOps(events: StoredEvent[], texts: ArrayLike<Buffer | st
 }
 
 function sharedValue(events: StoredEvent[], texts: ArrayLike<Buffer | string>, from: number, to: number): WriteOp {
-  // Each line starts with its ID, so lines sort by it (a request's IDs ascend: most are in order already).
+  // Each line starts with its ID, so lines sort by it (a request's IDs ascend: most are in order
+  // already). Told by the IDs: comparing or slicing the lines would copy each into a string of its own.
   const lines = Array.from({ length: to - from }, (_, k) => events[from + k].internalId + texts[from + k].toString())
-  if (lines.some((l, k) => k > 0 && lines[k - 1] > l)) lines.sort()
+  let ids = events.slice(from, to).map((e) => e.internalId)
+  if (ids.some((id, k) => k > 0 && ids[k - 1] > id)) {
+    lines.sort()
+    ids = lines.map((l) => l.slice(0, ULID_LENGTH))
+  }
   // Keyed as an index value of those IDs is: the largest, then the digest of them all.
-  const { keyEnd } = group(lines.map((l) => l.slice(0, ULID_LENGTH)))
+  const { keyEnd } = group(ids)
   return { type: 'put', key: eventKey(keyEnd), value: lines.join('\n') }
 }
 

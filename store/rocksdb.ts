@@ -3,7 +3,7 @@
 // first, and reads at most `scanBudget` entries, an event read counting as several of them:
 // past that it returns the page it has, with a cursor to continue from, so no query's cost grows
 // with the store.
-import type { StoredEvent } from '../core/event.ts'
+import { eventText, type StoredEvent } from '../core/event.ts'
 import { keyPrefix, keyRange, type KeySpaceName } from '../core/keyspaces.ts'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import type { EventPage, EventQuery, EventStore } from './types.ts'
@@ -220,13 +220,7 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
   }
 
   return {
-    insertEvents: (events) =>
-      rocks.write(
-        insertOps(
-          events,
-          events.map((event) => JSON.stringify(event)),
-        ),
-      ),
+    insertEvents: (events) => rocks.write(insertOps(events, events.map(eventText))),
     insertEventTexts: (events, texts) => rocks.write(insertOps(events, texts)),
     insertOps,
     getEvent,
