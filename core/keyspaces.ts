@@ -60,7 +60,7 @@ export const KEY_SPACES = {
     rangeDeleted: true,
     family: 'log',
   }),
-  logOffsets: space('O', 'bus/local.ts', '<group>\\0<topic>\\0<partition> → next offset', { scanned: true }),
+  logOffsets: space('O', 'bus/local-layout.ts', '<group>\\0<topic>\\0<partition> → next offset', { scanned: true }),
   logTopics: space('T', 'bus/local.ts', '<topic> → topic spec JSON'),
   control: space('C', 'control/rocksdb.ts', '<kind>\\0<id> → control document JSON', { scanned: true }),
   dedup: space('D', 'dedup/rocksdb.ts', '[p<N>/]<bucket hex12>\\0<env>\\0<id> → <receivedAt>,<internalId>', {
