@@ -112,18 +112,20 @@ export function startRetention(
 
   async function retain(): Promise<void> {
     stored ??= await storedOffsets(rocks)
-    const upTo = new Map<string, number>()
-    const consumed = async (key: string, next: number) => {
-      let tp = partitionOf.get(key)
-      if (tp === undefined) {
+    // Keys seen for the first time only wait on a lookup; the rest of the pass awaits nothing per key.
+    for (const keys of [stored.keys(), offsets.committed.keys()])
+      for (const key of keys) {
+        if (partitionOf.has(key)) continue
         const [, topic, partition] = offsetKeyParts(key)
-        tp = (await isCompacted(topic)) ? null : `${topic}\0${partition}`
-        partitionOf.set(key, tp)
+        partitionOf.set(key, (await isCompacted(topic)) ? null : `${topic}\0${partition}`)
       }
-      if (tp !== null) upTo.set(tp, Math.min(upTo.get(tp) ?? Number.POSITIVE_INFINITY, next))
+    const upTo = new Map<string, number>()
+    const consumed = (key: string, next: number) => {
+      const tp = partitionOf.get(key)
+      if (tp) upTo.set(tp, Math.min(upTo.get(tp) ?? Number.POSITIVE_INFINITY, next))
     }
-    for (const [key, next] of stored) if (!offsets.committed.has(key)) await consumed(key, next)
-    for (const [key, next] of offsets.committed) await consumed(key, next)
+    for (const [key, next] of stored) if (!offsets.committed.has(key)) consumed(key, next)
+    for (const [key, next] of offsets.committed) consumed(key, next)
     await deleteConsumed(rocks, upTo, truncated)
   }
 

@@ -56,7 +56,7 @@ export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState
    */
   let earliest: number | null | undefined
   let changes = 0
-  const parked = async (write: WriteOp[], parkedNow: RunRecord[], unparked: boolean) => {
+  const writeParked = async (write: WriteOp[], parkedNow: RunRecord[], unparked: boolean) => {
     changes++
     await rocks.write(write)
     if (unparked) earliest = undefined
@@ -93,7 +93,7 @@ export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState
         ),
       ]
       if (toPark.length === 0 && unparked.length === 0) await rocks.write(write)
-      else await parked(write, toPark, unparked.length > 0)
+      else await writeParked(write, toPark, unparked.length > 0)
     },
     async flowGet(keys) {
       const values = await rocks.getMany(keys.map((k) => flowPrefix + k))
@@ -149,7 +149,7 @@ export function createRocksRunnerState(rocks: Rocks, scope: string): RunnerState
     async unpark(records) {
       // Re-published at their due time: the index entry goes only if it still names this record.
       const current = await rocks.getMany(records.map((r) => byRunPrefix + r.runId))
-      await parked(
+      await writeParked(
         records.flatMap((r, i) => [
           { type: 'del' as const, key: parkKey(r) },
           ...(current[i]?.toString() === parkTail(r) ? [{ type: 'del' as const, key: byRunPrefix + r.runId }] : []),
