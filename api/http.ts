@@ -17,7 +17,7 @@ import {
   type HttpLimits,
 } from './edge.ts'
 import { FASTIFY_ERRORS, routeErrorMessage } from './fastify-errors.ts'
-import { httpDuration, httpRequests, UNMATCHED_ROUTE } from './metrics.ts'
+import { answerSeries, UNMATCHED_ROUTE } from './metrics.ts'
 import { swaggerOptions } from './openapi.ts'
 import { validationError, validatorCompiler } from './validation.ts'
 
@@ -102,8 +102,9 @@ export function createHttpServer(config: HttpConfig, log: Logger, plugins: Route
   app.addHook('onResponse', (request, reply, done) => {
     // A request that matched no route (404) has no template: one label for all of them.
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE
-    httpRequests.inc({ method: request.method, route, status: reply.statusCode })
-    httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+    const series = answerSeries(request.method, route, reply.statusCode)
+    series.count.inc()
+    series.duration.observe(reply.elapsedTime / 1000)
     done()
   })
   app.setErrorHandler((err, request, reply) => {

@@ -23,7 +23,7 @@ import type { WebhookDoc } from '../control/types.ts'
 import { readBody } from './body.ts'
 import { resolveTarget, type Target } from './target.ts'
 import { createRateLimiter } from './rate-limit.ts'
-import { envLabel, eventsAccepted, requestBytes, requestsRejected, webhookRequestsAccepted } from './metrics.ts'
+import { acceptedIn, bodyBytes, envLabel, requestsRejected, webhookRequestsAccepted } from './metrics.ts'
 
 /** The webhook side of `/e/<id>` (webhook IDs and event keys share the path). */
 export interface WebhookIngest {
@@ -163,7 +163,7 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
     }
     return published.then(
       () => {
-        eventsAccepted.inc({ env: envLabel(env.name) }, count)
+        acceptedIn(env.name).inc(count)
         return { ids, status: 200 }
       },
       (err) => {
@@ -235,7 +235,7 @@ export function createIngest(deps: IngestDeps, config: IngestConfig) {
     const handler = async (request: KeyRequest, reply: FastifyReply) => {
       const body = (request.body as Buffer | undefined) ?? Buffer.alloc(0)
       const admission = admissionOf(request)!
-      requestBytes.observe({ api: admission.kind }, body.length)
+      bodyBytes[admission.kind].observe(body.length)
       if (admission.kind === 'event') return eventApi(request, reply, admission.target, body)
       const answer = await deps.webhooks!.handle(request, reply, body, admission.webhook)
       webhookRequestsAccepted.inc()

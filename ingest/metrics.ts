@@ -1,8 +1,8 @@
 // Metrics of the ingest stage (docs/operations.md, "Metrics"): counted once per request, never per
 // event, and labelled by environment (capped) and error code, never by key, webhook or event name.
-import { cappedLabel, counter, histogram } from '../core/metrics.ts'
+import { cappedLabel, counter, SeriesCounter, SeriesHistogram, type CounterSeries } from '../core/metrics.ts'
 
-export const eventsAccepted = counter<'env'>({
+const eventsAccepted = new SeriesCounter<'env'>({
   name: 'sluice_ingest_events_accepted_total',
   help: 'Events the Event API made durable in the log and answered 200 for, by environment',
   labelNames: ['env'],
@@ -19,7 +19,7 @@ export const requestsRejected = counter<'api' | 'env' | 'code'>({
   labelNames: ['api', 'env', 'code'],
 })
 
-export const requestBytes = histogram<'api'>({
+const requestBytes = new SeriesHistogram<'api'>({
   name: 'sluice_ingest_request_bytes',
   help: 'Body size of the Event API and webhook requests read',
   labelNames: ['api'],
@@ -28,3 +28,22 @@ export const requestBytes = histogram<'api'>({
 
 /** Branch environments come and go: the first 100 seen keep their name. */
 export const envLabel = cappedLabel(100)
+
+/** Body sizes, by API: the series of each, kept. */
+export const bodyBytes = {
+  event: requestBytes.series({ api: 'event' }),
+  webhook: requestBytes.series({ api: 'webhook' }),
+}
+
+const acceptedByEnv = new Map<string, CounterSeries>()
+
+/** The series counting an environment's accepted events: one per label, so at most 101. */
+export function acceptedIn(env: string): CounterSeries {
+  const label = envLabel(env)
+  let series = acceptedByEnv.get(label)
+  if (!series) {
+    series = eventsAccepted.series({ env: label })
+    acceptedByEnv.set(label, series)
+  }
+  return series
+}
