@@ -1,24 +1,24 @@
 // Metrics of the log (docs/operations.md, "Metrics"): publishes, measured once per batch that the
 // adapter writes (not per record or caller), and consumer lag, read from the buses when scraped.
-import { cappedLabel, counter, gauge, histogram, LATENCY_BUCKETS } from '../core/metrics.ts'
+import { cappedLabel, gauge, LATENCY_BUCKETS, SeriesCounter, SeriesHistogram } from '../core/metrics.ts'
 import type { Bus } from './types.ts'
 
 export type BusKind = 'kafka' | 'local'
 
-export const publishDuration = histogram<'bus'>({
+const publishDuration = new SeriesHistogram<'bus'>({
   name: 'sluice_log_publish_duration_seconds',
   help: 'Time from the first record of a publish batch to its acknowledgement (durable in the log)',
   labelNames: ['bus'],
   buckets: LATENCY_BUCKETS,
 })
 
-export const publishedRecords = counter<'bus'>({
+const publishedRecords = new SeriesCounter<'bus'>({
   name: 'sluice_log_published_records_total',
   help: 'Records acknowledged by the log',
   labelNames: ['bus'],
 })
 
-export const publishFailures = counter<'bus'>({
+const publishFailures = new SeriesCounter<'bus'>({
   name: 'sluice_log_publish_failures_total',
   help: 'Publish batches the log did not take (their callers got LOG_UNAVAILABLE)',
   labelNames: ['bus'],
@@ -27,9 +27,9 @@ export const publishFailures = counter<'bus'>({
 /** One bus's publish series: every adapter on the same log kind writes the same ones. */
 export function publishMetrics(bus: BusKind) {
   return {
-    duration: publishDuration.labels(bus),
-    records: publishedRecords.labels(bus),
-    failures: publishFailures.labels(bus),
+    duration: publishDuration.series({ bus }),
+    records: publishedRecords.series({ bus }),
+    failures: publishFailures.series({ bus }),
   }
 }
 

@@ -8,7 +8,10 @@ import type { EventRecord, StoredEvent } from '../core/event.ts'
 import type { DedupStore } from './types.ts'
 import { dedupEvents } from './metrics.ts'
 
-export const counted = { accepted: dedupEvents.labels('accepted'), duplicate: dedupEvents.labels('duplicate') }
+export const counted = {
+  accepted: dedupEvents.series({ outcome: 'accepted' }),
+  duplicate: dedupEvents.series({ outcome: 'duplicate' }),
+}
 
 /**
  * The events a lookup must be asked about: those with a caller `id`. An event without one is keyed by
