@@ -176,10 +176,12 @@ t.test('bulk replay by event name and time: new runs of the same events, or fail
   await page.selectOption('#run-filters select[name=status]', 'failed')
   await page.click('#run-filters button[type=submit]')
   t.match(page.url(), /status=failed&event_name=flow%2Fplain&from=/, 'the filters are in the URL')
-  // The unfiltered list stays up while the filtered one loads: wait for the one the filters give.
-  await page.waitForFunction(() =>
-    [...document.querySelectorAll('#runs tbody .badge')].every((b) => b.textContent === 'failed'),
-  )
+  // The unfiltered list stays up while the filtered one loads: wait for the one the filters give (a
+  // list with no run in it yet is not it: every badge of none is "failed").
+  await page.waitForFunction(() => {
+    const badges = [...document.querySelectorAll('#runs tbody .badge')]
+    return badges.length > 0 && badges.every((b) => b.textContent === 'failed')
+  })
   t.same(
     await page.locator('#runs tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id'))),
     [failed.run_id],
