@@ -15,6 +15,8 @@ export interface FunctionRef {
 export function createFunctionTopics(bus: Bus, names: TopicNames, partitions: number) {
   const codec = jsonCodec<FunctionRecord>()
   const ensured = new Map<string, Promise<void>>()
+  /** Topics whose ensure has resolved: a publish to one is made at once, not a turn of the microtask queue later. */
+  const ready = new Set<string>()
   const outputs = new Map<string, Output<FunctionRecord>>()
   const scopeOf = (fn: FunctionRef) => `${fn.env}~${fn.key}`
   const topicOf = (fn: FunctionRef) => functionTopic(names, scopeOf(fn))
@@ -25,7 +27,10 @@ export function createFunctionTopics(bus: Bus, names: TopicNames, partitions: nu
     if (!done) {
       done = bus.ensureTopics({ [topic]: { partitions } })
       ensured.set(topic, done)
-      done.catch(() => ensured.delete(topic))
+      done.then(
+        () => ready.add(topic),
+        () => ensured.delete(topic),
+      )
     }
     return done
   }
@@ -42,11 +47,11 @@ export function createFunctionTopics(bus: Bus, names: TopicNames, partitions: nu
       if (!output) {
         // A run's records and signals share its key: its flow-control key (one owner applies the limits), else its ID.
         const inner = createOutput(bus, topic, codec, (r) => r.routeKey ?? r.runId)
+        // Made in the caller's tick once the topic exists: the one pass (cli/one-pass.ts) starts its
+        // write as soon as it has published, and a run must be in the write of the event that made it.
         output = {
-          publish: async (values) => {
-            await ensure(fn)
-            await inner.publish(values)
-          },
+          publish: (values) =>
+            ready.has(topic) ? inner.publish(values) : ensure(fn).then(() => inner.publish(values)),
         }
         outputs.set(topic, output)
       }

@@ -105,9 +105,20 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
     setImmediate(flush)
   }
 
+  /**
+   * Starts the write of what is pending now, not at the end of the tick, when a slot is free: for a
+   * caller whose publishes of the tick are all made (the one pass), whose answers then leave a turn
+   * of the event loop sooner. What is published after it goes in the next write.
+   */
+  function writeNow(): void {
+    if (pending && inFlight.length < MAX_WRITES_IN_FLIGHT) void flush()
+  }
+
   async function flush(): Promise<void> {
     flushScheduled = false
-    const pendingBatch = pending!
+    // Taken already by writeNow, or waiting for a slot (a write ending schedules it again).
+    if (!pending || inFlight.length >= MAX_WRITES_IN_FLIGHT) return
+    const pendingBatch = pending
     pending = null
     const written: Array<[PartitionState, TailEntry]> = []
     const offsetOps = offsets.take() // free riders on a write that happens anyway
@@ -157,6 +168,7 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
   return {
     publish,
     commit,
+    writeNow,
     /**
      * undefined while the log takes writes, else the error of its last write. After a failure each call
      * tries `retry` (a write that changes nothing) itself: a node that is not ready is sent no requests

@@ -57,6 +57,8 @@ export interface LocalLog extends Bus {
    * this tick, atomically with it; resolves once durable, as a publish does (cli/one-pass.ts).
    */
   commit(ops: WriteOp[]): Promise<void>
+  /** Starts the write of what this tick has published and committed so far at once (local-writer.ts). */
+  writeNow(): void
   /** A readiness probe (core/health.ts): undefined while the log takes writes, else why it does not. */
   writeHealth(): Promise<string | undefined>
   /**
@@ -154,6 +156,7 @@ export function createLocalBus(rocks: Rocks, log: Logger, config: LocalBusConfig
     publish,
     commit: (ops) =>
       closed ? Promise.reject(new SluiceError('LOG_UNAVAILABLE', 'the local log is closed')) : writer.commit(ops),
+    writeNow: writer.writeNow,
     writeHealth,
     subscribe: groups.subscribe,
     readPartition,

@@ -74,7 +74,14 @@ export async function startEmbedded(
     eventPath: {
       ...localEventPath(bus, events, config),
       onePass: (routing) =>
-        createOnePass({ commit: bus.commit, getMany: rocks.getMany, store: events, dedup: dedupStore, routing }),
+        createOnePass({
+          commit: bus.commit,
+          writeNow: bus.writeNow,
+          getMany: rocks.getMany,
+          store: events,
+          dedup: dedupStore,
+          routing,
+        }),
     },
     // One RocksDB holds every partition's state, so one store (and one state per function) serves them all.
     openDedupStore: async () => dedupStore,

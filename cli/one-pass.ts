@@ -17,6 +17,8 @@ import type { Routing } from '../router/index.ts'
 export interface OnePassDeps {
   /** Writes `ops` in the same RocksDB write as what the log takes in this tick (LocalLog.commit). */
   commit(ops: WriteOp[]): Promise<void>
+  /** Starts that write at once, not at the end of the tick (LocalLog.writeNow). */
+  writeNow(): void
   getMany(keys: string[]): Promise<Array<Buffer | null>>
   store: RocksEventStore
   dedup: RocksDedupStore
@@ -104,6 +106,9 @@ export function createOnePass(deps: OnePassDeps): Output<EventRecord> {
       if (op.type === 'put') unapplied.set(op.key, { value: op.value as string, write })
     }
     const done = Promise.all([deps.commit(ops), routed ? routing.route(accepted, { together: true }) : undefined])
+    // Everything of the pass is published: its write starts now, not after the next turn's poll phase
+    // has parsed the requests that arrived meanwhile (docs/operations.md, "The pass's write, at once").
+    deps.writeNow()
     // What the callbacks below keep until the write is durable: counts and the marks' keys, not the
     // events (which would live through the WAL sync, and so through V8's young generation).
     const acceptedCount = accepted.length

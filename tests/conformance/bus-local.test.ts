@@ -10,7 +10,7 @@ import { jsonCodec } from '../../bus/codec.ts'
 import { createSource, type Source } from '../../bus/source.ts'
 import { tempDir, removeDir, eventually } from '../helpers/server.ts'
 import { busSuite } from './bus-suite.ts'
-import { keyRange } from '../../core/keyspaces.ts'
+import { keyPrefix, keyRange } from '../../core/keyspaces.ts'
 
 let n = 0
 const log = pino({ level: 'silent' })
@@ -472,5 +472,45 @@ t.test(
     open()
     await stopping
     t.equal(await f.bus.settle(['slow'], 0, 10), true, 'a group that stopped holds nothing back')
+  },
+)
+
+t.test(
+  'local bus: writeNow starts the write of what the tick published and committed at once; what comes after goes in the next',
+  async (t) => {
+    const dir = await tempDir()
+    const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
+    const started: string[][] = []
+    const spied: Rocks = {
+      ...rocks,
+      write: (ops) => {
+        started.push(ops.flatMap((op) => (op.type === 'put' ? [String(op.value)] : [])))
+        return rocks.write(ops)
+      },
+    }
+    const bus = createLocalBus(spied, log, config)
+    t.teardown(async () => {
+      await bus.close()
+      await rocks.close()
+      await removeDir(dir)
+    })
+    await bus.ensureTopics({ now: { partitions: 1 } })
+    started.length = 0
+    const published = bus.publish('now', [{ key: 'k', value: 'a' }])
+    const committed = bus.commit([{ type: 'put', key: keyPrefix('control', 'write-now'), value: 'op' }])
+    t.same(started, [], 'a publish and a commit wait for the end of the tick')
+    bus.writeNow()
+    t.equal(started.length, 1, 'writeNow starts their write')
+    t.ok(started[0].includes('op'), 'the committed op is in it')
+    t.equal(started[0].filter((v) => v.includes('a')).length, 1, 'and the record batch published before it')
+    const after = bus.publish('now', [{ key: 'k', value: 'b' }])
+    bus.writeNow()
+    t.equal(started.length, 2, 'a publish after it: the next write, started by the next writeNow')
+    await Promise.all([published, committed, after])
+    bus.writeNow()
+    t.equal(started.length, 2, 'nothing pending: no write')
+    const read: string[] = []
+    await bus.readPartition('now', 0, async (records) => void read.push(...records.map((r) => r.value.toString())))
+    t.same(read, ['a', 'b'], 'both readable, in order')
   },
 )

@@ -115,6 +115,7 @@ t.test('the one pass holds no event while its write is durable-pending', async (
       committed += ops.length
       return held
     },
+    writeNow: () => {},
     getMany: (keys) => db.getMany(keys),
     store: createRocksEventStore(db),
     dedup: createRocksDedupStore(db, { windowMs: 86_400_000 }),

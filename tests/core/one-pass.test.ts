@@ -124,6 +124,7 @@ t.test('a lookup sees the marks of a write not yet applied', async (t) => {
       await db.write(ops)
       written.push(...keys(ops))
     },
+    writeNow: () => {},
     getMany: (keys) => db.getMany(keys),
     store: createRocksEventStore(db),
     dedup: createRocksDedupStore(db, { windowMs: 86_400_000 }),
