@@ -117,9 +117,10 @@ t.test('violations and drafts are read from ClickHouse: one GROUP BY, the latest
   const sent = await send({ name: ORDER, data: { amount: 'eleven' }, id: 'warned-2' })
   t.equal(sent.status, 200, 'warn mode still on')
   const path = `/v1/schemas/${encodeURIComponent(ORDER)}/violations?since=${since}&until=${until}&bucket=60000`
+  // The count and the samples are two SELECTs: one may see the second insert before the other does.
   const found = await eventually(async () => {
     const r = await call('GET', path)
-    return r.body.data?.total === 2 ? r.body.data : undefined
+    return r.body.data?.total === 2 && r.body.data.samples.length === 2 ? r.body.data : undefined
   }, 90_000)
   t.same(
     found.samples.map((s: any) => [s.event_id, s.violations]),
