@@ -51,9 +51,9 @@ COPY api/ api/
 COPY client/ client/
 COPY scripts/warm-compile-cache.ts scripts/
 COPY --from=dashboard /build/dist/dashboard/ dist/dashboard/
-# isolated-vm needs --no-node-snapshot; 8 MiB semi-spaces keep V8 lean (see scripts/start.sh); sluice-source lets a functions file import `sluice/client` from these
+# isolated-vm needs --no-node-snapshot; 16 MiB semi-spaces (see scripts/start.sh); sluice-source lets a functions file import `sluice/client` from these
 # sources. jemalloc as scripts/start.sh runs it; `-e LD_PRELOAD=` goes back to glibc's malloc.
-ENV NODE_OPTIONS="--no-node-snapshot --max-semi-space-size=8 --conditions=sluice-source" \
+ENV NODE_OPTIONS="--no-node-snapshot --max-semi-space-size=16 --conditions=sluice-source" \
   LD_PRELOAD=/usr/local/lib/libjemalloc.so.2 \
   MALLOC_CONF=narenas:2,background_thread:true,dirty_decay_ms:5000,muzzy_decay_ms:0 \
   MALLOC_ARENA_MAX=2 \

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --no-node-snapshot --max-semi-space-size=8 --conditions=sluice-source
+#!/usr/bin/env -S node --no-node-snapshot --max-semi-space-size=16 --conditions=sluice-source
 // isolated-vm needs --no-node-snapshot on Node ≥ 20; the sluice-source condition lets user
 // function files import `sluice/client` from this checkout's TypeScript sources.
 import { existsSync } from 'node:fs'

@@ -21,6 +21,7 @@ if [ "${SLUICE_MALLOC:-jemalloc}" = jemalloc ] && [ -z "${LD_PRELOAD:-}" ] && [ 
   export MALLOC_CONF="${MALLOC_CONF:-narenas:2,background_thread:true,dirty_decay_ms:5000,muzzy_decay_ms:0}"
 fi
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
-# V8's young generation: 8 MiB semi-spaces instead of Node's 32 (idle RSS 185 → 157 MiB, peak under
-# batch load ~620 → ~510 MiB in bench/ingest, at no measurable CPU cost); docs/operations.md, "Memory".
-exec node --no-node-snapshot --max-semi-space-size=8 --conditions=sluice-source "$(dirname "$0")/../bin/sluice.js" dev "$@"
+# V8's young generation: 16 MiB semi-spaces instead of Node's 32 (idle RSS ~185 → ~148 MiB; at 32,
+# single events took ~7 % more CPU per request than at 8), and not 8 (idle ~132 MiB, but 500-event
+# batches took ~10 % more CPU per event, single events ~6 % more); docs/operations.md, "Memory".
+exec node --no-node-snapshot --max-semi-space-size=16 --conditions=sluice-source "$(dirname "$0")/../bin/sluice.js" dev "$@"

@@ -49,7 +49,7 @@ export async function startServer(
   const jemalloc = jemallocPath()
   const child = await startChild(
     [
-      '--max-semi-space-size=8',
+      '--max-semi-space-size=16',
       ...nodeFlags,
       'bin/sluice.js',
       'dev',

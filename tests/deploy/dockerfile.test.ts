@@ -61,7 +61,7 @@ t.test('multi-stage: production dependencies and the built dashboard come from b
   t.match(of(dashboardStage!, 'RUN').join('\n'), /node scripts\/build-dashboard\.ts/, 'the dashboard is built')
   t.match(
     of(runtime, 'ENV').join(' '),
-    /NODE_OPTIONS="--no-node-snapshot --max-semi-space-size=8 --conditions=sluice-source"/,
+    /NODE_OPTIONS="--no-node-snapshot --max-semi-space-size=16 --conditions=sluice-source"/,
   )
   t.same(of(runtime, 'ENTRYPOINT'), ['["node", "bin/sluice.js"]'])
 })
