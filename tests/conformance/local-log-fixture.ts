@@ -1,0 +1,44 @@
+// The local log on a RocksDB of its own, for the tests of what only it has (bus-local*.test.ts).
+import { join } from 'node:path'
+import pino from 'pino'
+import { openRocks, type Rocks } from '../../core/rocks.ts'
+import { rocksOptionsOf } from '../../cli/config.ts'
+import { DEFAULTS } from '../../cli/settings.ts'
+import { createLocalBus } from '../../bus/local.ts'
+import { keyRange } from '../../core/keyspaces.ts'
+import { tempDir, removeDir } from '../helpers/server.ts'
+
+export const log = pino({ level: 'silent' })
+export const config = { maxBatchRecords: 100, retentionCheckMs: 60_000 }
+
+export async function openLocal(options: Partial<typeof config> & { commitIntervalMs?: number } = {}) {
+  const dir = await tempDir()
+  let rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
+  let bus = createLocalBus(rocks, log, { ...config, ...options })
+  return {
+    get bus() {
+      return bus
+    },
+    get rocks() {
+      return rocks
+    },
+    async reopen() {
+      await bus.close()
+      await rocks.close()
+      rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
+      bus = createLocalBus(rocks, log, { ...config, ...options })
+      return bus
+    },
+    async close() {
+      await bus.close()
+      await rocks.close()
+      await removeDir(dir)
+    },
+  }
+}
+
+export async function countLogValues(rocks: Rocks, topic: string): Promise<number> {
+  let n = 0
+  for await (const _ of rocks.scan(keyRange('logBatches', `${topic}\0`))) n++
+  return n
+}
