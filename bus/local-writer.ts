@@ -111,7 +111,7 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
    * of the event loop sooner. What is published after it goes in the next write.
    */
   function writeNow(): void {
-    if (pending && inFlight.length < MAX_WRITES_IN_FLIGHT) void flush()
+    void flush()
   }
 
   async function flush(): Promise<void> {

@@ -138,7 +138,7 @@ async function runOnce(roundNo: number) {
       const peak = peakRssMb(server.child.pid!)
       await server.stop()
       if (dataDir) await rm(dataDir, { recursive: true, force: true })
-      rows.push(row(name, run, name.startsWith('fastify') ? 1 : c.events, cpuPerReq, idle, peak, drainMs, rocksdbMs))
+      rows.push(row(name, run, c.events, cpuPerReq, idle, peak, drainMs, rocksdbMs))
       measured.push({ run, cpuPerReq, peak })
     }
     return measured

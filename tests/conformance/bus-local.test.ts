@@ -4,39 +4,20 @@ import { openRocks, type Rocks } from '../../core/rocks.ts'
 import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createLocalBus } from '../../bus/local.ts'
-import type { Bus, ConsumedRecord } from '../../bus/types.ts'
+import type { ConsumedRecord } from '../../bus/types.ts'
 import { jsonCodec } from '../../bus/codec.ts'
 import { createSource, type Source } from '../../bus/source.ts'
 import { tempDir, removeDir, eventually } from '../helpers/server.ts'
 import { busSuite } from './bus-suite.ts'
 import { config, countLogValues, log, openLocal } from './local-log-fixture.ts'
-import { keyPrefix, keyRange } from '../../core/keyspaces.ts'
+import { keyPrefix } from '../../core/keyspaces.ts'
 
 let n = 0
 
 busSuite(
   t,
   'local RocksDB bus',
-  async () => {
-    const dir = await tempDir()
-    let rocks: Rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
-    let bus: Bus = createLocalBus(rocks, log, config)
-    return {
-      bus,
-      async reopen() {
-        await bus.close()
-        await rocks.close()
-        rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
-        bus = createLocalBus(rocks, log, config)
-        return bus
-      },
-      async close() {
-        await bus.close()
-        await rocks.close()
-        await removeDir(dir)
-      },
-    }
-  },
+  () => openLocal(),
   () => `t${process.pid}-${n++}`,
   { groupMembers: 'one' },
 )
