@@ -54,10 +54,12 @@ export async function createWalSync(currentWalFile: () => Promise<WalFile>, dir:
   }
 
   async function syncOnce(): Promise<void> {
-    const current = await currentWalFile()
-    if (current.number === held.number) return held.file.datasync()
+    // Both at once, one wait for the thread pool and not two (each costs a turn of the event loop,
+    // docs/operations.md, "Durability"): the held file's sync, started after the call, covers what
+    // the writes completed before it put there; while RocksDB has not moved on, that is all of it.
+    const [current] = await Promise.all([currentWalFile(), held.file.datasync()])
+    if (current.number === held.number) return
     // Each file RocksDB left since the last sync took writes until it moved on: synced before let go.
-    await held.file.datasync()
     for (const name of await readdir(dir)) {
       const number = Number(WAL_NAME.exec(name)?.[1] ?? Number.NaN)
       if (number > held.number && number < current.number) await syncFile(join(dir, name))
