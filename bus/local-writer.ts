@@ -1,8 +1,9 @@
 // The local log's write side: group commit (bus/ARCHITECTURE.md). What the publishes of one
 // event-loop tick send to a partition becomes one record batch, and one RocksDB write takes every
-// batch of the tick with the offsets waiting to be written. Writes overlap, but become readable,
-// and resolve their publishers, in the order they were issued: a batch is never read before an
-// earlier one, so a consumer never steps over a batch that is not readable yet.
+// batch of the tick with the offsets waiting to be written. One write at a time, its WAL sync
+// included: what is published meanwhile gathers into the next. So writes become readable, and
+// resolve their publishers, in the order they were made: a batch is never read before an earlier
+// one, so a consumer never steps over a batch that is not readable yet.
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import { SluiceError } from '../core/errors.ts'
 import { secondsSince } from '../core/metrics.ts'
@@ -35,14 +36,17 @@ interface Pending {
   records: number
 }
 
-// Writes in flight at once (each waits for a RocksDB thread); what comes meanwhile gathers into the next.
-const MAX_WRITES_IN_FLIGHT = 4
-
 const published = publishMetrics('local')
 
 export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) {
   let pending: Pending | null = null
-  const inFlight: Array<{ written: boolean; apply?: () => void }> = []
+  /**
+   * A write is under way. Up to four at once, as writes were, each held a thread of libuv's pool
+   * of 4 while RocksDB took them one after the other anyway, and the dedup lookups and WAL syncs
+   * queued behind them: one at a time, 50- and 500-event batches went ~10 % faster at the same CPU
+   * per event, single events the same (docs/operations.md, "One write at a time").
+   */
+  let writing = false
   let flushScheduled = false
   // The error of the last write, until a write succeeds: the log's write health, which readiness follows.
   let failure: unknown
@@ -100,13 +104,13 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
   }
 
   function scheduleFlush(): void {
-    if (!pending || flushScheduled || inFlight.length >= MAX_WRITES_IN_FLIGHT) return
+    if (!pending || flushScheduled || writing) return
     flushScheduled = true
     setImmediate(flush)
   }
 
   /**
-   * Starts the write of what is pending now, not at the end of the tick, when a slot is free: for a
+   * Starts the write of what is pending now, not at the end of the tick, unless one is under way: for a
    * caller whose publishes of the tick are all made (the one pass), whose answers then leave a turn
    * of the event loop sooner. What is published after it goes in the next write.
    */
@@ -116,24 +120,21 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
 
   async function flush(): Promise<void> {
     flushScheduled = false
-    // Taken already by writeNow, or waiting for a slot (a write ending schedules it again).
-    if (!pending || inFlight.length >= MAX_WRITES_IN_FLIGHT) return
+    // Taken already by writeNow, or waiting for the write under way (its end schedules it again).
+    if (!pending || writing) return
     const pendingBatch = pending
     pending = null
     const written: Array<[PartitionState, TailEntry]> = []
     const offsetOps = offsets.take() // free riders on a write that happens anyway
-    const slot: (typeof inFlight)[number] = { written: false }
-    inFlight.push(slot)
+    writing = true
     try {
       await startWrite(pendingBatch, written, offsetOps)
       failure = undefined
-      // Durable now; readable (and resolved, so what a publisher awaited is there to read) in order.
-      slot.apply = () => {
-        for (const [p, entry] of written) append(p, entry, tailBytes)
-        published.duration.observe(secondsSince(pendingBatch.startedNs))
-        published.records.inc(pendingBatch.records)
-        pendingBatch.resolve()
-      }
+      // Durable now; readable, then resolved, so what a publisher awaited is there to read.
+      for (const [p, entry] of written) append(p, entry, tailBytes)
+      published.duration.observe(secondsSince(pendingBatch.startedNs))
+      published.records.inc(pendingBatch.records)
+      pendingBatch.resolve()
     } catch (err) {
       failure = err
       // Its offsets stay a gap that readers step over.
@@ -141,8 +142,7 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
       published.failures.inc()
       pendingBatch.reject(new SluiceError('LOG_UNAVAILABLE', 'the local log could not write', { cause: err }))
     } finally {
-      slot.written = true
-      while (inFlight.length > 0 && inFlight[0].written) inFlight.shift()!.apply?.()
+      writing = false
       scheduleFlush() // what gathered meanwhile
     }
   }
@@ -186,7 +186,7 @@ export function createWriter(rocks: Rocks, offsets: Offsets, tailBytes: number) 
     },
     /** Resolves once nothing published is left unwritten. */
     async drained(): Promise<void> {
-      while (pending || inFlight.length > 0) await sleep(1)
+      while (pending || writing) await sleep(1)
     },
   }
 }

@@ -6,7 +6,7 @@
 //    many events one RocksDB write carries.
 // 2. Those writes alone: a fresh RocksDB (core/rocks.ts, the server's options) takes writes of that
 //    shape as fast as it can (new keys in the same order, values sampled from part 1, as many events
-//    per write, up to 4 writes in flight as the log's flushes), then runs its flushes and compactions
+//    per write, one write at a time as the log makes them), then runs its flushes and compactions
 //    to the end. The process's CPU (utime + stime, every thread) per event is the floor: a server that
 //    parsed, validated, deduplicated and routed nothing, and answered no HTTP, would still spend it.
 //    The same for the events' key space alone, for every other one, and for a store format Sluice does
@@ -31,7 +31,7 @@ import { batchOf } from './events.ts'
 const seconds = Number(process.argv[2] ?? 10)
 const BATCH = 500
 const TALLY_SECONDS = 5
-const IN_FLIGHT = 4
+const IN_FLIGHT = 1
 const SAMPLES = 64
 const TARGET_US = 6
 

@@ -265,7 +265,7 @@ t.test(
 )
 
 t.test(
-  'local bus: writeNow starts the write of what the tick published and committed at once; what comes after goes in the next',
+  'local bus: writeNow starts the write of what the tick published and committed at once; what comes after goes in the next, once it is done',
   async (t) => {
     const dir = await tempDir()
     const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
@@ -294,8 +294,10 @@ t.test(
     t.equal(started[0].filter((v) => v.includes('a')).length, 1, 'and the record batch published before it')
     const after = bus.publish('now', [{ key: 'k', value: 'b' }])
     bus.writeNow()
-    t.equal(started.length, 2, 'a publish after it: the next write, started by the next writeNow')
+    t.equal(started.length, 1, 'a publish after it waits while that write is under way (one at a time)')
     await Promise.all([published, committed, after])
+    t.equal(started.length, 2, 'then goes in the next write, once the first is done')
+    t.equal(started[1].filter((v) => v.includes('b')).length, 1, 'its record batch alone')
     bus.writeNow()
     t.equal(started.length, 2, 'nothing pending: no write')
     const read: string[] = []
