@@ -54,9 +54,10 @@ export async function createWalSync(currentWalFile: () => Promise<WalFile>, dir:
   }
 
   async function syncOnce(): Promise<void> {
-    // Both at once, one wait for the thread pool and not two (each costs a turn of the event loop,
-    // docs/operations.md, "Durability"): the held file's sync, started after the call, covers what
-    // the writes completed before it put there; while RocksDB has not moved on, that is all of it.
+    // Both at once, one wait for the thread pool and not two (docs/operations.md, "Metrics on the
+    // request path", has what a hand-off costs): the held file's sync, started after the call,
+    // covers what the writes completed before it put there; while RocksDB has not moved on, that
+    // is all of it.
     const [current] = await Promise.all([currentWalFile(), held.file.datasync()])
     if (current.number === held.number) return
     // Each file RocksDB left since the last sync took writes until it moved on: synced before let go.
