@@ -126,7 +126,13 @@ async function runOnce(roundNo: number) {
         }
       }
     } catch (err) {
-      await Promise.all(contenders.map(({ server }) => server.stop()))
+      // Stopped, and their data dirs removed, as a finished case's are.
+      await Promise.all(
+        contenders.map(async ({ server, dataDir }) => {
+          await server.stop()
+          if (dataDir) await rm(dataDir, { recursive: true, force: true })
+        }),
+      )
       throw err
     }
     const measured: Measured[] = []

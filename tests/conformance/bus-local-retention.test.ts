@@ -1,13 +1,8 @@
 // The local log's retention: what it deletes, when, and what a restart finds after it.
 import t from 'tap'
-import { join } from 'node:path'
-import { openRocks, type Rocks } from '../../core/rocks.ts'
-import { rocksOptionsOf } from '../../cli/config.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
-import { createLocalBus } from '../../bus/local.ts'
 import { keyRange } from '../../core/keyspaces.ts'
-import { tempDir, removeDir, eventually } from '../helpers/server.ts'
-import { config, countLogValues, log, openLocal } from './local-log-fixture.ts'
+import { eventually } from '../helpers/server.ts'
+import { consumeInto, countLogValues, openLocal } from './local-log-fixture.ts'
 
 t.test('local bus: retention deletes only record batches every group has consumed', async (t) => {
   const f = await openLocal({ retentionCheckMs: 50, commitIntervalMs: 10 })
@@ -15,11 +10,7 @@ t.test('local bus: retention deletes only record batches every group has consume
   await f.bus.ensureTopics({ kept: { partitions: 1 } })
   for (let i = 0; i < 5; i++) await f.bus.publish('kept', [{ key: 'k', value: String(i) }])
   const fast: string[] = []
-  const sub = await f.bus.subscribe({
-    group: 'fast',
-    topics: ['kept'],
-    handler: async (b) => void fast.push(...b.records.map((r) => r.value.toString())),
-  })
+  const sub = await consumeInto(f.bus, 'fast', 'kept', fast)
   t.teardown(() => sub.stop())
   let slowCalls = 0
   const slow = await f.bus.subscribe({
@@ -35,11 +26,7 @@ t.test('local bus: retention deletes only record batches every group has consume
   t.equal(await countLogValues(f.rocks, 'kept'), 5, 'kept while the slow group has not consumed them')
   await slow.stop()
   const caughtUp: string[] = []
-  const again = await f.bus.subscribe({
-    group: 'slow',
-    topics: ['kept'],
-    handler: async (b) => void caughtUp.push(...b.records.map((r) => r.value.toString())),
-  })
+  const again = await consumeInto(f.bus, 'slow', 'kept', caughtUp)
   t.teardown(() => again.stop())
   await eventually(async () => (caughtUp.length === 5 ? true : undefined))
   t.same(caughtUp, ['0', '1', '2', '3', '4'])
@@ -50,13 +37,11 @@ t.test('local bus: retention deletes only record batches every group has consume
 t.test(
   'local bus: each retention check deletes only what was consumed since the last one, and an idle log writes and reads nothing',
   async (t) => {
-    const dir = await tempDir()
-    const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
     const ranges: string[] = []
     const offset = (key: string) => parseInt(key.slice(key.lastIndexOf('\0') + 1), 16)
     let offsetScans = 0
     const offsets = keyRange('logOffsets')
-    const spied: Rocks = {
+    const f = await openLocal({ retentionCheckMs: 20, commitIntervalMs: 5 }, (rocks) => ({
       ...rocks,
       write: (ops) => {
         for (const op of ops) if (op.type === 'delRange') ranges.push(`${offset(op.start)}-${offset(op.end)}`)
@@ -66,20 +51,12 @@ t.test(
         if (range.gte === offsets.gte) offsetScans++
         return rocks.scan(range)
       },
-    }
-    const bus = createLocalBus(spied, log, { ...config, retentionCheckMs: 20, commitIntervalMs: 5 })
-    t.teardown(async () => {
-      await bus.close()
-      await rocks.close()
-      await removeDir(dir)
-    })
+    }))
+    t.teardown(() => f.close())
+    const { bus, rocks } = f
     await bus.ensureTopics({ tidy: { partitions: 1 } })
     const seen: string[] = []
-    const sub = await bus.subscribe({
-      group: 'g',
-      topics: ['tidy'],
-      handler: async (b) => void seen.push(...b.records.map((r) => r.value.toString())),
-    })
+    const sub = await consumeInto(bus, 'g', 'tidy', seen)
     t.teardown(() => sub.stop())
     await bus.publish(
       'tidy',
@@ -106,12 +83,7 @@ t.test(
     const f = await openLocal({ retentionCheckMs: 20, commitIntervalMs: 5 })
     t.teardown(() => f.close())
     await f.bus.ensureTopics({ held: { partitions: 1 } })
-    const consume = (group: string, seen: string[]) =>
-      f.bus.subscribe({
-        group,
-        topics: ['held'],
-        handler: async (b) => void seen.push(...b.records.map((r) => r.value.toString())),
-      })
+    const consume = (group: string, seen: string[]) => consumeInto(f.bus, group, 'held', seen)
     const early: string[] = []
     const before = await consume('early', early)
     await f.bus.publish('held', [{ key: 'k', value: 'a' }])

@@ -1,15 +1,10 @@
 import t from 'tap'
-import { join } from 'node:path'
-import { openRocks, type Rocks } from '../../core/rocks.ts'
-import { rocksOptionsOf } from '../../cli/config.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
-import { createLocalBus } from '../../bus/local.ts'
 import type { ConsumedRecord } from '../../bus/types.ts'
 import { jsonCodec } from '../../bus/codec.ts'
 import { createSource, type Source } from '../../bus/source.ts'
-import { tempDir, removeDir, eventually } from '../helpers/server.ts'
+import { eventually } from '../helpers/server.ts'
 import { busSuite } from './bus-suite.ts'
-import { config, countLogValues, log, openLocal } from './local-log-fixture.ts'
+import { consumeInto, countLogValues, openLocal } from './local-log-fixture.ts'
 import { keyPrefix } from '../../core/keyspaces.ts'
 
 let n = 0
@@ -94,21 +89,13 @@ t.test('local bus: offsets are written lazily, yet a clean stop or close keeps t
   await f.bus.ensureTopics({ lazy: { partitions: 1 } })
   await f.bus.publish('lazy', [{ key: 'k', value: 'a' }])
   const first: string[] = []
-  await f.bus.subscribe({
-    group: 'g',
-    topics: ['lazy'],
-    handler: async (b) => void first.push(...b.records.map((r) => r.value.toString())),
-  })
+  await consumeInto(f.bus, 'g', 'lazy', first)
   await eventually(async () => (first.length === 1 ? true : undefined))
   const bus = await f.reopen() // close() without stopping the subscription first
   await bus.ensureTopics({ lazy: { partitions: 1 } })
   await bus.publish('lazy', [{ key: 'k', value: 'b' }])
   const second: string[] = []
-  const sub = await bus.subscribe({
-    group: 'g',
-    topics: ['lazy'],
-    handler: async (b) => void second.push(...b.records.map((r) => r.value.toString())),
-  })
+  const sub = await consumeInto(bus, 'g', 'lazy', second)
   t.teardown(() => sub.stop())
   await eventually(async () => (second.length === 1 ? true : undefined))
   await new Promise((r) => setTimeout(r, 100))
@@ -267,22 +254,16 @@ t.test(
 t.test(
   'local bus: writeNow starts the write of what the tick published and committed at once; what comes after goes in the next, once it is done',
   async (t) => {
-    const dir = await tempDir()
-    const rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
     const started: string[][] = []
-    const spied: Rocks = {
+    const f = await openLocal({}, (rocks) => ({
       ...rocks,
       write: (ops) => {
         started.push(ops.flatMap((op) => (op.type === 'put' ? [String(op.value)] : [])))
         return rocks.write(ops)
       },
-    }
-    const bus = createLocalBus(spied, log, config)
-    t.teardown(async () => {
-      await bus.close()
-      await rocks.close()
-      await removeDir(dir)
-    })
+    }))
+    t.teardown(() => f.close())
+    const { bus } = f
     await bus.ensureTopics({ now: { partitions: 1 } })
     started.length = 0
     const published = bus.publish('now', [{ key: 'k', value: 'a' }])

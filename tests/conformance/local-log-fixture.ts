@@ -5,16 +5,24 @@ import { openRocks, type Rocks } from '../../core/rocks.ts'
 import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createLocalBus } from '../../bus/local.ts'
+import type { Bus } from '../../bus/types.ts'
 import { keyRange } from '../../core/keyspaces.ts'
 import { tempDir, removeDir } from '../helpers/server.ts'
 
-export const log = pino({ level: 'silent' })
-export const config = { maxBatchRecords: 100, retentionCheckMs: 60_000 }
+const log = pino({ level: 'silent' })
+const config = { maxBatchRecords: 100, retentionCheckMs: 60_000 }
 
-export async function openLocal(options: Partial<typeof config> & { commitIntervalMs?: number } = {}) {
+/**
+ * A local log on a fresh data dir. `spy`, when given, wraps the RocksDB the log writes and reads
+ * through (to count or see its writes); `rocks` stays the one underneath.
+ */
+export async function openLocal(
+  options: Partial<typeof config> & { commitIntervalMs?: number } = {},
+  spy: (rocks: Rocks) => Rocks = (rocks) => rocks,
+) {
   const dir = await tempDir()
   let rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
-  let bus = createLocalBus(rocks, log, { ...config, ...options })
+  let bus = createLocalBus(spy(rocks), log, { ...config, ...options })
   return {
     get bus() {
       return bus
@@ -26,7 +34,7 @@ export async function openLocal(options: Partial<typeof config> & { commitInterv
       await bus.close()
       await rocks.close()
       rocks = await openRocks(join(dir, 'db'), rocksOptionsOf(DEFAULTS))
-      bus = createLocalBus(rocks, log, { ...config, ...options })
+      bus = createLocalBus(spy(rocks), log, { ...config, ...options })
       return bus
     },
     async close() {
@@ -41,4 +49,13 @@ export async function countLogValues(rocks: Rocks, topic: string): Promise<numbe
   let n = 0
   for await (const _ of rocks.scan(keyRange('logBatches', `${topic}\0`))) n++
   return n
+}
+
+/** Subscribes `group` to `topic`, pushing each record's value, as text, to `into`. */
+export function consumeInto(bus: Bus, group: string, topic: string, into: string[]) {
+  return bus.subscribe({
+    group,
+    topics: [topic],
+    handler: async (b) => void into.push(...b.records.map((r) => r.value.toString())),
+  })
 }
