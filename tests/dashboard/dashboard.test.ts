@@ -33,6 +33,25 @@ t.test('"Send event" posts to the Dev Server and the event shows in the events l
   t.same(errorsOf(page), [], 'no script or console errors on the page')
 })
 
+t.test('filters typed but not yet applied survive the events list updating live', async (t) => {
+  await postJson(`${server.url}/e/dev`, { name: 'dash/before-typing', data: {} })
+  const page = await open(t, '/events')
+  await page.waitForSelector('#events >> text=dash/before-typing')
+  await page.fill('#event-filters input[name=name]', 'dash/typed')
+  await page.selectOption('#event-filters select[name=source]', 'api')
+  // A new event re-renders the page; a controlled field went back to the URL's (empty) filter.
+  await postJson(`${server.url}/e/dev`, { name: 'dash/while-typing', data: {} })
+  await page.waitForSelector('#events >> text=dash/while-typing')
+  t.equal(await page.inputValue('#event-filters input[name=name]'), 'dash/typed', 'the typed name is kept')
+  t.equal(await page.inputValue('#event-filters select[name=source]'), 'api', 'the chosen source is kept')
+  await page.click('#event-filters button[type=submit]')
+  await page.waitForURL(/name=dash%2Ftyped&source=api/)
+  await page.click('#event-filters a:text-is("Clear")')
+  await page.waitForURL(/#\/events$/)
+  t.equal(await page.inputValue('#event-filters input[name=name]'), '', 'a change of the URL starts the form afresh')
+  t.equal(await page.inputValue('#event-filters select[name=source]'), '', 'its selects too')
+})
+
 t.test('a bad event in "Send event" shows the server error, naming the field', async (t) => {
   const page = await open(t, '/send')
   await page.fill('input[name=server]', server.url)

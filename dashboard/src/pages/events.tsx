@@ -76,10 +76,10 @@ function FilterForm({ filters, names }: { filters: Filters; names: string[] }) {
     location.hash = `#/events${query(next)}`
   }
   return (
-    <form id="event-filters" class="filters" onSubmit={submit} aria-label="Filter events">
+    <form key={JSON.stringify(filters)} id="event-filters" class="filters" onSubmit={submit} aria-label="Filter events">
       <label>
         Name
-        <input type="text" name="name" value={filters.name} list="event-names" placeholder="app/user.created" />
+        <input type="text" name="name" defaultValue={filters.name} list="event-names" placeholder="app/user.created" />
       </label>
       <datalist id="event-names">
         {names.map((n) => (
@@ -89,15 +89,15 @@ function FilterForm({ filters, names }: { filters: Filters; names: string[] }) {
       <FilterSelect label="Source" name="source" value={filters.source} options={SOURCES} />
       <label>
         Received from
-        <input type="datetime-local" name="from" value={filters.from} />
+        <input type="datetime-local" name="from" defaultValue={filters.from} />
       </label>
       <label>
         to
-        <input type="datetime-local" name="to" value={filters.to} />
+        <input type="datetime-local" name="to" defaultValue={filters.to} />
       </label>
       <label>
         Internal ID or dedup id
-        <input type="search" name="q" value={filters.q} placeholder="01J… or evt_123" />
+        <input type="search" name="q" defaultValue={filters.q} placeholder="01J… or evt_123" />
       </label>
       <div class="filter-actions">
         <button type="submit">Apply</button>

@@ -63,20 +63,20 @@ export function RunFilterForm({ filters, functionIds }: { filters: RunFilters; f
     location.hash = `#/runs${query(next)}`
   }
   return (
-    <form id="run-filters" class="filters" onSubmit={submit} aria-label="Filter runs">
+    <form key={JSON.stringify(filters)} id="run-filters" class="filters" onSubmit={submit} aria-label="Filter runs">
       <FilterSelect label="Status" name="status" value={filters.status} options={STATUSES} />
       <FilterSelect label="Function" name="function" value={filters.fn} options={functionIds} />
       <label>
         Event name
-        <input type="text" name="event_name" value={filters.eventName} placeholder="shop/order.placed" />
+        <input type="text" name="event_name" defaultValue={filters.eventName} placeholder="shop/order.placed" />
       </label>
       <label>
         Queued from
-        <input type="datetime-local" name="from" value={filters.from} />
+        <input type="datetime-local" name="from" defaultValue={filters.from} />
       </label>
       <label>
         to
-        <input type="datetime-local" name="to" value={filters.to} />
+        <input type="datetime-local" name="to" defaultValue={filters.to} />
       </label>
       <div class="filter-actions">
         <button type="submit">Apply</button>
