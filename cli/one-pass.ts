@@ -8,7 +8,7 @@
 // originalsOf (dedup), insertOps (the event store's write), the router's routing.
 import type { Output } from '../bus/output.ts'
 import type { WriteOp } from '../core/rocks.ts'
-import { eventText, type EventRecord, type StoredEvent } from '../core/event.ts'
+import type { EventRecord, StoredEvent } from '../core/event.ts'
 import { callerIdEvents, counted, originalsOf } from '../dedup/index.ts'
 import type { RocksDedupStore } from '../dedup/rocksdb.ts'
 import type { RocksEventStore } from '../store/rocksdb.ts'
@@ -87,19 +87,14 @@ export function createOnePass(deps: OnePassDeps): Output<EventRecord> {
     const originals = originalsOf(events, withId, reads.found(currentValue))
     const accepted: EventRecord[] = []
     const stored: StoredEvent[] = []
-    const texts: string[] = []
-    // eventText writes once what the events of a request share; a lone event shares nothing with
-    // another, and one JSON.stringify of it costs no more.
-    const textOf = events.length > 1 ? eventText : (event: StoredEvent) => JSON.stringify(event)
     for (let i = 0; i < events.length; i++) {
       const original = originals[i]
       const event: StoredEvent = original === undefined ? events[i] : { ...events[i], duplicateOf: original }
       if (original === undefined) accepted.push(event)
       stored.push(event)
-      texts.push(textOf(event))
     }
     const marks = reads.markOps(accepted, currentValue)
-    const ops = deps.store.insertOps(stored, texts)
+    const ops = deps.store.insertOps(stored)
     const write = {}
     for (const op of marks) {
       ops.push(op)

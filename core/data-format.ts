@@ -8,15 +8,16 @@ import { SluiceError } from './errors.ts'
 import { keyPrefix } from './keyspaces.ts'
 
 /** Raise it with any change to what a key space holds or how it is encoded. */
-export const DATA_FORMAT = 2
+export const DATA_FORMAT = 3
 /**
  * Formats whose every key this build reads as they are. 1: format 2 keeps the events of a write that
  * share a millisecond in one value of E (store/rocksdb-events.ts); E's one-event keys, all format 1
- * has, read as before.
+ * has, read as before. 2: format 3 states once, in a value's first line, the fields its events
+ * share; a value without that line, as format 2 wrote them all, reads as before.
  */
-const EXTENDED = ['1']
-/** As errors name them: "1 or 2". */
-export const READABLE_FORMATS = [...EXTENDED, String(DATA_FORMAT)].join(' or ')
+const EXTENDED = ['1', '2']
+/** As errors name them: "1, 2 or 3". */
+export const READABLE_FORMATS = `${EXTENDED.join(', ')} or ${DATA_FORMAT}`
 const FORMAT_KEY = keyPrefix('dataFormat')
 
 /** What the check needs of the database being opened (core/rocks.ts, before it is handed out). */

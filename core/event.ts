@@ -38,56 +38,6 @@ export interface StoredEvent extends EventRecord {
   duplicateOf?: string
 }
 
-/** The JSON text of the fields a request's events share, made once for them all (eventText). */
-let shared = { name: '', nameText: '""', env: '', envText: '""', source: {} as EventSource, sourceText: '{}' }
-
-/**
- * An event's stored JSON text: what JSON.stringify(event) gives for a record of this shape, fields
- * in the same order, written from parts. What a request's events share (name, env, source) is
- * turned to JSON once for them all; times (safe integers) and internal IDs (ULIDs) need no
- * encoding; only data, the caller's ID and the optional fields go through JSON.stringify.
- * docs/operations.md ("Each event's stored text") has what it saves.
- */
-export function eventText(event: StoredEvent): string {
-  const { internalId, id, name, ts, env, receivedAt, source } = event
-  // Anything a template would write otherwise than JSON.stringify (a NaN time) takes the long way.
-  if (
-    !Number.isSafeInteger(ts) ||
-    !Number.isSafeInteger(receivedAt) ||
-    source === undefined ||
-    event.data === undefined
-  )
-    return JSON.stringify(event)
-  if (name !== shared.name) shared = { ...shared, name, nameText: JSON.stringify(name) }
-  if (env !== shared.env) shared = { ...shared, env, envText: JSON.stringify(env) }
-  if (source !== shared.source) shared = { ...shared, source, sourceText: JSON.stringify(source) }
-  const internalIdText = `"${internalId}"` // a ULID (core/ids.ts): nothing in it to escape
-  const idText = id === internalId ? internalIdText : JSON.stringify(id)
-  const parts = [
-    '{"internalId":',
-    internalIdText,
-    ',"id":',
-    idText,
-    ',"name":',
-    shared.nameText,
-    ',"data":',
-    JSON.stringify(event.data),
-    ',"ts":',
-    String(ts),
-    ',"env":',
-    shared.envText,
-    ',"receivedAt":',
-    String(receivedAt),
-    ',"source":',
-    shared.sourceText,
-  ]
-  if (event.schemaViolations !== undefined) parts.push(',"schemaViolations":', JSON.stringify(event.schemaViolations))
-  if (event.duplicateOf !== undefined) parts.push(',"duplicateOf":', JSON.stringify(event.duplicateOf))
-  parts.push('}')
-  // Joined, not concatenated: one flat string, where `+` would leave a tree of parts for the GC to copy.
-  return parts.join('')
-}
-
 export interface EventInput {
   name: string
   data: Record<string, unknown>

@@ -47,7 +47,7 @@ type Admission =
 export type KeyRequest = FastifyRequest<{ Params: { key?: string } }>
 
 const ADMISSION = Symbol('admission')
-/** The source of every event sent without a key (a Dev Server): one object, whose stored text is made once (eventText). */
+/** The source of every event sent without a key (a Dev Server): one object, which the store's values tell shared without comparing it. */
 const API_SOURCE: EventSource = Object.freeze({ kind: 'api' })
 type AdmittedRequest = FastifyRequest & { [ADMISSION]: Admission | null }
 

@@ -9,7 +9,9 @@
 // An index value holds the events of one insert that share the key's name (env, dedup id) and
 // their IDs' millisecond: `<internalId><entry>` for each, joined by ',', under the largest of those
 // IDs. A 500-event request is then ~3 index puts, not 1,500: RocksDB's cost (memtable, flush,
-// compaction) goes by entries (bench/store-query measures it). An entry is `<receivedAt>`, or `d<receivedAt>` for a duplicate; an off-clock
+// compaction) goes by entries (bench/store-query measures it). Since data format 3 a value of
+// several starts with `=<entry>,`, the first event's entry, and a member with that entry is its
+// internal ID alone: a request's events share theirs. An entry is `<receivedAt>`, or `d<receivedAt>` for a duplicate; an off-clock
 // entry is the JSON of [receivedAt, duplicate, env, name, dedup id]: every filter is decided on the
 // index, and an event is read only once it is known to match. Every key ends in an internal ID
 // (a ULID), so a reverse scan lists milliseconds newest first, as the event space does, and a
@@ -39,6 +41,8 @@ export const AFTER_MS = '~'
 /** The digest of a value, after the largest ID in its key. */
 const DIGEST_LENGTH = 8
 const ONE_EVENT = '.'.repeat(DIGEST_LENGTH)
+/** What heads an index value of data format 3: the entry of its members that are IDs alone ('=' is no ULID character). */
+const SHARED = '='
 /**
  * Index values a scan reads at a time: one may hold a whole request's events, and a page rarely
  * needs many, so small reads answer a page sooner (bench/store-query).
@@ -146,6 +150,8 @@ export function pushIndexOps(events: StoredEvent[], ops: WriteOp[]): void {
       continue
     }
     // Keyed by the values themselves, not by key prefixes: each prefix is then made once per value.
+    // A member whose entry is the first event's is its ID alone (the layout above).
+    const shared = entryOf(same[0])
     const ids = new Map<string, string[]>()
     const names = new Map<string, string[]>()
     const envs = new Map<string, string[]>()
@@ -154,7 +160,8 @@ export function pushIndexOps(events: StoredEvent[], ops: WriteOp[]): void {
     const oneKind = same.every((e) => e.name === name && e.env === env)
     const all: string[] = []
     for (const event of same) {
-      const member = event.internalId + entryOf(event)
+      const entry = entryOf(event)
+      const member = entry === shared ? event.internalId : event.internalId + entry
       if (event.id !== event.internalId) append(ids, event.id, member)
       if (oneKind) all.push(member)
       else {
@@ -172,8 +179,8 @@ export function pushIndexOps(events: StoredEvent[], ops: WriteOp[]): void {
     // the same value in N, G and P: it is made once.
     let whole: Group | undefined
     const put = (prefix: string, members: string[]) => {
-      if (members.length < same.length) return putGroup(ops, prefix, group(members))
-      whole ??= group(members)
+      if (members.length < same.length) return putGroup(ops, prefix, group(members, shared))
+      whole ??= group(members, shared)
       putGroup(ops, prefix, whole)
     }
     for (const [id, members] of ids) put(keyPrefix('eventsById', keyPart(id)), members)
@@ -192,13 +199,20 @@ function append(groups: Map<string, string[]>, value: string, member: string): v
 
 /** One index value: its events' entries, by ID, and what its key ends in: the largest ID, then the digest of the value. */
 interface Group {
-  value: string
+  value: Buffer | string
   keyEnd: string
 }
 
-/** The value of `members` (sorted here unless in order) and the key end it goes under. */
-export function group(members: string[]): Group {
-  if (members.length === 1) return { value: members[0], keyEnd: members[0].slice(0, ULID_LENGTH) + ONE_EVENT }
+/**
+ * The value of `members` (sorted here unless in order) and the key end it goes under; `shared`, the
+ * entry of each member that is an ID alone, heads the value. A value of several is a buffer: the
+ * name, env and env + name indexes of a request's events put the same one, encoded once.
+ */
+export function group(members: string[], shared?: string): Group {
+  if (members.length === 1) {
+    const member = shared !== undefined && members[0].length === ULID_LENGTH ? members[0] + shared : members[0]
+    return { value: member, keyEnd: member.slice(0, ULID_LENGTH) + ONE_EVENT }
+  }
   // A request's IDs ascend: most groups are in order already.
   for (let i = 1; i < members.length; i++) {
     if (members[i - 1] > members[i]) {
@@ -206,7 +220,7 @@ export function group(members: string[]): Group {
       break
     }
   }
-  const value = members.join(',')
+  const value = Buffer.from(shared === undefined ? members.join(',') : `${SHARED}${shared},${members.join(',')}`)
   // The digest tells apart two inserts that share their largest ID but not all events (a batch
   // delivered again, cut otherwise): neither overwrites the other. The same insert again is the
   // same key. A value of one event needs none ('.' is no base64url digit).
@@ -236,14 +250,21 @@ export async function* indexEntries(
     yield { internalId: member.slice(0, ULID_LENGTH), ...readEntry(member.slice(ULID_LENGTH)) }
 }
 
-const indexValues: ValueLayout = {
-  members: (_key, value) => value.toString('latin1').split(','),
+const indexValues: ValueLayout<string> = {
+  members(_key, value) {
+    const members = value.toString('latin1').split(',')
+    if (!members[0].startsWith(SHARED)) return members
+    const shared = members[0].slice(SHARED.length)
+    return members.slice(1).map((m) => (m.length === ULID_LENGTH ? m + shared : m))
+  },
+  idOf: (member) => member.slice(0, ULID_LENGTH),
   largestId: largestIdOf,
 }
 
-/** How a space's values hold their members: strings that each start with their internal ID. */
-export interface ValueLayout {
-  members(key: string, value: Buffer): string[]
+/** How a space's values hold their members, each with an internal ID of its own. */
+export interface ValueLayout<Member> {
+  members(key: string, value: Buffer): Member[]
+  idOf(member: Member): string
   /** The largest internal ID the value of `key` may hold, all of one millisecond. */
   largestId(key: string): string
 }
@@ -254,21 +275,23 @@ export interface ValueLayout {
  * the scan starts after the last key of below's millisecond, and an ID is given once the scan is at
  * a key whose largest ID is not above it: no value read later can hold a larger one.
  */
-export async function* newestFirst(
+export async function* newestFirst<Member>(
   rocks: Rocks,
   prefix: string,
   end: string,
   ids: { from?: string; below?: string },
-  layout: ValueLayout,
-): AsyncGenerator<string> {
+  layout: ValueLayout<Member>,
+): AsyncGenerator<Member> {
   const { from, below } = ids
+  const { idOf } = layout
   const lt = below === undefined ? end : prefix + below.slice(0, TIME_LENGTH) + AFTER_MS
-  let held: string[] = []
+  let held: Member[] = []
   let previous: string | undefined
+  const byId = (a: Member, b: Member) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0)
   /** `members` (sorted) newest first, but an ID just given: the event was inserted twice, in two values. */
-  function* give(members: string[]): Generator<string> {
+  function* give(members: Member[]): Generator<Member> {
     for (let i = members.length - 1; i >= 0; i--) {
-      const internalId = members[i].slice(0, ULID_LENGTH)
+      const internalId = idOf(members[i])
       if (internalId === previous) continue
       previous = internalId
       yield members[i]
@@ -281,17 +304,17 @@ export async function* newestFirst(
     batch: VALUES_PER_READ,
   })) {
     for (const member of layout.members(key, value)) {
-      const id = member.slice(0, ULID_LENGTH)
+      const id = idOf(member)
       const inRange = (from === undefined || id >= from) && (below === undefined || id < below)
       if (inRange && (previous === undefined || id < previous)) held.push(member)
     }
     const largest = layout.largestId(key)
-    if (held.every((m) => m < largest)) continue
-    held.sort()
+    if (held.every((m) => idOf(m) < largest)) continue
+    held.sort(byId)
     let cut = held.length
-    while (cut > 0 && held[cut - 1] >= largest) cut--
+    while (cut > 0 && idOf(held[cut - 1]) >= largest) cut--
     yield* give(held.slice(cut))
     held = held.slice(0, cut)
   }
-  yield* give(held.sort())
+  yield* give(held.sort(byId))
 }

@@ -3,7 +3,7 @@
 // first, and reads at most `scanBudget` entries, an event read counting as several of them:
 // past that it returns the page it has, with a cursor to continue from, so no query's cost grows
 // with the store.
-import { eventText, type StoredEvent } from '../core/event.ts'
+import type { StoredEvent } from '../core/event.ts'
 import { keyPrefix, keyRange, type KeySpaceName } from '../core/keyspaces.ts'
 import type { Rocks, WriteOp } from '../core/rocks.ts'
 import type { EventPage, EventQuery, EventStore } from './types.ts'
@@ -21,7 +21,7 @@ import {
   type IndexMember,
   type OffClockEntry,
 } from './rocksdb-index.ts'
-import { eventsNewestFirst, pushEventOps, readEventTexts } from './rocksdb-events.ts'
+import { eventsNewestFirst, pushEventOps, readEvents } from './rocksdb-events.ts'
 
 export interface RocksEventStoreOptions {
   /** Entries one query may read before it answers with what it found and a cursor. */
@@ -32,8 +32,8 @@ export interface RocksEventStoreOptions {
 export interface RocksEventStore extends EventStore {
   /** As insertEvents, writing `texts[i]`, `events[i]`'s JSON text, as it is instead of serializing the event. */
   insertEventTexts(events: StoredEvent[], texts: Buffer[]): Promise<void>
-  /** The writes that insert `events`, `texts[i]` being `events[i]`'s JSON text, for a write of the caller's (cli/one-pass.ts). */
-  insertOps(events: StoredEvent[], texts: Array<Buffer | string>): WriteOp[]
+  /** The writes that insert `events`, for a write of the caller's (cli/one-pass.ts). */
+  insertOps(events: StoredEvent[]): WriteOp[]
 }
 
 export const DEFAULT_SCAN_BUDGET = 5_000
@@ -96,11 +96,8 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
 
   /** The events of `internalIds` found, in that order. */
   async function getEvents(internalIds: string[]): Promise<StoredEvent[]> {
-    const texts = await readEventTexts(rocks, internalIds)
-    return internalIds.flatMap((id) => {
-      const text = texts.get(id)
-      return text === undefined ? [] : [JSON.parse(text) as StoredEvent]
-    })
+    const found = await readEvents(rocks, internalIds)
+    return internalIds.flatMap((id) => found.get(id) ?? [])
   }
 
   /**
@@ -212,17 +209,18 @@ export function createRocksEventStore(rocks: Rocks, options: RocksEventStoreOpti
     return done()
   }
 
-  function insertOps(events: StoredEvent[], texts: ArrayLike<Buffer | string>): WriteOp[] {
+  /** `textOf(i)`: the JSON text of `events[i]`, written as it is when the event is alone in its value. */
+  function insertOps(events: StoredEvent[], textOf?: (i: number) => Buffer | string): WriteOp[] {
     const ops: WriteOp[] = []
-    pushEventOps(events, texts, ops)
+    pushEventOps(events, ops, textOf)
     pushIndexOps(events, ops)
     return ops
   }
 
   return {
-    insertEvents: (events) => rocks.write(insertOps(events, events.map(eventText))),
-    insertEventTexts: (events, texts) => rocks.write(insertOps(events, texts)),
-    insertOps,
+    insertEvents: (events) => rocks.write(insertOps(events)),
+    insertEventTexts: (events, texts) => rocks.write(insertOps(events, (i) => texts[i])),
+    insertOps: (events) => insertOps(events),
     getEvent,
     queryEvents,
     deleteBefore: (before, options) => deleteEventsBefore(rocks, before, options),

@@ -11,7 +11,8 @@
 //    parsed, validated, deduplicated and routed nothing, and answered no HTTP, would still spend it.
 //    The same for the events' key space alone, for every other one, and for a store format Sluice does
 //    not have (all of a write's events under one key; since data format 2 a value of E holds up to 32
-//    events of one millisecond, store/rocksdb-events.ts); and JSON.parse of the batch's body
+//    events of one millisecond, and since format 3 each event's line only what it does not share with
+//    the others, store/rocksdb-events.ts); and JSON.parse of the batch's body
 //    with one JSON.stringify of each event (the least a store of JSON events needs). Since the one-pass
 //    path (cli/one-pass.ts) an event is written once, in E; the log (L) carries only what functions run.
 // Usage: node --conditions=sluice-source bench/ingest/floor.ts [seconds]

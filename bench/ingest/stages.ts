@@ -28,11 +28,7 @@ if (!c) throw new Error(`usage: bench/ingest/stages.ts [single|50|500] [seconds]
 /** Stages, by the frames they own; the first rule a frame meets, from the sample's leaf up, takes it. */
 const RULES: Array<[stage: string, owns: (fn: string, url: string) => boolean]> = [
   ['GC', (fn) => fn === '(garbage collector)'],
-  [
-    'one pass: the JSON text of each event',
-    (fn, url) =>
-      (url.endsWith('cli/one-pass.ts') && fn === 'pass') || (url.endsWith('core/event.ts') && fn === 'eventText'),
-  ],
+  ["store: the events' values (their JSON)", (_, url) => url.endsWith('store/rocksdb-events.ts')],
   ['store: index entries', (_, url) => url.includes('/store/')],
   ['dedup: lookup and marks', (_, url) => url.includes('/dedup/')],
   ['router', (_, url) => url.includes('/router/')],

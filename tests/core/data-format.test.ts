@@ -89,24 +89,29 @@ t.test('a database left empty (a first open cut short before the format was writ
   t.same(await contents(path), [`default V=${DATA_FORMAT}`])
 })
 
-t.test('a data dir of format 1, which format 2 extends, opens with what it holds and is stamped 2', async (t) => {
-  t.equal(DATA_FORMAT, 2, 'when the format is raised again, decide which formats it still reads')
-  const dir = await tempDir()
-  t.teardown(() => removeDir(dir))
-  const path = join(dir, 'db')
-  await raw(path, async (family) => {
-    await family('default').put(keyPrefix('dataFormat'), '1')
-    await family('events').put(keyPrefix('events', '01J00000000000000000000000'), '{"name":"order"}')
-  })
-  const rocks = await openRocks(path, memory)
-  t.equal((await rocks.get(keyPrefix('events', '01J00000000000000000000000')))?.toString(), '{"name":"order"}')
-  await rocks.close()
-  t.same(
-    await contents(path),
-    [`default V=${DATA_FORMAT}`, 'events E01J00000000000000000000000={"name":"order"}'],
-    'stamped with this format (a build of format 1 refuses it from now on); the events as they were',
+for (const older of ['1', '2']) {
+  t.test(
+    `a data dir of format ${older}, which format ${DATA_FORMAT} extends, opens with what it holds and is stamped ${DATA_FORMAT}`,
+    async (t) => {
+      t.equal(DATA_FORMAT, 3, 'when the format is raised again, decide which formats it still reads')
+      const dir = await tempDir()
+      t.teardown(() => removeDir(dir))
+      const path = join(dir, 'db')
+      await raw(path, async (family) => {
+        await family('default').put(keyPrefix('dataFormat'), older)
+        await family('events').put(keyPrefix('events', '01J00000000000000000000000'), '{"name":"order"}')
+      })
+      const rocks = await openRocks(path, memory)
+      t.equal((await rocks.get(keyPrefix('events', '01J00000000000000000000000')))?.toString(), '{"name":"order"}')
+      await rocks.close()
+      t.same(
+        await contents(path),
+        [`default V=${DATA_FORMAT}`, 'events E01J00000000000000000000000={"name":"order"}'],
+        'stamped with this format (an older build refuses it from now on); the events as they were',
+      )
+    },
   )
-})
+}
 
 t.test('a data dir of another data format is refused, naming both, and left as it was', async (t) => {
   const dir = await tempDir()

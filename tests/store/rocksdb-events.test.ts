@@ -2,15 +2,16 @@
 // the scan budget, one atomic write per insert, index entries shared by the events of an insert.
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
-import type { StoredEvent } from '../../core/event.ts'
+import { toEventRecords, type EventSource, type StoredEvent } from '../../core/event.ts'
 import { newIdSeed, seededUlids } from '../../core/ids.ts'
+import { keyPrefix } from '../../core/keyspaces.ts'
 import { openRocks, type Rocks, type ScanRange, type WriteOp } from '../../core/rocks.ts'
 import { rocksOptionsOf } from '../../cli/config.ts'
 import { DEFAULTS } from '../../cli/settings.ts'
 import { createRocksInsights } from '../../store/insights-rocksdb.ts'
 import { createRocksEventStore } from '../../store/rocksdb.ts'
 import { eventKey } from '../../store/rocksdb-events.ts'
-import { pushIndexOps } from '../../store/rocksdb-index.ts'
+import { group, keyPart, pushIndexOps } from '../../store/rocksdb-index.ts'
 import type { EventQuery, EventStore } from '../../store/types.ts'
 import { removeDir, tempDir } from '../helpers/server.ts'
 
@@ -263,17 +264,40 @@ t.test('inserts cut otherwise (a batch delivered again) lose no entry and list e
   t.match(counts.series, [{ name: 'app/burst', total: 300 }], 'counted once each')
 })
 
-t.test("format 1's one key per event and format 2's shared values read as one store", async (t) => {
+/**
+ * A value of several events as data format 2 wrote it (`<internalId><the event's JSON>` lines, by ID),
+ * and its index values (`<internalId><receivedAt>` members; these events share a name and env).
+ */
+function format2Values(events: StoredEvent[]): WriteOp[] {
+  const ids = events.map((e) => e.internalId).sort()
+  const lines = events.map((e) => e.internalId + JSON.stringify(e)).sort()
+  const index = group(events.map((e) => e.internalId + e.receivedAt).sort())
+  const { name, env } = events[0]
+  return [
+    { type: 'put', key: eventKey(group(ids).keyEnd), value: lines.join('\n') },
+    ...[
+      keyPrefix('eventsByName', keyPart(name)),
+      keyPrefix('eventsByEnv', keyPart(env)),
+      keyPrefix('eventsByEnvName', keyPart(env) + keyPart(name)),
+    ].map((prefix): WriteOp => ({ type: 'put', key: prefix + index.keyEnd, value: index.value })),
+  ]
+}
+
+t.test("format 1's one key per event, format 2's and format 3's shared values read as one store", async (t) => {
   const rocks = await rocksIn(t)
   const store = createRocksEventStore(rocks, { scanBudget: 60 })
   // 90 events of one millisecond and 10 of the next: a third written as data format 1 wrote them (a
-  // key each, with the same index entries), the rest inserted now, and 5 in both.
+  // key each), a third as format 2 did (values of 15), the rest inserted now, and 5 in both.
   const events = [...sameMs(BASE, 90), ...sameMs(BASE + 1, 10)].sort((a, b) => (a.internalId < b.internalId ? -1 : 1))
   const old = events.filter((_, i) => i % 3 === 0)
+  const two = events.filter((_, i) => i % 3 === 1)
   const ops: WriteOp[] = old.map((e) => ({ type: 'put', key: eventKey(e.internalId), value: JSON.stringify(e) }))
+  const twoFirst = two.filter((e) => e.receivedAt === BASE)
+  for (let i = 0; i < twoFirst.length; i += 15) ops.push(...format2Values(twoFirst.slice(i, i + 15)))
+  ops.push(...format2Values(two.filter((e) => e.receivedAt !== BASE)))
   pushIndexOps(old, ops)
   await rocks.write(ops)
-  await store.insertEvents([...events.filter((_, i) => i % 3 !== 0), ...old.slice(0, 5)])
+  await store.insertEvents([...events.filter((_, i) => i % 3 === 2), ...old.slice(0, 5), ...two.slice(0, 5)])
   const newest = events.map((e) => e.internalId).reverse()
   for (const [q, what] of [
     [{ limit: 8 }, 'every event, pages of 8'],
@@ -281,9 +305,112 @@ t.test("format 1's one key per event and format 2's shared values read as one st
     [{ receivedAfter: BASE - 1, limit: 100 }, 'by time'],
   ] as const)
     t.same((await listAll(store, q)).ids, newest, what)
-  for (const e of [events[0], events[1], events[89], events[99]]) t.same(await store.getEvent(e.internalId), e)
+  for (const e of [events[0], events[1], events[2], events[89], events[98], events[99]])
+    t.same(await store.getEvent(e.internalId), e)
   t.equal(await store.getEvent(seededUlids(newIdSeed(BASE), 91)[90]), null, 'an ID of that millisecond never stored')
 })
+
+const awkward = [
+  'plain',
+  'quote " and \\ backslash',
+  'line\nbreak\ttab\u0001',
+  'ünïcödé ✓ 🎉',
+  '</script>',
+  '\u2028\u2029',
+]
+const sources: EventSource[] = [
+  { kind: 'api' },
+  { kind: 'api', keyId: 'key_01"x' },
+  { kind: 'webhook', webhookId: 'wh_1', requestId: 'r\\1' },
+  { kind: 'function', functionId: 'app-f', runId: '01J', stepId: 'step "a"' },
+  { kind: 'replay', eventId: '01JAAAAAAAAAAAAAAAAAAAAAAA' },
+  { kind: 'invoke', functionId: 'app-f', runId: '01J', stepId: 's', seq: 3, target: 'app-g', routeKey: 'k"1' },
+  { kind: 'cron', functionId: 'app-f', cron: '*/5 * * * *' },
+]
+
+/** Records of every kind, awkward strings in every field, all with IDs of one millisecond: they share values, and differ in every field a value's first line states. */
+function everyKind(): StoredEvent[] {
+  const out: StoredEvent[] = []
+  let n = 0
+  for (const name of awkward)
+    for (const env of ['production', awkward[(n + 1) % awkward.length]])
+      for (const source of sources) {
+        const inputs = [
+          {
+            name,
+            data: { s: awkward[n % awkward.length], n, nested: { list: [1, 'two', null, true, { deep: name }] } },
+          },
+          { name, data: {}, id: awkward[(n + 2) % awkward.length], ts: 42 },
+        ]
+        out.push(...toEventRecords(inputs, { internalIds: ['', ''], env, receivedAt: BASE + (n % 3), source }))
+        n++
+      }
+  const [first, second, third] = out
+  out.push({ ...first, schemaViolations: ['data/amount: must be integer', 'data: "quoted"'] })
+  out.push({ ...second, duplicateOf: third.internalId })
+  out.push({ ...third, schemaViolations: [], duplicateOf: first.internalId })
+  // Sources equal in content but not the same object, and one source object changing between events.
+  out.push({ ...first, source: { ...first.source } }, { ...first, source: { kind: 'api', keyId: 'other' } })
+  out.push({ ...first, ts: 1.5 }, { ...first, ts: Number.NaN }, { ...first, receivedAt: Number.POSITIVE_INFINITY })
+  const ids = seededUlids(newIdSeed(BASE), out.length)
+  return out.map((e, i) => ({ ...e, internalId: ids[i], id: e.id === '' ? ids[i] : e.id }))
+}
+
+t.test('every kind of event reads back as it was written, field for field and in the same order', async (t) => {
+  const rocks = await rocksIn(t)
+  const store = createRocksEventStore(rocks)
+  const events = everyKind()
+  await store.insertEvents(events)
+  const values = rocks.writes[0].filter((op) => op.type === 'put' && op.key.startsWith('E'))
+  t.equal(values.length, Math.ceil(events.length / 32), 'values of 32 events')
+  // What a reader gets is what JSON.stringify(event) wrote before: the same text, NaN and Infinity as null.
+  const expected = events.map((e) => JSON.stringify(e))
+  const read = await Promise.all(events.map((e) => store.getEvent(e.internalId)))
+  t.same(
+    read.map((e) => JSON.stringify(e)).filter((text, i) => text !== expected[i]),
+    [],
+    `${events.length} events by ID`,
+  )
+  const listed: StoredEvent[] = []
+  for (let cursor: string | undefined; ; ) {
+    const page = await store.queryEvents({ limit: 50, includeDuplicates: true, ...(cursor && { cursor }) })
+    listed.push(...page.events)
+    if (page.nextCursor === null) break
+    cursor = page.nextCursor
+  }
+  t.same(listed.map((e) => JSON.stringify(e)).reverse(), expected, 'the same events, listed')
+})
+
+t.test(
+  "a request's events share a value's first line: each line holds the event's ID and data only; index members their ID",
+  async (t) => {
+    const rocks = await rocksIn(t)
+    const store = createRocksEventStore(rocks)
+    const events = sameMs(BASE, 3)
+    await store.insertEvents(events)
+    const [value] = rocks.writes[0].flatMap((op) => (op.type === 'put' && op.key.startsWith('E') ? [op.value] : []))
+    t.same(value.toString().split('\n'), [
+      '{"name":"app/burst","env":"production","receivedAt":' + BASE + ',"source":{"kind":"api"}}',
+      ...events.map((e, i) => `${e.internalId}{"data":{"i":${i}}}`),
+    ])
+    const index = rocks.writes[0].flatMap((op) => (op.type === 'put' && op.key.startsWith('N') ? [op.value] : []))
+    t.same(
+      index.map((v) => v.toString()),
+      [`=${BASE},${events.map((e) => e.internalId).join(',')}`],
+      'and an index value states their receive time once',
+    )
+    // A caller's ID is usually one event's: its value is that event's entry, under a key without a digest.
+    rocks.writes = []
+    const [a, b] = sameMs(BASE + 1, 2)
+    await store.insertEvents([{ ...a, id: 'order-1' }, b])
+    const byId = rocks.writes[0].flatMap((op) => (op.type === 'put' && op.key.startsWith('I') ? [op] : []))
+    t.same(
+      byId.map((op) => [op.key.slice(-34), op.value.toString()]),
+      [[`${a.internalId}........`, `${a.internalId}${BASE + 1}`]],
+    )
+    t.same((await store.queryEvents({ id: 'order-1', limit: 5 })).events, [{ ...a, id: 'order-1' }])
+  },
+)
 
 t.test("an event is found by its ID, not by another event's data that holds that ID", async (t) => {
   const rocks = await rocksIn(t)
