@@ -58,7 +58,23 @@ export async function startServer(
     options.env ?? {},
   )
   const running = await startEmbedded(config, createLogger(config.logLevel), { httpPlugins: [responseSchemaCheck()] })
+  exitAsSluiceDoes()
   return { ...running, dataDir }
+}
+
+let exitHooked = false
+/**
+ * A process that ran a server ends as `sluice` does, by process.exit once the rest of 'exit' is
+ * done (core/lifecycle.ts stops the server, then exits), not by Node's own teardown of the
+ * environment. In that teardown isolated-vm 7.0.1 releases its hold on the main isolate first; a
+ * handle of its collected after that finds none and aborts the process (`Assertion
+ * environment != nullptr failed`, SIGABRT after every subtest had passed: a clean-clone CI run of
+ * tests/dashboard/insights, once in six).
+ */
+function exitAsSluiceDoes(): void {
+  if (exitHooked) return
+  exitHooked = true
+  process.on('exit', () => process.exit())
 }
 
 export const TEST_SIGNING_KEY = 'test-signing-key-0123456789'
