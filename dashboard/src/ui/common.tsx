@@ -77,12 +77,12 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   )
 }
 
-/** A labelled filter `<select>`: "Any" (empty) and one option per value. */
 /**
- * A filter form's select, starting at `value`. Not controlled (no `value` on the select): Preact sets
- * a controlled field back to its prop at every render, so a choice not yet applied was lost whenever
- * the page re-rendered (a list loading, events streaming in). A form of these takes a `key` of the
- * filters it shows, so that a change of the URL starts it afresh.
+ * A labelled filter `<select>`: "Any" (empty) and one option per value, starting at `value`. Not
+ * controlled (no `value` on the select): Preact sets a controlled field back to its prop at every
+ * render, so a choice not yet applied was lost whenever the page re-rendered (a list loading,
+ * events streaming in). A form of these takes a `key` of the filters it shows, so that a change of
+ * the URL starts it afresh.
  */
 export function FilterSelect(props: { label: string; name: string; value: string; options: readonly string[] }) {
   return (
