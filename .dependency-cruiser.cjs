@@ -2,7 +2,8 @@
 // client/ is a library (it must not reach into the app); the stages talk to each other only
 // through core/ or a declared interface (a *types.ts module); each vendor client stays in its adapter.
 const STAGES = 'ingest|transformer|router|runner|dedup|store'
-const PROJECT = '^(api|bus|cli|client|control|core|dedup|ingest|router|runner|store|transformer)/'
+const PROJECT =
+  '^(api|bus|cli|client|config|control|core|dedup|ingest|one-pass|router|runner|server|store|transformer)/'
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -20,6 +21,29 @@ module.exports = {
       comment: 'client/ is published as sluice/client: it imports nothing of the app but core/.',
       from: { path: '^client/' },
       to: { path: PROJECT, pathNot: '^(client|core)/' },
+    },
+    {
+      name: 'commands-load-no-server',
+      severity: 'error',
+      comment:
+        'cli/ holds the commands: --help and the control commands load only the settings table and the REST ' +
+        'client; a server command loads the server (server/) by a dynamic import, when it runs.',
+      from: { path: '^cli/' },
+      to: { path: PROJECT, pathNot: '^(cli|config|core)/', dependencyTypesNot: ['type-only', 'dynamic-import'] },
+    },
+    {
+      name: 'config-is-the-settings',
+      severity: 'error',
+      comment: 'config/ declares and loads the settings: it imports core/ alone, never a stage or an adapter.',
+      from: { path: '^config/' },
+      to: { path: PROJECT, pathNot: '^(config|core)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'composition-roots-are-on-top',
+      severity: 'error',
+      comment: 'server/ wires the stages: nothing below it imports it, so a stage never reaches its composition.',
+      from: { path: PROJECT, pathNot: '^(server|cli)/' },
+      to: { path: '^server/' },
     },
     {
       name: 'no-unresolvable',
@@ -59,8 +83,9 @@ module.exports = {
     {
       name: 'the-local-log-only-in-the-embedded-root',
       severity: 'error',
-      comment: "Only cli/embedded.ts asks for the local log's capabilities (shared values, settle): others see a Bus.",
-      from: { path: PROJECT, pathNot: ['^bus/(local|record-batch)', '^cli/embedded\.ts$'] },
+      comment:
+        "Only server/embedded.ts asks for the local log's capabilities (shared values, settle): others see a Bus.",
+      from: { path: PROJECT, pathNot: ['^bus/(local|record-batch)', '^server/embedded.ts$'] },
       to: { path: '^bus/(local|record-batch)' },
     },
     {

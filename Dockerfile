@@ -38,6 +38,9 @@ COPY --from=deps /app/node_modules/ node_modules/
 COPY package.json ./
 COPY bin/ bin/
 COPY cli/ cli/
+COPY config/ config/
+COPY server/ server/
+COPY one-pass/ one-pass/
 COPY core/ core/
 COPY bus/ bus/
 COPY ingest/ ingest/

@@ -2,11 +2,11 @@
 // The name is one URL-encoded path segment (`shop%2Forder.placed`); `?env=` defaults to production.
 import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { PRODUCTION } from '../control/envs.ts'
 import type { Schemas } from '../control/schemas.ts'
 import type { SchemaDoc, SchemaVersion } from '../control/types.ts'
 import { SluiceError } from '../core/errors.ts'
 import { errors, List, One, Time } from './schemas.ts'
+import { PRODUCTION } from '../core/env-names.ts'
 
 const JsonSchema = Type.Record(Type.String(), Type.Unknown(), {
   description: "A JSON Schema (draft 2020-12) for the event's data",

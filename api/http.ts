@@ -48,7 +48,7 @@ export interface HttpConfig {
   port: number
   trustProxy: string[] | false
   eventLimits: EventLimits
-  /** Timeouts and the connection cap (cli/config.ts). */
+  /** Timeouts and the connection cap (config/config.ts). */
   limits: HttpLimits
   /** Set in dev mode: only loopback names, IP literals, `host` and these may be in `Host`. */
   allowedHosts?: string[]

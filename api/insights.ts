@@ -6,7 +6,7 @@
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import type { Envs } from '../control/envs.ts'
-import { BRANCH_GROUP, type WebhookDoc } from '../control/types.ts'
+import type { WebhookDoc } from '../control/types.ts'
 import { SluiceError } from '../core/errors.ts'
 import type { InsightsRange, InsightsStore } from '../store/insights-types.ts'
 import {
@@ -21,6 +21,7 @@ import {
 } from './insights-schemas.ts'
 import { queryTime } from './query.ts'
 import { errors, One } from './schemas.ts'
+import { BRANCH_GROUP } from '../core/env-names.ts'
 
 const HOUR = 60 * 60_000
 /** The longest range one aggregate covers: a month of buckets. */

@@ -3,7 +3,6 @@
 // pushes it with PUT /v1/schemas/<name>, which still checks compatibility.
 import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { PRODUCTION } from '../control/envs.ts'
 import { draftSchema } from '../control/schema-draft.ts'
 import { diffSchemas } from '../control/schema-diff.ts'
 import type { Schemas } from '../control/schemas.ts'
@@ -15,6 +14,7 @@ import { queryTime } from './query.ts'
 import { errors, Nullable, One } from './schemas.ts'
 import { SchemaEnv, SchemaName } from './event-schemas.ts'
 import { absentBodyIsEmpty } from './validation.ts'
+import { PRODUCTION } from '../core/env-names.ts'
 
 const DAY = 24 * 60 * 60_000
 const HOUR = 60 * 60_000

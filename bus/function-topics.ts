@@ -47,7 +47,7 @@ export function createFunctionTopics(bus: Bus, names: TopicNames, partitions: nu
       if (!output) {
         // A run's records and signals share its key: its flow-control key (one owner applies the limits), else its ID.
         const inner = createOutput(bus, topic, codec, (r) => r.routeKey ?? r.runId)
-        // Made in the caller's tick once the topic exists: the one pass (cli/one-pass.ts) starts its
+        // Made in the caller's tick once the topic exists: the one pass (one-pass/index.ts) starts its
         // write as soon as it has published, and a run must be in the write of the event that made it.
         output = {
           publish: (values) =>

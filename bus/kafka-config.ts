@@ -1,5 +1,5 @@
 // The settings of the Kafka Bus, whichever client runs under it (kafka-port.ts). Every tunable is
-// required: cli/distributed.ts passes the config's values, and cli/config.ts holds their defaults.
+// required: server/distributed.ts passes the config's values, and config/config.ts holds their defaults.
 
 export interface KafkaBusConfig {
   brokers: string[]

@@ -1,6 +1,6 @@
 // The embedded log: Kafka's contract (topics, partitions, consumer groups with committed offsets,
 // batch reads, commit after the handler) on RocksDB in one process, and what only a log in the
-// process can offer, for the embedded composition alone (cli/embedded.ts): producers' values shared
+// process can offer, for the embedded composition alone (server/embedded.ts): producers' values shared
 // with consumers, and backpressure. How it works: bus/ARCHITECTURE.md. Its parts: group commit
 // (local-writer.ts), the tail and reads (local-tail.ts), groups (local-groups.ts), offsets and
 // retention (local-offsets.ts), keys (local-layout.ts), record batches (record-batch.ts).
@@ -54,7 +54,7 @@ export interface LocalLog extends Bus {
   sharedSource<T>(codec: Codec<T>): Source<T>
   /**
    * Writes `ops` (other key spaces than the log's) in the same RocksDB write as what is published in
-   * this tick, atomically with it; resolves once durable, as a publish does (cli/one-pass.ts).
+   * this tick, atomically with it; resolves once durable, as a publish does (one-pass/index.ts).
    */
   commit(ops: WriteOp[]): Promise<void>
   /** Starts the write of what this tick has published and committed so far at once (local-writer.ts). */

@@ -1,6 +1,6 @@
 // `sluice alerts …`: alert rules and incidents through a running server's REST API.
 import { parseArgs } from 'node:util'
-import { apiTarget } from './config.ts'
+import { apiTarget } from '../config/api-target.ts'
 import { request } from './control.ts'
 
 const OPTIONS = {

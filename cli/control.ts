@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { callJson } from './api-json.ts'
-import { apiTarget } from './config.ts'
+import { apiTarget } from '../config/api-target.ts'
 import { schemasDraftCommand } from './schema-draft.ts'
 
 const OPTIONS = {

@@ -1,28 +1,11 @@
 // The `sluice` command.
 import { parseArgs } from 'node:util'
-import { checkRunnerConfig, loadConfig, runnerConfig, type Config, type Flags } from './config.ts'
-import { type Setting, rangeOf, shownDefault } from './setting-kinds.ts'
-import { SECRET_SETTINGS, SETTING_GROUPS, SETTINGS, type SettingName, flagOf } from './settings.ts'
+import { type Setting, rangeOf, shownDefault } from '../config/setting-kinds.ts'
+import { SETTING_GROUPS, type SettingName, flagOf } from '../config/settings.ts'
 import { controlCommand } from './control.ts'
 import { webhooksCommand, WEBHOOKS_USAGE } from './webhooks.ts'
 import { alertsCommand, ALERTS_USAGE } from './alerts.ts'
 import { TYPES_USAGE } from './types.ts'
-
-const NAMES = Object.keys(SETTINGS) as SettingName[]
-
-type FlagOption = { type: 'string' | 'boolean'; multiple?: boolean }
-/**
- * Every setting is a flag; secrets also as --x-file. A setting off by default is a switch (`--watch`); one on by
- * default takes a value, so it can be turned off (`--local-log-share-values false`). A list may be repeated.
- */
-function flagOption(setting: Setting): FlagOption {
-  if (setting.default === false) return { type: 'boolean' }
-  return setting.schema.type === 'array' ? { type: 'string', multiple: true } : { type: 'string' }
-}
-const SERVER_OPTIONS: Record<string, FlagOption> = Object.fromEntries([
-  ...NAMES.map((name) => [flagOf(name), flagOption(SETTINGS[name])]),
-  ...SECRET_SETTINGS.map((name) => [`${flagOf(name)}-file`, { type: 'string' }]),
-])
 
 const CONTROL_NOTE = `Control commands talk to a running server: --url (SLUICE_URL, default http://127.0.0.1:8288),
 --signing-key (SLUICE_SIGNING_KEY). In distributed mode point --url at the api role.`
@@ -102,21 +85,6 @@ function settingHelp(name: SettingName, setting: Setting): string {
   return `  --${flagOf(name)}  ${setting.env}${fallback}${file}${range}\n      ${setting.doc}`
 }
 
-/** The configuration `sluice dev|start|runner <args>` runs with (what the chart's tests check Deployments against). */
-export function serverConfig(command: 'dev' | 'start' | 'runner', args: string[], env?: NodeJS.ProcessEnv): Config {
-  const { values } = parseArgs({ args, options: SERVER_OPTIONS, strict: true })
-  const flags: Flags = {}
-  for (const name of NAMES) {
-    const value = values[flagOf(name)]
-    flags[name] = Array.isArray(value) ? value.join(',') : value
-  }
-  for (const name of SECRET_SETTINGS) flags[`${name}File`] = values[`${flagOf(name)}-file`] as string | undefined
-  const config = loadConfig(command === 'runner' ? 'start' : command, flags, env)
-  if (command !== 'runner') return config
-  checkRunnerConfig(config, false)
-  return runnerConfig(config)
-}
-
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
   if (command !== undefined && COMMAND_USAGE[command] && (rest.includes('--help') || rest.includes('-h'))) {
@@ -125,7 +93,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (command === 'dev' || command === 'start' || command === 'runner') {
     // Only the server commands load the server (RocksDB, fastify, the stages): control commands start at once.
-    const { serve } = await import('./serve.ts')
+    const [{ serverConfig }, { serve }] = await Promise.all([
+      import('../config/server-config.ts'),
+      import('../server/serve.ts'),
+    ])
     await serve(command, serverConfig(command, rest))
     return -1 // keeps running
   }

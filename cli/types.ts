@@ -4,8 +4,8 @@
 import { writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { callJson, type Target } from './api-json.ts'
-import { apiTarget } from './config.ts'
-import { BRANCH_GROUP } from '../control/types.ts'
+import { apiTarget } from '../config/api-target.ts'
+import { BRANCH_GROUP } from '../core/env-names.ts'
 
 export const TYPES_USAGE = `usage: sluice types [--env ENV (default production)] [--out FILE]
   Writes a TypeScript declaration of the environment's latest event schemas (to stdout, or FILE such as

@@ -1,7 +1,7 @@
 // `sluice webhooks …`: webhook management through a running server's REST API.
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { apiTarget } from './config.ts'
+import { apiTarget } from '../config/api-target.ts'
 import { request } from './control.ts'
 
 const OPTIONS = {

@@ -7,13 +7,13 @@ import { SluiceError } from '../core/errors.ts'
 import { newUlid } from '../core/ids.ts'
 import {
   ALERT_METRICS,
-  BRANCH_GROUP,
   type AlertIncidentDoc,
   type AlertMetric,
   type AlertRuleDoc,
   type AlertTargetKind,
   type ControlStore,
 } from './types.ts'
+import { BRANCH_GROUP } from '../core/env-names.ts'
 
 export const ALERT_ID_PREFIX = 'al_'
 export const MIN_WINDOW_SECONDS = 60

@@ -1,8 +1,8 @@
 // Environments: `production` always exists; standard ones by name; branch ones form one group.
 import { SluiceError } from '../core/errors.ts'
-import { BRANCH_GROUP, type ControlStore, type EnvDoc, type SchemaMode, type UnknownNames } from './types.ts'
+import type { ControlStore, EnvDoc, SchemaMode, UnknownNames } from './types.ts'
+import { BRANCH_GROUP, PRODUCTION } from '../core/env-names.ts'
 
-export const PRODUCTION = 'production'
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/
 
 export function createEnvs(control: ControlStore) {

@@ -1,7 +1,8 @@
 // The function registry: which functions are served, per environment, and what triggers them.
 // Runners register what they serve; the router reads it to fan events out.
 import type { ControlStore, FunctionDoc } from './types.ts'
-import { PRODUCTION, type Envs } from './envs.ts'
+import type { Envs } from './envs.ts'
+import { PRODUCTION } from '../core/env-names.ts'
 
 export type FunctionRegistration = Omit<FunctionDoc, 'id' | 'registeredAt'>
 

@@ -2,8 +2,9 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { SluiceError } from '../core/errors.ts'
 import { newUlid } from '../core/ids.ts'
-import { BRANCH_GROUP, type ControlStore, type KeyDoc } from './types.ts'
+import type { ControlStore, KeyDoc } from './types.ts'
 import type { Envs } from './envs.ts'
+import { BRANCH_GROUP } from '../core/env-names.ts'
 
 // Every Event API request authenticates; a server sees few distinct keys, so their hashes are kept.
 const hashes = new Map<string, string>()

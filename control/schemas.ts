@@ -8,7 +8,8 @@ import type { Envs } from './envs.ts'
 import { compileSchema, MAX_SCHEMA_BYTES } from './schema-compile.ts'
 import { checkCompatible } from './schema-compat.ts'
 import type { EventSchemaRegistry } from './schemas-registry.ts'
-import { BRANCH_GROUP, type ControlStore, type EnvDoc, type SchemaDoc, type SchemaVersion } from './types.ts'
+import type { ControlStore, EnvDoc, SchemaDoc, SchemaVersion } from './types.ts'
+import { BRANCH_GROUP } from '../core/env-names.ts'
 
 export interface SchemaLimits {
   maxNameLength: number

@@ -38,9 +38,6 @@ export interface SchemaDoc {
   versions: SchemaVersion[]
 }
 
-/** The name a key or webhook uses to belong to the branch group rather than one environment. */
-export const BRANCH_GROUP = 'branch'
-
 export interface KeyDoc {
   /** Public identifier, safe to list and show. */
   id: string

@@ -3,14 +3,7 @@
 // so ingest finds a webhook and checks its IP rules without a round trip.
 import { randomBytes } from 'node:crypto'
 import { SluiceError } from '../core/errors.ts'
-import {
-  BRANCH_GROUP,
-  type ControlStore,
-  type WebhookDoc,
-  type WebhookPauseDoc,
-  type WebhookReleaseDoc,
-  type WebhookVerification,
-} from './types.ts'
+import type { ControlStore, WebhookDoc, WebhookPauseDoc, WebhookReleaseDoc, WebhookVerification } from './types.ts'
 import type { Envs } from './envs.ts'
 import { ipRules, nameRules, type IpRules, type NameRules } from './webhook-lists.ts'
 import {
@@ -21,6 +14,7 @@ import {
   checkTransform,
   checkVerification,
 } from './webhook-input.ts'
+import { BRANCH_GROUP } from '../core/env-names.ts'
 
 export const WEBHOOK_ID_PREFIX = 'wh_'
 

@@ -121,7 +121,7 @@ interface NativeDb {
  * RocksDB's memory bounds (docs/operations.md, "Memory and backpressure"): `writeBuffers` memtables
  * per column family of `writeBufferMb` times the family's share (core/keyspaces.ts), and at most
  * `maxOpenFiles` files open, each holding a descriptor and a table reader. Required: the config
- * (cli/config.ts) holds the one default.
+ * (config/config.ts) holds the one default.
  */
 export interface RocksMemory {
   writeBufferMb: number
@@ -129,7 +129,7 @@ export interface RocksMemory {
   maxOpenFiles: number
 }
 
-/** With what a write resolves (core/wal-sync.ts). Required: the config (cli/config.ts) holds the one default. */
+/** With what a write resolves (core/wal-sync.ts). Required: the config (config/config.ts) holds the one default. */
 export interface RocksOptions extends RocksMemory {
   durability: Durability
 }

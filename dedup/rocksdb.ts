@@ -29,7 +29,7 @@ export interface RocksDedupConfig {
 type Value = Buffer | string | null
 
 /**
- * The one-pass event path's use of the store (cli/one-pass.ts): what a lookup of `keys` and a mark of
+ * The one-pass event path's use of the store (one-pass/index.ts): what a lookup of `keys` and a mark of
  * `unnamed` (events without a caller id) read, then, from those values or newer ones the caller holds,
  * the lookup's answers and the writes of a mark, for the caller's own RocksDB write.
  */

@@ -1,8 +1,9 @@
 // Which environment an Event API request writes to: DESIGN.md, "Environments".
 import { SluiceError } from '../core/errors.ts'
-import { PRODUCTION, type Envs } from '../control/envs.ts'
+import type { Envs } from '../control/envs.ts'
 import type { Keys } from '../control/keys.ts'
-import { BRANCH_GROUP, type EnvDoc } from '../control/types.ts'
+import type { EnvDoc } from '../control/types.ts'
+import { BRANCH_GROUP, PRODUCTION } from '../core/env-names.ts'
 
 export interface Target {
   env: EnvDoc

@@ -7,11 +7,11 @@ import { SluiceError } from '../core/errors.ts'
 import { newUlid } from '../core/ids.ts'
 import { encodeRawBody, type RawWebhookRequest } from '../core/raw-request.ts'
 import type { Envs } from '../control/envs.ts'
-import { BRANCH_GROUP } from '../control/types.ts'
 import { isWebhookId, type Webhooks } from '../control/webhooks.ts'
 import { normalizeIp } from '../control/webhook-lists.ts'
 import { canonicalHeaders, queryArrays } from '../core/canonical.ts'
 import type { KeyRequest, WebhookAdmission, WebhookIngest } from './index.ts'
+import { BRANCH_GROUP } from '../core/env-names.ts'
 
 export interface WebhookIngestDeps {
   webhooks: Webhooks

@@ -35,7 +35,7 @@ export interface RouterConfig {
 }
 
 /**
- * Routing, for the router stage and the one-pass event path (cli/one-pass.ts). `route` publishes what
+ * Routing, for the router stage and the one-pass event path (one-pass/index.ts). `route` publishes what
  * it writes within the call, before its first await: on the local log one write, with whatever else
  * is published in that tick.
  */
@@ -51,7 +51,7 @@ export function createRouting(deps: RoutingDeps) {
 
   /**
    * The runs and wait messages of `events`, from the wait keys of the last `refresh`. The cancellations
-   * of the runs are registered after them, or, `together`, in the same tick (cli/one-pass.ts).
+   * of the runs are registered after them, or, `together`, in the same tick (one-pass/index.ts).
    */
   function route(events: EventRecord[], { together = false } = {}): Promise<void> {
     const functions = deps.functions()

@@ -38,7 +38,7 @@ export interface WaitsOutput {
   /**
    * Durable once resolved: the matcher sees every event routed after this. `together`: the keys and
    * the registrations are published in this tick, for a log that writes one tick's publishes at once
-   * (the local log: cli/one-pass.ts); otherwise the keys are durable first.
+   * (the local log: one-pass/index.ts); otherwise the keys are durable first.
    */
   register(waits: WaitRegistration[], options?: { together?: boolean }): Promise<void>
   remove(waits: Array<WaitKey & { waitId: string }>): Promise<void>

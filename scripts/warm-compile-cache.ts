@@ -12,6 +12,9 @@ import { pathToFileURL } from 'node:url'
 /** The Dockerfile copies these (tests/deploy/dockerfile.test.ts checks they match). */
 export const SOURCE_DIRS = [
   'cli',
+  'config',
+  'server',
+  'one-pass',
   'core',
   'bus',
   'ingest',

@@ -14,7 +14,7 @@ export interface StoreSinkDeps {
   source: Source<StoredEvent>
   /**
    * Stores a batch, idempotent by internal ID; `records[i]` is the record `events[i]` was read from
-   * (embedded mode writes its bytes, the event's JSON text, as they are: cli/embedded.ts).
+   * (embedded mode writes its bytes, the event's JSON text, as they are: server/embedded.ts).
    */
   insert(events: StoredEvent[], records: ConsumedRecord[]): Promise<void>
   /** Deletes what is past retention (EventStore.deleteBefore). */

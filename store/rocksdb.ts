@@ -32,7 +32,7 @@ export interface RocksEventStoreOptions {
 export interface RocksEventStore extends EventStore {
   /** As insertEvents, writing `texts[i]`, `events[i]`'s JSON text, as it is instead of serializing the event. */
   insertEventTexts(events: StoredEvent[], texts: Buffer[]): Promise<void>
-  /** The writes that insert `events`, for a write of the caller's (cli/one-pass.ts). */
+  /** The writes that insert `events`, for a write of the caller's (one-pass/index.ts). */
   insertOps(events: StoredEvent[]): WriteOp[]
 }
 

@@ -18,7 +18,7 @@ import { fingerprint } from '../core/fingerprint.ts'
 import { headerOf, rawBodyText, type RawWebhookRequest } from '../core/raw-request.ts'
 import type { Envs } from '../control/envs.ts'
 import { withViolations, type CheckEvents } from '../control/schema-check.ts'
-import { BRANCH_GROUP, type WebhookDoc } from '../control/types.ts'
+import type { WebhookDoc } from '../control/types.ts'
 import type { Webhooks } from '../control/webhooks.ts'
 import type { RequestError, WebhookRequestRecord, WebhookRequestStore } from '../store/requests-types.ts'
 import type { Sandbox } from './sandbox-types.ts'
@@ -29,6 +29,7 @@ import { verifySignature } from './verify.ts'
 import { deliveryIdOf, deliveryKeys } from './delivery-id.ts'
 import { isHolding } from './pause.ts'
 import { countWebhookRequests, transformDuration } from './metrics.ts'
+import { BRANCH_GROUP } from '../core/env-names.ts'
 
 export interface TransformerDeps {
   source: Source<RawWebhookRequest>

@@ -14,15 +14,15 @@
 //    events of one millisecond, and since format 3 each event's line only what it does not share with
 //    the others, store/rocksdb-events.ts); and JSON.parse of the batch's body
 //    with one JSON.stringify of each event (the least a store of JSON events needs). Since the one-pass
-//    path (cli/one-pass.ts) an event is written once, in E; the log (L) carries only what functions run.
+//    path (one-pass/index.ts) an event is written once, in E; the log (L) carries only what functions run.
 // Usage: node --conditions=sluice-source bench/ingest/floor.ts [seconds]
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { loadConfig, rocksOptionsOf } from '../../cli/config.ts'
-import { startEmbedded } from '../../cli/embedded.ts'
-import { createLogger } from '../../cli/log.ts'
+import { loadConfig, rocksOptionsOf } from '../../config/config.ts'
+import { startEmbedded } from '../../server/embedded.ts'
+import { createLogger } from '../../server/log.ts'
 import { registry } from '../../core/metrics.ts'
 import { openRocks, type Rocks, type WriteOp } from '../../core/rocks.ts'
 import { report, rocksdbIdle } from '../lib.ts'

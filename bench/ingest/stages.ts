@@ -36,7 +36,7 @@ const RULES: Array<[stage: string, owns: (fn: string, url: string) => boolean]> 
     'write: RocksDB batch (binding), WAL sync, log',
     (_, url) => /rocksdb-native|core\/rocks\.ts|core\/wal-sync\.ts|bus\/local/.test(url),
   ],
-  ['one pass: the rest', (_, url) => url.endsWith('cli/one-pass.ts')],
+  ['one pass: the rest', (_, url) => url.endsWith('one-pass/index.ts')],
   ['ingest: UTF-8 check, JSON.parse', (fn, url) => url.endsWith('ingest/index.ts') && fn === 'checkedEvents'],
   ['ingest: validation, IDs, records', (_, url) => /core\/(event|ids)\.ts|schema-check/.test(url)],
   ['ingest: the rest (body, admission, limits)', (_, url) => url.includes('/ingest/')],

@@ -12,8 +12,8 @@ import { openRocks, type WriteOp } from '../../core/rocks.ts'
 import { DEFAULT_SCAN_BUDGET, createRocksEventStore } from '../../store/rocksdb.ts'
 import { eventKey } from '../../store/rocksdb-events.ts'
 import type { EventQuery, EventStore } from '../../store/types.ts'
-import { rocksOptionsOf } from '../../cli/config.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { rocksOptionsOf } from '../../config/config.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { report } from '../lib.ts'
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000)

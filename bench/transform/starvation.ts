@@ -10,9 +10,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { loadConfig } from '../../cli/config.ts'
-import { startEmbedded } from '../../cli/embedded.ts'
-import { createLogger } from '../../cli/log.ts'
+import { loadConfig } from '../../config/config.ts'
+import { startEmbedded } from '../../server/embedded.ts'
+import { createLogger } from '../../server/log.ts'
 import { report } from '../lib.ts'
 
 const seconds = Number(process.argv[2] ?? 10)

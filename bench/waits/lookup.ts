@@ -1,6 +1,6 @@
 // bench/waits/lookup: the wait matcher's lookup alone, in this process: router/waits-rocksdb.ts
 // `findMany` (a multi-get of the entries its in-memory index names) on a fresh RocksDB opened as the
-// server opens it (core/rocks.ts, cli/settings.ts DEFAULTS), holding 10,000 then 100,000 open waits
+// server opens it (core/rocks.ts, config/settings.ts DEFAULTS), holding 10,000 then 100,000 open waits
 // with distinct match values (as the embedded server stores them: scope `all`). Per size: lookups of
 // keys that have a wait (a hit: one registration read and parsed) and of keys that have none (a
 // miss: the common case, an event nobody waits for), one key a read, 1 and 64 reads in flight, and
@@ -16,8 +16,8 @@ import { join } from 'node:path'
 import { report } from '../lib.ts'
 import { round } from '../wrk.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksOptionsOf } from '../../cli/config.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { rocksOptionsOf } from '../../config/config.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { createRocksWaitStore } from '../../router/waits-rocksdb.ts'
 import { matchKey, type WaitRegistration } from '../../router/waits-types.ts'
 import { keyPrefix } from '../../core/keyspaces.ts'

@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { allocatorOf, rocksdbIdle, startChild, type Child } from '../lib.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksOptionsOf } from '../../cli/config.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { rocksOptionsOf } from '../../config/config.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { lastOffset } from '../../bus/local-layout.ts'
 
 /** jemalloc as the image and scripts/start.sh run it (Dockerfile, docs/operations.md "Allocator"). */

@@ -15,8 +15,8 @@ import { peakRssMb, report } from '../lib.ts'
 import { cpuMicros, round, rssMb } from '../wrk.ts'
 import { openRocks } from '../../core/rocks.ts'
 import { KEY_SPACES, keyRange, type KeySpaceName } from '../../core/keyspaces.ts'
-import { rocksOptionsOf } from '../../cli/config.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { rocksOptionsOf } from '../../config/config.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { duKib, memoryOf, metricsOf, runsOf, sendAll, settled, startServer, sumOf } from './server.ts'
 
 const stops = (process.argv[2] ?? '10000,50000,100000').split(',').map(Number)

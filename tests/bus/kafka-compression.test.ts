@@ -9,7 +9,7 @@ import pino from 'pino'
 import type { KafkaClientName } from '../../bus/kafka-clients.ts'
 import type { KafkaBusConfig } from '../../bus/kafka-config.ts'
 import type { Bus, ConsumedRecord } from '../../bus/types.ts'
-import { loadConfig } from '../../cli/config.ts'
+import { loadConfig } from '../../config/config.ts'
 import { testServices } from '../infra/services.ts'
 import { createTestKafkaBus } from '../helpers/kafka-bus.ts'
 

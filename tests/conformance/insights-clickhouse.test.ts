@@ -1,8 +1,8 @@
 // The InsightsStore contract on ClickHouse, on both releases the store supports (18.16 and
 // current), each fixture in a database of its own, dropped when it closes.
 import t from 'tap'
-import { insightsLimits, queryLimits } from '../../cli/connections.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { insightsLimits, queryLimits } from '../../server/connections.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { createClickHouseInsights } from '../../store/clickhouse-insights.ts'
 import { openTestDatabase, serverVersion } from '../helpers/clickhouse-db.ts'
 import { clickHouseServers } from '../infra/services.ts'

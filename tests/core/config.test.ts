@@ -1,12 +1,12 @@
-// Loading the table of settings (cli/settings.ts): defaults, then variables, then flags; each kind's text
+// Loading the table of settings (config/settings.ts): defaults, then variables, then flags; each kind's text
 // parsed one way for variables and flags alike; a wrong value refused naming the flag and the variable.
 import t from 'tap'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfig } from '../../cli/config.ts'
-import { serverConfig } from '../../cli/main.ts'
-import { DEFAULTS, SETTINGS } from '../../cli/settings.ts'
+import { loadConfig } from '../../config/config.ts'
+import { serverConfig } from '../../config/server-config.ts'
+import { DEFAULTS, SETTINGS } from '../../config/settings.ts'
 
 t.test('nothing set: every default, and no value for a setting without one', async (t) => {
   const config = loadConfig('dev', {}, {})

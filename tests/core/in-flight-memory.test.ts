@@ -1,4 +1,4 @@
-// What waits for a durable write holds no events (ingest/index.ts, cli/one-pass.ts,
+// What waits for a durable write holds no events (ingest/index.ts, one-pass/index.ts,
 // bus/local-writer.ts): under
 // `always` a write waits for the WAL's fdatasync, milliseconds in which V8 would otherwise copy a
 // request's events through its young generation and into the old one (docs/operations.md, "Memory").
@@ -9,13 +9,13 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import pino from 'pino'
 import { createHttpServer } from '../../api/http.ts'
-import { loadConfig, rocksOptionsOf } from '../../cli/config.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { loadConfig, rocksOptionsOf } from '../../config/config.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { createEnvs } from '../../control/envs.ts'
 import { createKeys } from '../../control/keys.ts'
 import { createRocksControlStore } from '../../control/rocksdb.ts'
 import { createIngest } from '../../ingest/index.ts'
-import { createOnePass } from '../../cli/one-pass.ts'
+import { createOnePass } from '../../one-pass/index.ts'
 import { createWriter } from '../../bus/local-writer.ts'
 import type { Offsets } from '../../bus/local-offsets.ts'
 import type { EventRecord } from '../../core/event.ts'

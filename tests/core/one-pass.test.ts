@@ -1,16 +1,16 @@
-// The embedded event path in one pass (cli/one-pass.ts, docs/design.md "One pass"): an Event API
+// The embedded event path in one pass (one-pass/index.ts, docs/design.md "One pass"): an Event API
 // request's events, index entries, dedup marks and the runs the router makes of them are one RocksDB
 // write, the events are written once (in the store, never on a log topic), and concurrent requests
 // with one `id` store one event. The RocksDB under a real embedded server is wrapped to see its writes.
 import t from 'tap'
 import { join } from 'node:path'
 import { Client } from '../../client/index.ts'
-import { loadConfig, rocksOptionsOf } from '../../cli/config.ts'
-import { startEmbedded } from '../../cli/embedded.ts'
-import { createLogger } from '../../cli/log.ts'
+import { loadConfig, rocksOptionsOf } from '../../config/config.ts'
+import { startEmbedded } from '../../server/embedded.ts'
+import { createLogger } from '../../server/log.ts'
 import { openRocks, type Rocks, type WriteOp } from '../../core/rocks.ts'
 import { keyPrefix } from '../../core/keyspaces.ts'
-import { createOnePass } from '../../cli/one-pass.ts'
+import { createOnePass } from '../../one-pass/index.ts'
 import { createRocksEventStore } from '../../store/rocksdb.ts'
 import { createRocksDedupStore } from '../../dedup/rocksdb.ts'
 import type { EventRecord } from '../../core/event.ts'

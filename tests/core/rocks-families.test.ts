@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import RocksDB from 'rocksdb-native'
 import { FAMILIES, keyPrefix } from '../../core/keyspaces.ts'
 import { openRocks } from '../../core/rocks.ts'
-import { rocksOptionsOf } from '../../cli/config.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { rocksOptionsOf } from '../../config/config.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { removeDir, tempDir } from '../helpers/server.ts'
 
 interface RawDb {

@@ -4,8 +4,8 @@
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import { openRocks, type Rocks, type WriteOp } from '../../core/rocks.ts'
-import { rocksOptionsOf } from '../../cli/config.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { rocksOptionsOf } from '../../config/config.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { createRocksDedupStore } from '../../dedup/rocksdb.ts'
 import { tempDir, removeDir } from '../helpers/server.ts'
 

@@ -1,7 +1,7 @@
 // The chart's values that set a Sluice setting (templates/_helpers.tpl, "sluice.env"): how a test sets each
 // to something other than its default, the Deployment it reads, what Sluice gets, and why the chart's
 // default is not Sluice's where it is not. helm-chart-values.test.ts proves each line by rendering.
-import type { SettingName } from '../../cli/settings.ts'
+import type { SettingName } from '../../config/settings.ts'
 
 export interface ChartValue {
   setting: SettingName

@@ -1,4 +1,4 @@
-// The chart against the table of settings (cli/settings.ts): each chart value that sets a setting
+// The chart against the table of settings (config/settings.ts): each chart value that sets a setting
 // (chart-values.ts) reaches Sluice as that setting, states Sluice's default or says why not, and admits
 // only what Sluice accepts (values.schema.json); every variable the chart renders is a setting.
 import t, { type Test } from 'tap'
@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { isDeepStrictEqual } from 'node:util'
 import { parse } from 'yaml'
-import { serverConfig } from '../../cli/main.ts'
-import { SETTINGS, SECRET_SETTINGS, type SettingName } from '../../cli/settings.ts'
+import { serverConfig } from '../../config/server-config.ts'
+import { SETTINGS, SECRET_SETTINGS, type SettingName } from '../../config/settings.ts'
 import { CHART_VALUES } from './chart-values.ts'
 import { chart, type Manifest, ofKind, podOf, productionValues, template } from './helm.ts'
 

@@ -1,4 +1,4 @@
-// Every setting Sluice reads (cli/settings.ts) can be set through the chart: the ones the chart
+// Every setting Sluice reads (config/settings.ts) can be set through the chart: the ones the chart
 // wires itself (ports, data dir, roles, …) through their first-class values (chart-values.ts, proven by
 // helm-chart-values.test.ts), every other one through `env` (all roles) or `roles.<role>.env` (one role).
 // Proven by rendering and loading each Deployment's configuration with Sluice's own loader.
@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { serverConfig } from '../../cli/main.ts'
-import { SETTINGS, type SettingName } from '../../cli/settings.ts'
+import { serverConfig } from '../../config/server-config.ts'
+import { SETTINGS, type SettingName } from '../../config/settings.ts'
 import { CHART_VALUES } from './chart-values.ts'
 import { chart, type Manifest, ofKind, podOf, template, templateError } from './helm.ts'
 
@@ -66,7 +66,7 @@ t.test('the settings the chart wires itself have a first-class value, and are re
   }
 })
 
-/** Settings of the embedded mode that the distributed one refuses rather than ignores (cli/config.ts). */
+/** Settings of the embedded mode that the distributed one refuses rather than ignores (config/config.ts). */
 const EMBEDDED_ONLY: Record<string, { envVar: string; value: string; refusal: RegExp }> = {
   // Deleting events by age is ClickHouse's TTL or DROP PARTITION there: an operator who set it
   // must not believe events are deleted when they are not.

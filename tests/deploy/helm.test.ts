@@ -4,8 +4,8 @@
 import t, { type Test } from 'tap'
 import { readFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
-import { serverConfig } from '../../cli/main.ts'
-import { clickhouseConnection, kafkaSecurity } from '../../cli/connections.ts'
+import { serverConfig } from '../../config/server-config.ts'
+import { clickhouseConnection, kafkaSecurity } from '../../server/connections.ts'
 import { ROOT } from '../helpers/server.ts'
 import {
   type Manifest,

@@ -6,8 +6,8 @@ import { errorCatalogue } from '../../core/errors.ts'
 import { startServer } from '../helpers/server.ts'
 import pino from 'pino'
 import { createHttpServer } from '../../api/http.ts'
-import { loadConfig } from '../../cli/config.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { loadConfig } from '../../config/config.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { rawRequest, sleep, type RawResponse } from '../helpers/raw-http.ts'
 
 const server = await startServer()

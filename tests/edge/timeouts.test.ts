@@ -98,7 +98,7 @@ t.test('connections past the cap are refused while the others are served', async
 })
 
 t.test('the defaults are set when no flag is given', async (t) => {
-  const { loadConfig } = await import('../../cli/config.ts')
+  const { loadConfig } = await import('../../config/config.ts')
   t.match(loadConfig('dev', {}, {}), {
     requestTimeoutMs: 30_000,
     headersTimeoutMs: 10_000,

@@ -2,8 +2,8 @@
 // given: clickHouseServers() lists both), dropped at close.
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import pino from 'pino'
-import { queryLimits } from '../../cli/connections.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { queryLimits } from '../../server/connections.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { createClickHouseStores, type ClickHouseConfig, type ClickHouseStores } from '../../store/clickhouse.ts'
 import { testServices } from '../infra/services.ts'
 

@@ -5,9 +5,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { loadConfig, type Flags } from '../../cli/config.ts'
-import { createLogger } from '../../cli/log.ts'
-import { startEmbedded, type Running } from '../../cli/embedded.ts'
+import { loadConfig, type Flags } from '../../config/config.ts'
+import { createLogger } from '../../server/log.ts'
+import { startEmbedded, type Running } from '../../server/embedded.ts'
 import { responseSchemaCheck } from './response-schemas.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))

@@ -1,10 +1,10 @@
-// docs/configuration.md has one row per setting of the table (cli/settings.ts), with its flag, environment
+// docs/configuration.md has one row per setting of the table (config/settings.ts), with its flag, environment
 // variables, default and range as declared there, and no row without a setting.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
-import { ConfigSchema } from '../../cli/config.ts'
-import { rangeOf, shownDefault } from '../../cli/setting-kinds.ts'
-import { SETTINGS, type SettingName, flagOf } from '../../cli/settings.ts'
+import { ConfigSchema } from '../../config/config.ts'
+import { rangeOf, shownDefault } from '../../config/setting-kinds.ts'
+import { SETTINGS, type SettingName, flagOf } from '../../config/settings.ts'
 
 const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8')
 const rows = [...doc.matchAll(/^\| `--([a-z-]+)` \| (.+?) \| (.+?) \| (.+?) \| (.*) \|$/gm)].map((m) => ({

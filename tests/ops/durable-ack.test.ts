@@ -103,7 +103,7 @@ async function tracedRun(t: Test, durability: 'always' | 'off') {
       return send(`50-event batch ${i}`, '/e/k', batch(50, marker), marker)
     }),
   )
-  // Three rounds of three, ~2 MB of events written once each (cli/one-pass.ts): the store's 0.5 MiB
+  // Three rounds of three, ~2 MB of events written once each (one-pass/index.ts): the store's 0.5 MiB
   // memtable fills several times, and RocksDB moves to a new WAL file with each.
   for (let round = 0; round < 3; round++)
     await Promise.all(

@@ -98,7 +98,7 @@ t.test(
     const bytes = Buffer.byteLength(events) + Buffer.byteLength(notJson) + Buffer.byteLength(invalid)
     t.equal(change(before, after, 'sluice_ingest_request_bytes_sum', { api: 'event' }), bytes, 'body bytes')
     t.ok(change(before, after, 'sluice_log_publish_duration_seconds_count', { bus: 'local' }) >= 1, 'publish latency')
-    // Deduplicated, stored and routed in one write (cli/one-pass.ts), counted as dedup passed them.
+    // Deduplicated, stored and routed in one write (one-pass/index.ts), counted as dedup passed them.
     t.equal(change(before, after, 'sluice_dedup_events_total', { outcome: 'accepted' }), 3, 'passed dedup')
     t.notOk(after.text.includes(id), 'no event ID in any label')
   },

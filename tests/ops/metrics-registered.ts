@@ -1,8 +1,8 @@
 // What the code registers in a process's metrics registry (every stage and both composition roots
 // loaded, the process defaults started), and the metric names a PromQL expression reads, so the
 // docs and the Grafana dashboard can be checked against the code.
-import '../../cli/embedded.ts'
-import '../../cli/distributed.ts'
+import '../../server/embedded.ts'
+import '../../server/distributed.ts'
 import { registry, startProcessMetrics } from '../../core/metrics.ts'
 
 startProcessMetrics()

@@ -1,15 +1,13 @@
-// What the code, the docs and the Helm chart call a setting is what the table (cli/settings.ts) declares:
+// What the code, the docs and the Helm chart call a setting is what the table (config/settings.ts) declares:
 // every SLUICE_ variable they name exists, and every error hint `name (--flag / SLUICE_X)` is the setting's own.
 import t from 'tap'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { SETTINGS, type SettingName, secretFileLabel, settingLabel } from '../../cli/settings.ts'
+import { SETTINGS, type SettingName, secretFileLabel, settingLabel } from '../../config/settings.ts'
 import { ROOT } from '../helpers/server.ts'
+import { SOURCE_DIRS } from '../../scripts/warm-compile-cache.ts'
 
-const SOURCES = [
-  ...['api', 'bus', 'cli', 'client', 'control', 'core', 'dedup', 'ingest', 'router', 'runner', 'store', 'transformer'],
-  ...['docs', 'deploy/helm/sluice', 'scripts', 'README.md', 'Dockerfile'],
-]
+const SOURCES = [...SOURCE_DIRS, ...['docs', 'deploy/helm/sluice', 'scripts', 'README.md', 'Dockerfile']]
 /** Variables that are not settings of the server: read before node starts, by the control commands, or examples. */
 const NOT_SETTINGS: Record<string, string> = {
   SLUICE_URL: 'where the control commands (cli/control.ts) find the server',

@@ -3,8 +3,8 @@
 // older events had never been stored; and `sluice dev` runs it on its own.
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
-import { loadConfig, rocksOptionsOf } from '../../cli/config.ts'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { loadConfig, rocksOptionsOf } from '../../config/config.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import type { StoredEvent } from '../../core/event.ts'
 import { newIdSeed, seededUlids } from '../../core/ids.ts'
 import { KEY_SPACES, keyRange } from '../../core/keyspaces.ts'

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { createSandbox } from '../../transformer/sandbox.ts'
 import type { TransformResult } from '../../transformer/sandbox-types.ts'
 import { LIMITS, ROOMY_LIMITS, request } from './payloads.ts'

@@ -1,7 +1,7 @@
 // Hostile transforms: each is contained within its limit and gets its exact result code, the
 // host is untouched, and afterwards the same sandbox still runs a normal transform correctly.
 import t from 'tap'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { createSandbox } from '../../transformer/sandbox.ts'
 import type { TransformErrorCode } from '../../transformer/sandbox-types.ts'
 import { LIMITS, ROOMY_LIMITS, request, stripeInvoicePaid } from './payloads.ts'

@@ -1,10 +1,10 @@
 // The sandbox limits the docs state are the server's: every `SLUICE_TRANSFORM_…` setting a doc
-// gives a value for says the default that cli/config.ts applies (docs/webhooks.md once said
+// gives a value for says the default that config/config.ts applies (docs/webhooks.md once said
 // 1000 ms, 5000 ms and 64 MB while the server ran 100 ms, 1 s and 32 MB).
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
-import { loadConfig } from '../../cli/config.ts'
+import { loadConfig } from '../../config/config.ts'
 import { ROOT } from '../helpers/server.ts'
 
 const defaults = loadConfig('dev', {}, {})

@@ -1,7 +1,7 @@
 // The transforms people write for real providers: each pattern on a provider-shaped request,
 // through the real sandbox, checked on the exact value it returns.
 import t from 'tap'
-import { DEFAULTS } from '../../cli/settings.ts'
+import { DEFAULTS } from '../../config/settings.ts'
 import { createSandbox } from '../../transformer/sandbox.ts'
 import {
   LIMITS,

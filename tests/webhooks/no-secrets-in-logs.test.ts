@@ -4,9 +4,9 @@
 // session created or sent. A short fingerprint stands in where a log needs to say which one.
 import { Writable } from 'node:stream'
 import t from 'tap'
-import { loadConfig } from '../../cli/config.ts'
-import { startEmbedded } from '../../cli/embedded.ts'
-import { createLogger } from '../../cli/log.ts'
+import { loadConfig } from '../../config/config.ts'
+import { startEmbedded } from '../../server/embedded.ts'
+import { createLogger } from '../../server/log.ts'
 import { fingerprint } from '../../core/fingerprint.ts'
 import { eventually, removeDir, tempDir, TEST_SIGNING_KEY } from '../helpers/server.ts'
 import { hmacHex } from './helpers.ts'

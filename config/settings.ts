@@ -1,4 +1,4 @@
-// Every setting Sluice reads, each declared once (settings-*.ts): cli/config.ts loads them, cli/main.ts makes
+// Every setting Sluice reads, each declared once (settings-*.ts): config/config.ts loads them, cli/main.ts makes
 // them flags and --help, and tests check docs/configuration.md and the Helm chart against them.
 import type { Static } from '@sinclair/typebox'
 import type { Setting } from './setting-kinds.ts'

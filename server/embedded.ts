@@ -16,9 +16,9 @@ import { createRocksRunnerState } from '../runner/rocksdb.ts'
 import { createRocksWaitStore } from '../router/waits-rocksdb.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import { compose, run, ROLES, type Adapters, type Running } from './compose.ts'
-import { type Config, rocksOptionsOf } from './config.ts'
+import { type Config, rocksOptionsOf } from '../config/config.ts'
 import { plainEventPath, type EventPath } from './event-path.ts'
-import { createOnePass } from './one-pass.ts'
+import { createOnePass } from '../one-pass/index.ts'
 import type { RoutePlugin } from '../api/http.ts'
 
 export type { Running }

@@ -1,15 +1,8 @@
 // The kinds of setting (integer, text, choice, switch, list): each turns one declaration into the schema
 // that checks it, the parse of its variable or flag, and the range --help and docs/configuration.md show.
-import {
-  type TArray,
-  type TBoolean,
-  type TInteger,
-  type TLiteral,
-  type TSchema,
-  type TString,
-  type TUnion,
-  Type,
-} from '@sinclair/typebox'
+// The schemas are plain JSON Schema typed as TypeBox's: --help and the control commands read this table
+// without loading TypeBox (~19 MB); config.ts, which only the server commands load, checks with it.
+import type { TArray, TBoolean, TInteger, TLiteral, TSchema, TString, TUnion } from '@sinclair/typebox'
 
 export interface Setting<S extends TSchema = TSchema, D = unknown> {
   /** The environment variable: named here, not derived, so renaming a field cannot rename it. */
@@ -41,19 +34,22 @@ const NO_MAXIMUM = Number.MAX_SAFE_INTEGER
 export function int<D extends number | undefined = undefined>(
   d: Declared<D> & { min: number; max?: number },
 ): Setting<TInteger, D> {
-  const schema = Type.Integer({ minimum: d.min, maximum: d.max ?? NO_MAXIMUM })
+  const schema = { type: 'integer', minimum: d.min, maximum: d.max ?? NO_MAXIMUM } as unknown as TInteger
   return { env: d.env, flag: d.flag, doc: d.doc, default: d.default as D, schema, parse: Number }
 }
 
 export function text<D extends string | undefined = undefined>(
   d: Declared<D> & { minLength?: number; pattern?: string; secret?: boolean },
 ): Setting<TString, D> {
-  const schema = Type.String({ minLength: d.minLength ?? 1, ...(d.pattern && { pattern: d.pattern }) })
+  const schema = stringSchema(d.minLength ?? 1, d.pattern)
   return { env: d.env, flag: d.flag, doc: d.doc, default: d.default as D, schema, secret: d.secret, parse: String }
 }
 
 type Choices = readonly [string, ...string[]]
-const literals = <C extends Choices>(of: C) => Type.Union(of.map((v) => Type.Literal(v as C[number])))
+const literals = <C extends Choices>(of: C) =>
+  ({ anyOf: of.map((v) => ({ const: v, type: 'string' })) }) as unknown as TUnion<TLiteral<C[number]>[]>
+const stringSchema = (minLength: number, pattern?: string) =>
+  ({ type: 'string', minLength, ...(pattern && { pattern }) }) as unknown as TString
 
 /** One of `of`, in any case (`LZ4` is `lz4`). */
 export function choice<const C extends Choices, D extends C[number] | undefined = undefined>(
@@ -69,12 +65,19 @@ const BOOLEANS: Record<string, boolean> = { true: true, 1: true, false: false, 0
 /** true or false (also 1 or 0); other text is left for the schema to refuse, naming the setting. */
 export function bool<D extends boolean>(d: Declared<D> & { default: D }): Setting<TBoolean, D> {
   const parse = (v: string) => BOOLEANS[v.toLowerCase()] ?? v
-  return { env: d.env, flag: d.flag, doc: d.doc, default: d.default, schema: Type.Boolean(), parse }
+  return {
+    env: d.env,
+    flag: d.flag,
+    doc: d.doc,
+    default: d.default,
+    schema: { type: 'boolean' } as unknown as TBoolean,
+    parse,
+  }
 }
 
 /** A comma list (a flag may also be repeated); empty items are dropped. */
 export function list(d: Declared<string[]> & { default: string[] }): Setting<TArray<TString>, string[]> {
-  const schema = Type.Array(Type.String({ minLength: 1 }))
+  const schema = { type: 'array', items: stringSchema(1) } as unknown as TArray<TString>
   return { env: d.env, flag: d.flag, doc: d.doc, default: d.default, schema, parse: commaList }
 }
 
@@ -83,7 +86,7 @@ export function listOf<const C extends Choices>(
   of: C,
   d: Declared<C[number][]> & { default: C[number][] },
 ): Setting<TArray<TUnion<TLiteral<C[number]>[]>>, C[number][]> {
-  const schema = Type.Array(literals(of))
+  const schema = { type: 'array', items: literals(of) } as unknown as TArray<TUnion<TLiteral<C[number]>[]>>
   return { env: d.env, flag: d.flag, doc: d.doc, default: d.default, schema, parse: commaList }
 }
 
@@ -95,7 +98,7 @@ function commaList(v: string): string[] {
 }
 
 /** The JSON Schema keywords the kinds above write. */
-interface Rule {
+export interface Rule {
   type?: string
   items?: Rule
   anyOf?: TLiteral[]

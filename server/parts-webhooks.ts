@@ -20,7 +20,7 @@ import { createReplay } from '../transformer/replay.ts'
 import { createPausing } from '../transformer/pause.ts'
 import { webhookRoutes } from '../api/webhooks.ts'
 import type { CheckEvents } from '../control/schema-check.ts'
-import type { Config } from './config.ts'
+import type { Config } from '../config/config.ts'
 
 export interface WebhookPartsDeps {
   bus: Bus

@@ -12,7 +12,7 @@ import { alertRoutes } from '../api/alerts.ts'
 import { createAlertEvaluator } from '../api/alert-evaluator.ts'
 import { createMeasure } from '../api/alert-measure.ts'
 import { createNotifier } from '../api/alert-notify.ts'
-import type { Config } from './config.ts'
+import type { Config } from '../config/config.ts'
 
 export interface AlertPartsDeps {
   control: ControlStore

@@ -2,7 +2,7 @@
 // In the embedded mode the log is the local RocksDB of this process, so a runner process is a whole
 // single-node Sluice serving those functions; against Kafka it plays the runner role only.
 import { isSluiceFunction, type SluiceFunction } from '../client/function.ts'
-import { checkRunnerConfig, loadConfig, runnerConfig } from './config.ts'
+import { checkRunnerConfig, loadConfig, runnerConfig } from '../config/config.ts'
 import { createLogger } from './log.ts'
 import type { Running } from './compose.ts'
 
@@ -35,7 +35,7 @@ export async function startRunner(options: RunnerOptions): Promise<RunningRunner
   const config = loadConfig(options.mode ?? 'start', options.flags ?? {})
   checkRunnerConfig(config, functions.length > 0)
   // Loaded on demand, as by the CLI: the stages, RocksDB and the Kafka clients.
-  const { startSluice } = await import('./server.ts')
+  const { startSluice } = await import('./start.ts')
   const running: Running = await startSluice(runnerConfig(config), createLogger(config.logLevel), { functions })
   return { url: running.url, opsUrl: running.opsUrl, stop: () => running.stop() }
 }

@@ -6,8 +6,8 @@ import type { KafkaBusConfig } from '../bus/kafka-config.ts'
 import type { ClickHouseConfig } from '../store/clickhouse.ts'
 import type { QueryLimits } from '../store/clickhouse-read.ts'
 import type { SqlLimits } from '../store/insights-types.ts'
-import type { Config } from './config.ts'
-import { settingLabel } from './settings.ts'
+import type { Config } from '../config/config.ts'
+import { settingLabel } from '../config/settings.ts'
 
 export function kafkaSecurity(config: Config): Pick<KafkaBusConfig, 'tls' | 'sasl'> {
   const tlsWanted = config.kafkaTls || config.kafkaCaFile !== undefined || config.kafkaCertFile !== undefined

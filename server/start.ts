@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { openRocks } from '../core/rocks.ts'
 import type { SluiceFunction } from '../client/function.ts'
-import { type Config, rocksOptionsOf } from './config.ts'
+import { type Config, rocksOptionsOf } from '../config/config.ts'
 import type { Running } from './embedded.ts'
 import { checkPortFree } from '../api/ops-server.ts'
 

@@ -1,5 +1,5 @@
 // The functions parts of a composition: run sink, router, and the runners of the functions
-// this process serves (from `--functions FILE` or given in code). cli/compose.ts picks the
+// this process serves (from `--functions FILE` or given in code). server/compose.ts picks the
 // parts its roles need.
 import type { Logger } from 'pino'
 import type { Bus } from '../bus/types.ts'
@@ -76,7 +76,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
     waits,
   })
   return {
-    /** What the router does to events, for the embedded one-pass path too (cli/one-pass.ts). */
+    /** What the router does to events, for the embedded one-pass path too (one-pass/index.ts). */
     routing,
     runSink: createRunSink(
       { source: createSource(bus, runCodec), store: runStore },

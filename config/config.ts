@@ -1,11 +1,12 @@
 // The only module that reads process.env. Flags win over env vars, env vars over defaults;
 // one TypeBox schema validates the result, which is frozen and handed out in slices.
 import { readFileSync } from 'node:fs'
-import { type TOptional, type Static, Type } from '@sinclair/typebox'
+import { type TOptional, type TSchema, type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { SluiceError } from '../core/errors.ts'
 import type { RocksOptions } from '../core/rocks.ts'
 import { DEFAULTS, SETTINGS, type SettingName, secretFileLabel, settingLabel, settingOf } from './settings.ts'
+import type { Rule } from './setting-kinds.ts'
 
 type Settings = typeof SETTINGS
 /** A setting without a default is optional: unset unless given. */
@@ -15,9 +16,22 @@ type Properties = {
     : Settings[K]['schema']
 }
 
+/** A setting's plain JSON Schema (setting-kinds.ts) as the TypeBox schema that checks it. */
+function checked(rule: Rule): TSchema {
+  const { type, items, anyOf, ...keywords } = rule
+  if (anyOf) return Type.Union(anyOf.map((l) => Type.Literal(l.const)))
+  if (type === 'array') return Type.Array(checked(items!))
+  if (type === 'integer') return Type.Integer(keywords)
+  if (type === 'boolean') return Type.Boolean()
+  return Type.String(keywords)
+}
+
 const properties = Object.fromEntries(
-  Object.entries(SETTINGS).map(([name, s]) => [name, s.default === undefined ? Type.Optional(s.schema) : s.schema]),
-) as Properties
+  Object.entries(SETTINGS).map(([name, s]) => {
+    const schema = checked(s.schema as Rule)
+    return [name, s.default === undefined ? Type.Optional(schema) : schema]
+  }),
+) as unknown as Properties
 
 /** The settings, and the command that loads them (`mode`: dev, start). */
 export const ConfigSchema = Type.Object({
@@ -110,20 +124,6 @@ export const rocksOptionsOf = (config: RocksSettings): RocksOptions => ({
   // from its changelog at every assignment, so a sync of the local RocksDB would buy nothing.
   durability: config.kafkaBrokers.length > 0 ? 'off' : config.durability,
 })
-
-/** Where the CLI's control commands find the server. */
-export function apiTarget(
-  flags: Flags = {},
-  env: NodeJS.ProcessEnv = process.env,
-): { url: string; signingKey?: string; eventKey?: string } {
-  const url =
-    (flags.url as string | undefined) ?? env.SLUICE_URL ?? `http://127.0.0.1:${env[SETTINGS.port.env] ?? DEFAULTS.port}`
-  return {
-    url,
-    signingKey: (flags.signingKey as string | undefined) ?? env.SLUICE_SIGNING_KEY,
-    eventKey: env.SERVICE_EVENT_KEY,
-  }
-}
 
 const secretFile = (name: string, envVar: string, flags: Flags, env: NodeJS.ProcessEnv) =>
   (flags[`${name}File`] as string | undefined) ?? env[`${envVar}_FILE`]

@@ -1,6 +1,6 @@
 // How the event path's stages (ingest → incoming → dedup → events → store sink, router) meet the
 // bus and the event store. Distributed mode: plain outputs and codecs (`plainEventPath`). Embedded
-// mode (cli/embedded.ts): the local log hands the Event API's values from stage to stage, the event
+// mode (server/embedded.ts): the local log hands the Event API's values from stage to stage, the event
 // store keeps the JSON text it read, and ingest waits while the pipeline is behind. The stages see
 // only Outputs, Sources and callbacks, the same in both modes.
 import type { Bus, ConsumedRecord } from '../bus/types.ts'
@@ -30,7 +30,7 @@ export interface EventPath {
   settle?(topics: string[]): Promise<boolean>
   /**
    * Embedded mode: `incoming` as an output that deduplicates, stores and routes what it is given
-   * in one write (cli/one-pass.ts), `routing` being the router's once the function parts exist.
+   * in one write (one-pass/index.ts), `routing` being the router's once the function parts exist.
    */
   onePass?(routing: () => Routing | undefined): Output<EventRecord>
 }

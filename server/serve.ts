@@ -1,8 +1,8 @@
 // `sluice dev|start|runner`: starts the server for a parsed configuration and stops it on SIGTERM/SIGINT.
-import type { Config } from './config.ts'
+import type { Config } from '../config/config.ts'
 import { createLogger } from './log.ts'
 import { applyHeapGrowingPercent } from './heap-growing.ts'
-import { startSluice } from './server.ts'
+import { startSluice } from './start.ts'
 import { stopOnSignals } from '../core/lifecycle.ts'
 
 export async function serve(command: 'dev' | 'start' | 'runner', config: Config): Promise<void> {
