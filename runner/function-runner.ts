@@ -8,7 +8,6 @@ import type { Codec } from '../bus/codec.ts'
 import type { RetryPolicy } from '../core/retry.ts'
 import { secondsSince } from '../core/metrics.ts'
 import type { SluiceFunction } from '../client/function.ts'
-import { executeFunction } from '../client/step.ts'
 import { isSignal, snapshotOf, type FunctionRecord, type RunRecord } from '../core/run-record.ts'
 import { decide, type Outcome } from './outcome.ts'
 import { cancelled } from './cancel.ts'
@@ -23,10 +22,13 @@ import { createFlowHandler } from './flow-handler.ts'
 import { createHold } from './hold.ts'
 import type { PauseDoc } from '../control/types.ts'
 import { subscribeConsumers, type TopicConsumer } from './consumer-groups.ts'
+import type { Executor } from './executor.ts'
 
 export interface FunctionRunnerDeps {
   bus: Bus
   fn: SluiceFunction
+  /** Where the function's code runs: in this process, or an app called over HTTP (executor.ts). */
+  execute: Executor
   codec: Codec<FunctionRecord>
   outputs: RunnerOutputs
   /** Whether `key` is served in `env`: step.invoke of anything else fails at once. */
@@ -226,7 +228,7 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
               .catch((err) => log.warn({ err, runId: record.runId }, 'run snapshot not written'))
           }, RUNNING_SNAPSHOT_AFTER_MS)
         : undefined
-    const execution = await executeFunction(fn, {
+    const execution = await deps.execute({
       event: functionEvent(record.event),
       events: (record.events ?? [record.event]).map(functionEvent),
       runId: record.runId,

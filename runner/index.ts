@@ -15,6 +15,7 @@ import type { FunctionRegistry, SyncScope } from '../control/functions.ts'
 import type { PauseDoc } from '../control/types.ts'
 import type { WaitsOutput } from '../router/waits-types.ts'
 import { createFunctionRunner } from './function-runner.ts'
+import { inProcessExecutor } from './executor.ts'
 import { planGroups, subscribeConsumers, unroutedEnvLimits } from './consumer-groups.ts'
 import type { RunnerState } from './state.ts'
 import type { CheckSent, SendLimits } from './events.ts'
@@ -95,6 +96,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
         {
           bus: deps.bus,
           fn,
+          execute: inProcessExecutor(fn),
           codec: deps.topics.codec,
           outputs: {
             self: deps.topics.output(fn),

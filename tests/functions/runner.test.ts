@@ -13,6 +13,7 @@ import { jsonCodec } from '../../bus/codec.ts'
 import { createOutput, type Output } from '../../bus/output.ts'
 import { defineFunction, type FunctionHandler } from '../../client/function.ts'
 import { createFunctionRunner } from '../../runner/function-runner.ts'
+import { inProcessExecutor } from '../../runner/executor.ts'
 import { createRocksRunnerState } from '../../runner/rocksdb.ts'
 import { FUNCTION_BACKOFF } from '../../runner/outcome.ts'
 import { firstRecord, type FunctionRecord, type RunRecord } from '../../core/run-record.ts'
@@ -80,6 +81,7 @@ async function serve(
     {
       bus,
       fn,
+      execute: inProcessExecutor(fn),
       codec,
       outputs: {
         self: {
