@@ -3,7 +3,7 @@
 // through core/ or a declared interface (a *types.ts module); each vendor client stays in its adapter.
 const STAGES = 'ingest|transformer|router|runner|dedup|store'
 const PROJECT =
-  '^(api|bus|cli|client|config|control|core|dedup|ingest|one-pass|router|runner|server|store|transformer)/'
+  '^(api|bus|cli|client|config|control|core|dedup|ingest|one-pass|router|runner|sdk|server|store|transformer)/'
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -41,6 +41,7 @@ COPY cli/ cli/
 COPY config/ config/
 COPY server/ server/
 COPY one-pass/ one-pass/
+COPY sdk/ sdk/
 COPY core/ core/
 COPY bus/ bus/
 COPY ingest/ ingest/

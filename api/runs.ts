@@ -108,6 +108,7 @@ export function presentRun(r: RunDoc) {
 function presentStep(s: StepDoc) {
   return {
     id: s.id,
+    name: s.name ?? s.id,
     status: s.status,
     output: s.output ?? null,
     error: s.error ? presentError(s.error) : null,

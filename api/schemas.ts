@@ -255,7 +255,8 @@ const Pause = Type.Object(
   { description: 'What a step that paused the run (sleep, waitForEvent, invoke) waited for, and how it ended' },
 )
 const Step = Type.Object({
-  id: Type.String(),
+  id: Type.String({ description: "The step's ID: an app's are the SDK's hashes of the names" }),
+  name: Type.String({ description: 'The name the step was given (its ID for functions in JavaScript)' }),
   status: Literals(['completed', 'retrying', 'failed', 'waiting']),
   output: Json("The step's JSON result, or null"),
   error: Nullable(RunError),

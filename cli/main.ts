@@ -11,7 +11,7 @@ const CONTROL_NOTE = `Control commands talk to a running server: --url (SLUICE_U
 --signing-key (SLUICE_SIGNING_KEY). In distributed mode point --url at the api role.`
 
 const USAGE = `usage: sluice <command>
-  dev     [--port 8288] [--host 127.0.0.1] [--data-dir .sluice] [--functions FILE] [--watch]
+  dev     [--port 8288] [--host 127.0.0.1] [--data-dir .sluice] [--functions FILE] [--watch] [-u APP_URL]
   start   [--role ROLE…] [--port …] [--data-dir …] [--signing-key …]   (embedded unless SLUICE_KAFKA_BROKERS is set)
   runner  --functions FILE [--watch] [--port …] [--data-dir …] [--signing-key …]   (serves FILE's functions)
   keys    create --env ENV | list | revoke KEY_ID
@@ -30,7 +30,7 @@ sluice <command> --help: the command's own usage and settings.`
 
 /** `sluice <command> --help`: each command's own usage; the server commands list every setting. */
 const COMMAND_USAGE: Record<string, () => string> = {
-  dev: () => `usage: sluice dev [--port 8288] [--host 127.0.0.1] [--data-dir .sluice] [--functions FILE] [--watch]
+  dev: () => `usage: sluice dev [--port 8288] [--host 127.0.0.1] [--data-dir .sluice] [--functions FILE] [--watch] [-u APP_URL]
   A development server: every role in one process, open REST API, any event key.\n${settingsHelp()}`,
   start: () => `usage: sluice start [--role ROLE…] [--port …] [--data-dir …] [--signing-key …]
   Embedded (one process, RocksDB) unless SLUICE_KAFKA_BROKERS is set; then the roles named by --role

@@ -28,17 +28,38 @@ export interface SerializedError {
 export interface MemoisedStep {
   id: string
   output: unknown
+  /** A step an app reported failed for good (Inngest's StepFailed): its memo is the error. */
+  error?: SerializedError
+  /** A step that paused the run: a sleep, a wait for an event, an invocation. */
+  pause?: { kind: 'sleep' | 'event' | 'invoke' }
 }
 
 export type Execution =
   /** A new step completed: checkpoint it, then execute again. */
-  | { kind: 'step'; stepId: string; output: unknown; durationMs: number }
+  | {
+      kind: 'step'
+      stepId: string
+      output: unknown
+      durationMs: number
+      /** The name the user gave, where `stepId` is not it (an app's steps are named by hashes). */
+      name?: string
+      /** An app's step that failed for good: memoised as its error, which the app's code may catch. */
+      error?: SerializedError
+    }
   /** The handler returned: the run is done. */
   | { kind: 'completed'; output: unknown }
   /** A step or the handler threw. `nonRetriable`: NonRetriableError (or a result that can never be JSON). */
-  | { kind: 'error'; stepId?: string; error: SerializedError; nonRetriable: boolean }
+  | {
+      kind: 'error'
+      stepId?: string
+      error: SerializedError
+      nonRetriable: boolean
+      /** The step's name, as for `step`; and when the app asked to be retried (`Retry-After`). */
+      name?: string
+      retryAt?: number
+    }
   /** The run pauses at a new step until something resumes it (runner/ARCHITECTURE.md, "Waits"). */
-  | { kind: 'pause'; stepId: string; pause: Pause }
+  | { kind: 'pause'; stepId: string; pause: Pause; name?: string }
 
 /** What a paused step waits for. Durations are relative to when the runner checkpoints the pause. */
 export type Pause =

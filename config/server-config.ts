@@ -6,7 +6,9 @@ import { SECRET_SETTINGS, SETTINGS, type SettingName, flagOf } from './settings.
 
 const NAMES = Object.keys(SETTINGS) as SettingName[]
 
-type FlagOption = { type: 'string' | 'boolean'; multiple?: boolean }
+type FlagOption = { type: 'string' | 'boolean'; multiple?: boolean; short?: string }
+/** One-letter forms, as Inngest's dev server takes them (`-u URL`). */
+const SHORT: Record<string, string> = { 'sdk-url': 'u' }
 /**
  * Every setting is a flag; secrets also as --x-file. A setting off by default is a switch (`--watch`); one on by
  * default takes a value, so it can be turned off (`--local-log-share-values false`). A list may be repeated.
@@ -16,7 +18,10 @@ function flagOption(setting: Setting): FlagOption {
   return setting.schema.type === 'array' ? { type: 'string', multiple: true } : { type: 'string' }
 }
 const SERVER_OPTIONS: Record<string, FlagOption> = Object.fromEntries([
-  ...NAMES.map((name) => [flagOf(name), flagOption(SETTINGS[name])]),
+  ...NAMES.map((name) => {
+    const flag = flagOf(name)
+    return [flag, { ...flagOption(SETTINGS[name]), ...(SHORT[flag] && { short: SHORT[flag] }) }]
+  }),
   ...SECRET_SETTINGS.map((name) => [`${flagOf(name)}-file`, { type: 'string' }]),
 ])
 

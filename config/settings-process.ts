@@ -148,4 +148,29 @@ export const PROCESS_SETTINGS = {
     doc: 'Module that exports the functions to serve (sluice dev, sluice runner).',
   }),
   watch: bool({ env: 'SLUICE_WATCH', default: false, doc: 'Reload the functions module when it changes.' }),
+  appUrls: list({
+    env: 'SLUICE_APP_URLS',
+    flag: 'sdk-url',
+    default: [],
+    doc: 'Apps on the Inngest SDKs to sync at start (`sluice dev -u URL`, repeatable), retried until they answer.',
+  }),
+  appHosts: list({
+    env: 'SLUICE_APP_HOSTS',
+    default: [],
+    doc: 'Hosts (`host` or `host:port`) apps may be synced from; empty allows any.',
+  }),
+  appConnectTimeoutMs: int({
+    env: 'SLUICE_APP_CONNECT_TIMEOUT_MS',
+    min: 100,
+    max: 60_000,
+    default: 10_000,
+    doc: "How long a call to an app may take to connect; the answer may take the function's timeout.",
+  }),
+  appMaxResponseBytes: int({
+    env: 'SLUICE_APP_MAX_RESPONSE_BYTES',
+    min: 1024,
+    max: 64 * 1024 * 1024,
+    default: 4 * 1024 * 1024,
+    doc: "The largest answer of an app's call (a step's output with it); larger fails the call.",
+  }),
 }

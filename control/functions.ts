@@ -11,7 +11,12 @@ export type FunctionRegistration = Omit<FunctionDoc, 'id' | 'registeredAt'>
  * those of some apps, or those of the apps (per environment) the syncing runner serves — a
  * distributed runner owns its apps, not the functions of other runners.
  */
-export type SyncScope = { kind: 'all' } | { kind: 'apps'; env: string; appIds: string[] } | { kind: 'served-apps' }
+export type SyncScope =
+  | { kind: 'all' }
+  | { kind: 'apps'; env: string; appIds: string[] }
+  | { kind: 'served-apps' }
+  /** An app served over HTTP (sdk/): its functions, which no runner's sync touches. */
+  | { kind: 'app'; env: string; appId: string }
 
 export const registrationId = (env: string, key: string) => `${env}/${key}`
 
@@ -48,10 +53,14 @@ export function createFunctionRegistry(control: ControlStore, envs: Envs) {
       const kept = new Set(docs.map((d) => d.id))
       const servedApps = new Set(functions.map((f) => `${f.env}\0${f.appId}`))
       for (const doc of control.list('function')) {
+        // An app's functions (runtime http) are synced by the app alone, never by a runner's sync.
         const inScope =
-          scope.kind === 'all' ||
-          (scope.kind === 'apps' && doc.env === scope.env && scope.appIds.includes(doc.appId)) ||
-          (scope.kind === 'served-apps' && servedApps.has(`${doc.env}\0${doc.appId}`))
+          scope.kind === 'app'
+            ? doc.runtime !== undefined && doc.env === scope.env && doc.appId === scope.appId
+            : doc.runtime === undefined &&
+              (scope.kind === 'all' ||
+                (scope.kind === 'apps' && doc.env === scope.env && scope.appIds.includes(doc.appId)) ||
+                (scope.kind === 'served-apps' && servedApps.has(`${doc.env}\0${doc.appId}`)))
         if (inScope && !kept.has(doc.id)) await control.delete('function', doc.id)
       }
       return docs

@@ -149,7 +149,26 @@ export interface FunctionDoc {
   retries: number
   /** Absent on registrations from before timeouts existed. */
   timeoutMs?: number
+  /** Where its code runs: absent for a runner's own functions; an app's URL for apps on Inngest's SDKs (sdk/). */
+  runtime?: { kind: 'http'; url: string }
   registeredAt: number
+}
+
+/** An app served with Inngest's SDKs (sdk/apps.ts), stored as `<env>/<app id>`. */
+export interface AppDoc {
+  id: string
+  env: string
+  appId: string
+  url: string
+  sdk: { language: string; version: string }
+  framework?: string
+  /** Its functions' keys (`<app id>-<function id>`), registered in the function registry. */
+  functions: string[]
+  /** How the last sync came: answered to Sluice's PUT (in band), or posted to /fn/register. */
+  syncKind?: 'in_band' | 'out_of_band'
+  syncedAt: number
+  /** The last sync's failure, until a sync succeeds. */
+  error?: { code: string; message: string; at: number }
 }
 
 /**
@@ -268,6 +287,7 @@ export interface ControlDocs {
   alertRule: AlertRuleDoc
   alertIncident: AlertIncidentDoc
   alertLease: AlertLeaseDoc
+  app: AppDoc
   schema: SchemaDoc
 }
 

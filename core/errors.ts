@@ -150,6 +150,17 @@ export const errorCatalogue = {
   // Recorded on function runs (GET /v1/runs): raised in the user's process by the client library.
   FUNCTION_TIMEOUT: { retriable: true, message: "An attempt of the function ran over the function's timeoutMs" },
   NON_RETRIABLE: { retriable: false, message: 'The function threw NonRetriableError: the run fails without retries' },
+  // Apps served with Inngest's SDKs (sdk/): the sync answers these over HTTP, runs record the rest.
+  SDK_SYNC_INVALID: { statusCode: 400, retriable: false, message: "The app's sync is not a valid registration" },
+  SDK_SYNC_FAILED: { statusCode: 502, retriable: true, message: 'The app did not answer the sync as an Inngest SDK does' },
+  SDK_VERSION_REFUSED: { statusCode: 400, retriable: false, message: "The app's SDK version is refused" },
+  SDK_HOST_REFUSED: { statusCode: 400, retriable: false, message: "The app's host is not in the allowed list" },
+  SDK_UNREACHABLE: { retriable: true, message: 'The app could not be reached' },
+  SDK_TIMEOUT: { retriable: true, message: 'The app did not answer in time' },
+  SDK_RESPONSE_TOO_LARGE: { retriable: true, message: "The app's answer is over the size limit" },
+  SDK_RESPONSE_INVALID: { retriable: true, message: "The app's answer is not one of the SDK protocol's" },
+  SDK_SIGNATURE_INVALID: { retriable: true, message: "The app's answer is not signed with the signing key" },
+  SDK_FUNCTION_GONE: { retriable: true, message: 'The app no longer serves the function' },
   // The client library's code for an error answer that carries no Sluice code (a proxy's error page).
   UNKNOWN: { retriable: false, message: 'An error answer without a Sluice code; its HTTP status decides a retry' },
   // The transformer's circuit breaker (transformer/breaker.ts): the request was kept, not run.

@@ -27,6 +27,8 @@ export const retryPolicies = Object.freeze({
   alertNotify: policy(4, 500, 10_000),
   /** Between attempts of a function's run; the number of retries is each function's own (runner/). */
   functionBackoff: policy(0, 1_000, 5 * 60_000),
+  /** Syncing an app at start (`sluice dev -u URL`) until it answers: an app started later is picked up. */
+  appSync: policy(Infinity, 500, 5_000),
 } satisfies Record<string, RetryPolicy>)
 
 export const defaultRetryPolicy: RetryPolicy = retryPolicies.default

@@ -53,6 +53,8 @@ export interface PauseDoc {
 
 export interface StepDoc {
   id: string
+  /** The name the user gave, where `id` is not it (an app's steps are named by the SDK's hashes). */
+  name?: string
   /** `retrying`: its last attempt threw and a retry waits; `failed`: it failed the run; `waiting`: it pauses the run. */
   status: 'completed' | 'retrying' | 'failed' | 'waiting'
   /** Steps that pause the run (sleeps, waits, invocations): what for, and how it ended. */

@@ -10,7 +10,11 @@ import type { CancelCause, PauseDoc, RunDoc, RunError, RunStatus, StepDoc } from
 
 export interface CompletedStep {
   id: string
+  /** The name the user gave, where `id` is not it (an app's steps are named by the SDK's hashes). */
+  name?: string
   output: unknown
+  /** A step an app reported failed for good: memoised as this error, which the code after it may catch. */
+  error?: RunError
   attempts: number
   endedAt: number
   /** A step that paused the run: what it waited for and how that ended. */
@@ -21,7 +25,7 @@ export interface CompletedStep {
  * What a waiting record (parked until `dueAt`) waits for. Reaching `dueAt` ends the pause: a sleep
  * is over, a wait returns null, an invocation fails. A signal (RunSignal) may end it sooner.
  */
-export type Waiting = PauseDoc & { stepId: string }
+export type Waiting = PauseDoc & { stepId: string; name?: string }
 
 /** The run that invoked this one (step.invoke), told when this run ends. */
 export interface InvokedBy {
@@ -67,7 +71,7 @@ export interface RunRecord {
   attempts: number
   steps: CompletedStep[]
   /** The error of the last attempt, while a retry waits. */
-  failing?: { stepId?: string; error: RunError; endedAt: number }
+  failing?: { stepId?: string; name?: string; error: RunError; endedAt: number }
   /** A retry or a pause: not to be executed before this time. */
   dueAt?: number
   /** Set on a record that pauses the run until `dueAt`, unless a signal ends the pause first. */
@@ -123,8 +127,10 @@ export function firstRecord(event: EventRecord, functionId: string, nowMs: numbe
 export function snapshotOf(record: RunRecord, status: RunStatus, extra: Partial<RunDoc> = {}): RunDoc {
   const steps: StepDoc[] = record.steps.map((s) => ({
     id: s.id,
+    ...(s.name !== undefined && { name: s.name }),
     status: 'completed',
     output: s.output,
+    ...(s.error !== undefined && { error: s.error }),
     attempts: s.attempts,
     endedAt: s.endedAt,
     ...(s.pause && { pause: s.pause }),
@@ -132,14 +138,22 @@ export function snapshotOf(record: RunRecord, status: RunStatus, extra: Partial<
   if (record.failing?.stepId !== undefined)
     steps.push({
       id: record.failing.stepId,
+      ...(record.failing.name !== undefined && { name: record.failing.name }),
       status: 'retrying',
       error: record.failing.error,
       attempts: record.attempt,
       endedAt: record.failing.endedAt,
     })
   if (record.waiting) {
-    const { stepId, ...pause } = record.waiting
-    steps.push({ id: stepId, status: 'waiting', pause, attempts: record.attempt + 1, endedAt: pause.startedAt })
+    const { stepId, name, ...pause } = record.waiting
+    steps.push({
+      id: stepId,
+      ...(name !== undefined && { name }),
+      status: 'waiting',
+      pause,
+      attempts: record.attempt + 1,
+      endedAt: pause.startedAt,
+    })
   }
   return {
     runId: record.runId,

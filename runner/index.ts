@@ -12,10 +12,10 @@ import type { RunDoc } from '../core/run-doc.ts'
 import { SluiceError } from '../core/errors.ts'
 import type { SluiceFunction } from '../client/function.ts'
 import type { FunctionRegistry, SyncScope } from '../control/functions.ts'
-import type { PauseDoc } from '../control/types.ts'
+import type { FunctionDoc, PauseDoc } from '../control/types.ts'
 import type { WaitsOutput } from '../router/waits-types.ts'
 import { createFunctionRunner } from './function-runner.ts'
-import { inProcessExecutor } from './executor.ts'
+import { inProcessExecutor, type Executor } from './executor.ts'
 import { planGroups, subscribeConsumers, unroutedEnvLimits } from './consumer-groups.ts'
 import type { RunnerState } from './state.ts'
 import type { CheckSent, SendLimits } from './events.ts'
@@ -32,8 +32,13 @@ export interface RunnerDeps {
   pauseOf(env: string, key: string): PauseDoc | undefined
   /** The environment's schema modes for step.sendEvent. */
   checkSent?: CheckSent
+  /** How a function of an app served over HTTP (runtime http, registered by its sync) is executed. */
+  httpExecutor?(doc: FunctionDoc): Executor
   log: Logger
 }
+
+/** How often the registry is looked at for apps' functions synced, changed or removed. */
+const APPS_WATCH_MS = 1000
 
 export interface RunnerConfig {
   /** Which registered functions the served set replaces: all of them in embedded mode. */
@@ -53,6 +58,10 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
   /** The groups shared by functions with an env-scoped key (consumer-groups.ts); stopped before the runners. */
   let shared: Subscription[] = []
   let watcher: { close(): void } | undefined
+  let appsWatch: NodeJS.Timeout | undefined
+  /** The apps' functions served now, as registered (docs are replaced on change, never edited). */
+  let servedHttp: FunctionDoc[] = []
+  const httpDocs = () => (deps.httpExecutor ? deps.registry.list().filter((f) => f.runtime?.kind === 'http') : [])
   // Reloads queue behind each other, so two never interleave their stop and start.
   let queue: Promise<unknown> = Promise.resolve()
   const enqueue = (work: () => Promise<void>): Promise<void> => {
@@ -66,7 +75,9 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
     return [...config.functions, ...fromFile]
   }
 
-  async function replace(functions: SluiceFunction[]): Promise<void> {
+  async function replace(own: SluiceFunction[]): Promise<void> {
+    const http = httpDocs()
+    const functions = [...own, ...http.map(asServed)]
     const seen = new Set<string>()
     for (const fn of functions) {
       const id = `${fn.env}/${fn.key}`
@@ -75,7 +86,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
       seen.add(id)
     }
     await deps.registry.sync(
-      functions.map((f) => ({
+      own.map((f) => ({
         env: f.env,
         key: f.key,
         appId: f.appId,
@@ -90,13 +101,15 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
       config.scope,
     )
     for (const fn of functions) await deps.topics.ensure(fn)
+    const executors = new Map(http.map((doc, i) => [functions[own.length + i], deps.httpExecutor!(doc)]))
+    servedHttp = http
     await stopAll()
     running = functions.map((fn) =>
       createFunctionRunner(
         {
           bus: deps.bus,
           fn,
-          execute: inProcessExecutor(fn),
+          execute: executors.get(fn) ?? inProcessExecutor(fn),
           codec: deps.topics.codec,
           outputs: {
             self: deps.topics.output(fn),
@@ -156,6 +169,15 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
     await Promise.all(stopping.map((r) => r.stop()))
   }
 
+  function watchApps(): void {
+    const now = httpDocs()
+    if (now.length === servedHttp.length && now.every((doc, i) => doc === servedHttp[i])) return
+    servedHttp = now
+    enqueue(async () => replace(await load()))
+      .then(() => log.info({ functions: now.map((f) => f.key) }, "apps' functions served"))
+      .catch((err) => log.error({ err }, "apps' functions not served"))
+  }
+
   function reload(): void {
     enqueue(async () => replace(await load()))
       .then(() => log.info({ file: config.functionsFile }, 'functions reloaded'))
@@ -169,10 +191,36 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
       const functions = await load()
       await enqueue(() => replace(functions))
       if (config.functionsFile && config.watch) watcher = watchFunctionsFile(config.functionsFile, reload)
+      // An app's sync (any api process) changes the registry: its functions are served from then on.
+      if (deps.httpExecutor) appsWatch = setInterval(watchApps, APPS_WATCH_MS)
     },
     async stop() {
+      clearInterval(appsWatch)
       watcher?.close()
       await enqueue(stopAll)
+    },
+  }
+}
+
+/**
+ * An app's function as the function runner takes it: its registration, and a handler that is never
+ * called (its executor calls the app).
+ */
+function asServed(doc: FunctionDoc): SluiceFunction {
+  return {
+    kind: 'sluice/function',
+    appId: doc.appId,
+    id: doc.functionId,
+    key: doc.key,
+    name: doc.name,
+    retries: doc.retries,
+    timeoutMs: doc.timeoutMs ?? 300_000,
+    triggers: doc.triggers,
+    cancelOn: doc.cancelOn ?? [],
+    ...(doc.flow && { flow: doc.flow }),
+    env: doc.env,
+    handler: () => {
+      throw new Error(`${doc.key} is served by its app at ${doc.runtime?.url}, not in this process`)
     },
   }
 }

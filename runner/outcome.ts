@@ -47,7 +47,14 @@ export function decide(
           attempt: 0,
           steps: [
             ...record.steps,
-            { id: execution.stepId, output: execution.output, attempts: record.attempt + 1, endedAt: nowMs },
+            {
+              id: execution.stepId,
+              output: execution.output,
+              attempts: record.attempt + 1,
+              endedAt: nowMs,
+              ...(execution.name !== undefined && { name: execution.name }),
+              ...(execution.error !== undefined && { error: execution.error }),
+            },
           ],
         },
       }
@@ -57,13 +64,16 @@ export function decide(
         run: snapshotOf(settled, 'completed', { output: execution.output, endedAt: nowMs, version: terminalVersion }),
       }
     case 'error': {
-      const { stepId, error } = execution
+      const { stepId, error, name } = execution
+      const named = name !== undefined ? { name } : {}
       if (execution.nonRetriable || record.attempt >= policy.retries) {
         const run = snapshotOf(settled, 'failed', { error, endedAt: nowMs, version: terminalVersion })
         if (stepId !== undefined)
-          run.steps.push({ id: stepId, status: 'failed', error, attempts: record.attempt + 1, endedAt: nowMs })
+          run.steps.push({ id: stepId, ...named, status: 'failed', error, attempts: record.attempt + 1, endedAt: nowMs })
         return { kind: 'failed', run }
       }
+      // An app may ask for a later retry (Retry-After), never a sooner one.
+      const dueAt = Math.max(nowMs + backoffDelayMs(policy, record.attempt), execution.retryAt ?? 0)
       return {
         kind: 'retry',
         next: {
@@ -71,13 +81,16 @@ export function decide(
           seq: record.seq + 1,
           attempt: record.attempt + 1,
           attempts: record.attempts + 1,
-          failing: { ...(stepId !== undefined && { stepId }), error, endedAt: nowMs },
-          dueAt: nowMs + backoffDelayMs(policy, record.attempt),
+          failing: { ...(stepId !== undefined && { stepId }), ...named, error, endedAt: nowMs },
+          dueAt,
         },
       }
     }
     case 'pause':
-      return { kind: 'wait', ...waitingRecord(record, execution.stepId, execution.pause, nowMs, settled) }
+      return {
+        kind: 'wait',
+        ...waitingRecord(record, execution.stepId, execution.pause, nowMs, settled, execution.name),
+      }
     default: {
       const unknown: never = execution
       throw new Error(`unknown execution ${JSON.stringify(unknown)}`)

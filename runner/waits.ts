@@ -28,10 +28,11 @@ export function waitingRecord(
   pause: Pause,
   startedAt: number,
   settled: RunRecord,
+  name?: string,
 ): { next: RunRecord; invoke?: EventRecord } {
   const seq = record.seq + 1
   const invoke = pause.kind === 'invoke' ? invokeEvent(record, stepId, seq, pause, startedAt) : undefined
-  const waiting = waitingOf(stepId, pause, startedAt, invoke)
+  const waiting: Waiting = { ...waitingOf(stepId, pause, startedAt, invoke), ...(name !== undefined && { name }) }
   return { next: { ...settled, seq, attempt: 0, waiting, dueAt: waiting.until }, ...(invoke && { invoke }) }
 }
 
@@ -140,7 +141,14 @@ function completed(
   how: { timedOut?: boolean; matchedEventId?: string },
 ): RunRecord {
   const { waiting, dueAt: _, ...rest } = record
-  const { stepId, ...pause } = waiting!
-  const step: CompletedStep = { id: stepId, output, attempts: 1, endedAt: nowMs, pause: { ...pause, ...how } }
+  const { stepId, name, ...pause } = waiting!
+  const step: CompletedStep = {
+    id: stepId,
+    ...(name !== undefined && { name }),
+    output,
+    attempts: 1,
+    endedAt: nowMs,
+    pause: { ...pause, ...how },
+  }
   return { ...rest, steps: [...record.steps, step] }
 }

@@ -15,6 +15,7 @@ export const SOURCE_DIRS = [
   'config',
   'server',
   'one-pass',
+  'sdk',
   'core',
   'bus',
   'ingest',

@@ -145,6 +145,14 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
       },
       markRetentionMs: config.functionMarkRetentionMs,
       waitsExpireIntervalMs: WAITS_EXPIRE_INTERVAL_MS,
+      apps: {
+        devMode: config.mode === 'dev',
+        signingKey: config.signingKey,
+        urls: config.appUrls,
+        allowedHosts: config.appHosts,
+        connectTimeoutMs: config.appConnectTimeoutMs,
+        maxResponseBytes: config.appMaxResponseBytes,
+      },
     },
   )
   const webhooks = createWebhookParts(
@@ -237,6 +245,8 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   }
   if (roles.has('api')) {
     stages.push({ start: () => functions.bulk.start(), stop: () => functions.bulk.stop() })
+    stages.push(functions.appSync)
+    http.push(functions.registerRoute)
     const eventRoutes = [
       eventsStreamRoutes({ events: adapters.events }),
       eventReplayRoutes({ events: adapters.events, incoming }),

@@ -31,6 +31,10 @@ import { functionActionsRoutes } from '../api/function-actions.ts'
 import { bulkRoutes } from '../api/bulk.ts'
 import { createBulkWorker } from '../api/bulk-worker.ts'
 import { runActionsRoutes } from '../api/run-actions.ts'
+import { appsRoutes, registerRoute } from '../api/apps.ts'
+import { createApps } from '../sdk/apps.ts'
+import { httpExecutor } from '../sdk/executor.ts'
+import { createAppSyncAtStart } from '../sdk/sync-at-start.ts'
 
 export interface FunctionPartsDeps {
   bus: Bus
@@ -62,6 +66,15 @@ export interface FunctionPartsConfig {
   batchRecords: { runner: number; runSink: number; router: number }
   markRetentionMs: number
   waitsExpireIntervalMs: number
+  /** Apps on the Inngest SDKs (sdk/): how they are synced and called. */
+  apps: {
+    devMode: boolean
+    signingKey?: string
+    urls: string[]
+    allowedHosts: string[]
+    connectTimeoutMs: number
+    maxResponseBytes: number
+  }
 }
 
 export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPartsConfig) {
@@ -70,6 +83,21 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
   const runs = createOutput(bus, deps.topics.runs, runCodec, (r) => r.runId)
   const functionTopics = createFunctionTopics(bus, deps.topics, config.partitions)
   const waits = createWaitsTopic(bus, deps.topics)
+  const apps = createApps(
+    { control: deps.control, registry, envs: deps.envs, log: log.child({ stage: 'apps' }) },
+    { ...config.apps, syncTimeoutMs: 30_000 },
+  )
+  /** A run met a function its app no longer has: the app is synced again, once at a time. */
+  const resyncing = new Set<string>()
+  const resync = (env: string, appId: string) => {
+    const app = apps.get(`${env}/${appId}`)
+    if (!app || resyncing.has(app.id)) return
+    resyncing.add(app.id)
+    apps
+      .sync(app.url, env)
+      .catch((err) => log.warn({ err, app: appId }, 'app not synced again'))
+      .finally(() => resyncing.delete(app.id))
+  }
   const routing = createRouting({
     functions: () => registry.list(),
     outputs: { runs, functionRuns: (fn) => functionTopics.output(fn) },
@@ -92,6 +120,14 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
         openState: (fn, partition) => deps.openRunnerState(functionTopics.scopeOf(fn), partition),
         pauseOf: (env, key) => deps.control.get('pause', `${env}/${key}`),
         checkSent: deps.checkSent,
+        httpExecutor: (doc) =>
+          httpExecutor(doc, {
+            signingKey: config.apps.signingKey,
+            serverKind: config.apps.devMode ? 'dev' : 'cloud',
+            connectTimeoutMs: config.apps.connectTimeoutMs,
+            maxResponseBytes: config.apps.maxResponseBytes,
+            onFunctionGone: (fn) => resync(fn.env, fn.appId),
+          }),
         log: log.child({ stage: 'runner' }),
       },
       {
@@ -127,6 +163,10 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
         expireIntervalMs: config.waitsExpireIntervalMs,
       },
     ),
+    /** `sluice dev -u URL`: the apps synced at start, retried until they answer; with the api role. */
+    appSync: createAppSyncAtStart({ apps, log: log.child({ stage: 'apps' }) }, { urls: config.apps.urls }),
+    /** POST /fn/register, outside the REST API's guard (the SDKs prove the key themselves). */
+    registerRoute: registerRoute({ apps }),
     /** Bulk cancels and replays, worked through by the api role. */
     bulk: createBulkWorker({
       control: deps.control,
@@ -153,6 +193,7 @@ export function createFunctionParts(deps: FunctionPartsDeps, config: FunctionPar
       functionsRoutes({ list: (env) => registry.list(env), control: deps.control }),
       functionActionsRoutes({ control: deps.control, list: (env) => registry.list(env) }),
       bulkRoutes({ control: deps.control, runs: runStore }),
+      appsRoutes({ apps }),
     ],
   }
 }

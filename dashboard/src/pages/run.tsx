@@ -179,7 +179,7 @@ export function RunPage({ id }: { id: string }) {
           {steps.map((s: any) => (
             <li key={s.id} class={`step ${s.status}`} data-step={s.id}>
               <div class="step-head">
-                <strong class="break">{s.id}</strong>
+                <strong class="break">{s.name}</strong>
                 <Badge status={s.status} />
                 <span class="muted">
                   started {time(s.start)} · {duration(s.duration)}
@@ -201,7 +201,7 @@ export function RunPage({ id }: { id: string }) {
               {s.error ? (
                 <RunError error={s.error} />
               ) : (
-                s.status === 'completed' && <JsonView value={s.output} label={`Output of step ${s.id}`} />
+                s.status === 'completed' && <JsonView value={s.output} label={`Output of step ${s.name}`} />
               )}
             </li>
           ))}
