@@ -1,0 +1,75 @@
+// npm inngest 4.x (the real package): an app synced into Sluice in production runs every behaviour
+// (tests/sdk/js-suite.ts); a sync with another key fails; a garbled answer is retried with its code.
+import t from 'tap'
+import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { eventually, startServer } from '../helpers/server.ts'
+import { startJsApp } from './js-app.ts'
+import { api, jsAppSuite, runOf, SIGNING_KEY, type Run } from './js-suite.ts'
+
+jsAppSuite(t, 'v4')
+
+t.test('a sync fails, and registers nothing, when the app holds another signing key', async (t) => {
+  const sluice = await startServer({ mode: 'start', flags: { signingKey: SIGNING_KEY } })
+  t.teardown(() => sluice.stop())
+  const other = `signkey-prod-${randomBytes(32).toString('hex')}`
+  const app = await startJsApp({ major: 'v4', appId: 'intruder', baseUrl: sluice.url, signingKey: other })
+  t.teardown(() => app.close())
+  const synced = await api(sluice, '/v1/apps', { method: 'POST', body: JSON.stringify({ url: app.url }) })
+  t.equal(synced.status, 502)
+  t.equal(synced.body.code, 'SDK_SYNC_FAILED')
+  t.notMatch(JSON.stringify(synced.body), /signkey-/, 'no key in the answer')
+  t.same((await api(sluice, '/v1/functions')).body.data, [], 'no function registered')
+  const unsigned = await fetch(`${sluice.url}/fn/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: app.url, appName: 'intruder', functions: [] }),
+  })
+  t.equal(unsigned.status, 401, 'an out-of-band registration without the key is refused')
+})
+
+t.test('a garbled answer retries the call with a clear code on the run, and the app recovers', async (t) => {
+  const sluice = await startServer({ mode: 'dev' })
+  t.teardown(() => sluice.stop())
+  let garble = true
+  // An app that registers itself as an SDK would, then answers its first call with something that is not JSON.
+  const app = createServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => (body += c))
+    req.on('end', async () => {
+      if (req.method === 'PUT') {
+        const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/api/inngest`
+        const fn = { id: 'garbled-fn', name: 'fn', triggers: [{ event: 'sdk/garble' }], steps: {} }
+        await fetch(`${sluice.url}/fn/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-inngest-sdk': 'inngest-js:v4.24.0' },
+          body: JSON.stringify({ url, appName: 'garbled', framework: 'node', functions: [fn] }),
+        })
+        res.end(JSON.stringify({ message: 'synced', modified: true }))
+        return
+      }
+      if (garble) {
+        garble = false
+        res.writeHead(206).end('<html>proxy error</html>')
+        return
+      }
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ok: JSON.parse(body).event.name }))
+    })
+  })
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => app.close())
+  const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/api/inngest`
+  const synced = await api(sluice, '/v1/apps', { method: 'POST', body: JSON.stringify({ url }) })
+  t.equal(synced.status, 200, 'synced out of band')
+  t.equal(synced.body.data.sync_kind, 'out_of_band')
+  await fetch(`${sluice.url}/e/any-key`, { method: 'POST', body: JSON.stringify({ name: 'sdk/garble', data: {} }) })
+  const retrying = await eventually(async () => {
+    const { body } = await api(sluice, '/v1/runs?function=garbled-fn')
+    return body.data.find((r: Run) => r.error?.code === 'SDK_RESPONSE_INVALID')
+  })
+  t.match(retrying.error.message, /not JSON/)
+  t.same((await runOf(sluice, 'garbled-fn', 'completed')).output, { ok: 'sdk/garble' }, 'the retry succeeds')
+})
