@@ -152,7 +152,11 @@ export const errorCatalogue = {
   NON_RETRIABLE: { retriable: false, message: 'The function threw NonRetriableError: the run fails without retries' },
   // Apps served with Inngest's SDKs (sdk/): the sync answers these over HTTP, runs record the rest.
   SDK_SYNC_INVALID: { statusCode: 400, retriable: false, message: "The app's sync is not a valid registration" },
-  SDK_SYNC_FAILED: { statusCode: 502, retriable: true, message: 'The app did not answer the sync as an Inngest SDK does' },
+  SDK_SYNC_FAILED: {
+    statusCode: 502,
+    retriable: true,
+    message: 'The app did not answer the sync as an Inngest SDK does',
+  },
   SDK_VERSION_REFUSED: { statusCode: 400, retriable: false, message: "The app's SDK version is refused" },
   SDK_HOST_REFUSED: { statusCode: 400, retriable: false, message: "The app's host is not in the allowed list" },
   SDK_UNREACHABLE: { retriable: true, message: 'The app could not be reached' },

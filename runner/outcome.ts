@@ -69,7 +69,14 @@ export function decide(
       if (execution.nonRetriable || record.attempt >= policy.retries) {
         const run = snapshotOf(settled, 'failed', { error, endedAt: nowMs, version: terminalVersion })
         if (stepId !== undefined)
-          run.steps.push({ id: stepId, ...named, status: 'failed', error, attempts: record.attempt + 1, endedAt: nowMs })
+          run.steps.push({
+            id: stepId,
+            ...named,
+            status: 'failed',
+            error,
+            attempts: record.attempt + 1,
+            endedAt: nowMs,
+          })
         return { kind: 'failed', run }
       }
       // An app may ask for a later retry (Retry-After), never a sooner one.

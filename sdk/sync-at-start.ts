@@ -15,10 +15,13 @@ export function createAppSyncAtStart(deps: { apps: Apps; log: Logger }, config: 
       (err) => {
         if (stopped) return
         if (n === 0) deps.log.warn({ url, code: err.code, message: err.message }, 'app not synced yet; trying again')
-        const timer = setTimeout(() => {
-          timers.delete(timer)
-          attempt(url, n + 1)
-        }, backoffDelayMs(policy, Math.min(n, 10)))
+        const timer = setTimeout(
+          () => {
+            timers.delete(timer)
+            attempt(url, n + 1)
+          },
+          backoffDelayMs(policy, Math.min(n, 10)),
+        )
         timers.add(timer)
       },
     )
