@@ -99,7 +99,8 @@ function checkPairs(config: Config): void {
 
 /** `sluice runner` and startRunner serve functions: from a file, or given in code. */
 export function checkRunnerConfig(config: Config, functionsGiven: boolean): void {
-  if (!functionsGiven && !config.functionsFile)
+  // Against Kafka a runner without a module of its own serves the apps synced (docs/inngest-sdk.md).
+  if (!functionsGiven && !config.functionsFile && config.kafkaBrokers.length === 0)
     throw new SluiceError(
       'CONFIG_INVALID',
       `${settingLabel('functionsFile')}: sluice runner needs the module that exports the functions`,

@@ -18,6 +18,8 @@ export interface JsAppOptions {
   /** Production: Sluice's signing key and an event key; dev mode without them. */
   signingKey?: string
   eventKey?: string
+  /** A port chosen beforehand; a free one by default. */
+  port?: number
 }
 
 export interface JsApp {
@@ -112,7 +114,7 @@ export async function startJsApp(options: JsAppOptions): Promise<JsApp> {
   const keys = options.signingKey ? { signingKey: options.signingKey, baseUrl: options.baseUrl } : {}
   const handler = (options.major === 'v4' ? serveV4 : serveV3)({ client, functions, ...keys } as never)
   const server: Server = createServer(handler as never)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/inngest`
   return {
     url,

@@ -73,3 +73,21 @@ t.test('a garbled answer retries the call with a clear code on the run, and the 
   t.match(retrying.error.message, /not JSON/)
   t.same((await runOf(sluice, 'garbled-fn', 'completed')).output, { ok: 'sdk/garble' }, 'the retry succeeds')
 })
+
+t.test('sluice dev -u URL syncs an app started after it, unsigned, and runs it', async (t) => {
+  // The app's port is chosen first, so Sluice can be told its URL before the app listens.
+  const probe = createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const port = (probe.address() as AddressInfo).port
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+  const url = `http://127.0.0.1:${port}/api/inngest`
+  const sluice = await startServer({ mode: 'dev', flags: { appUrls: url } })
+  t.teardown(() => sluice.stop())
+  await new Promise((r) => setTimeout(r, 700))
+  t.same((await api(sluice, '/v1/apps')).body.data, [], 'not synced while the app is down')
+  const app = await startJsApp({ major: 'v4', appId: 'dev-app', baseUrl: sluice.url, port })
+  t.teardown(() => app.close())
+  await eventually(async () => ((await api(sluice, '/v1/apps')).body.data.length === 1 ? true : undefined), 20_000)
+  await app.send('sdk/steps', { a: 2, b: 3 })
+  t.same((await runOf(sluice, 'dev-app-steps', 'completed', 'sdk/steps')).output, { sum: 8 })
+})
