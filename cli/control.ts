@@ -58,6 +58,12 @@ export async function controlCommand(command: string, args: string[]): Promise<n
       })
     case 'envs list':
       return call('GET', '/v1/envs')
+    case 'apps sync':
+      return call('POST', '/v1/apps', { url: arg, ...(values.env && { env: values.env }) })
+    case 'apps list':
+      return call('GET', `/v1/apps${envQuery}`)
+    case 'apps remove':
+      return call('DELETE', `/v1/apps/${encodeURIComponent(arg ?? '')}${envQuery}`)
     case 'envs archive':
       return call('POST', `/v1/envs/${encodeURIComponent(arg ?? '')}/archive`)
     case 'schemas push': {

@@ -15,6 +15,7 @@ const USAGE = `usage: sluice <command>
   start   [--role ROLE…] [--port …] [--data-dir …] [--signing-key …]   (embedded unless SLUICE_KAFKA_BROKERS is set)
   runner  --functions FILE [--watch] [--port …] [--data-dir …] [--signing-key …]   (serves FILE's functions)
   keys    create --env ENV | list | revoke KEY_ID
+  apps    sync URL | list | remove APP_ID   [--env ENV]   (apps on the Inngest SDKs, docs/inngest-sdk.md)
   envs    create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N] | list | archive NAME
           | set NAME [--schema-mode off|warn|block] [--unknown-names allow|warn|block] [--max-… N]
   schemas push NAME FILE | pull NAME | list   [--env ENV (default production; "branch" for the branch group)]
@@ -38,6 +39,9 @@ const COMMAND_USAGE: Record<string, () => string> = {
   runner: () => `usage: sluice runner --functions FILE [--watch] [settings…]
   Serves FILE's functions: against Kafka the runner role only; embedded a whole node.\n${settingsHelp()}`,
   keys: () => `usage: sluice keys create --env ENV | list | revoke KEY_ID\n${CONTROL_NOTE}`,
+  apps: () => `usage: sluice apps sync URL | list | remove APP_ID   [--env ENV]
+  sync calls the app's serve() URL, signed, and registers its functions; list shows each app's SDK and
+  last sync; remove forgets the app and its functions (docs/inngest-sdk.md).\n${CONTROL_NOTE}`,
   envs: () => `usage: sluice envs create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N]
                    | list | archive NAME
                    | set NAME [--schema-mode off|warn|block] [--unknown-names allow|warn|block]
@@ -100,7 +104,7 @@ export async function main(argv: string[]): Promise<number> {
     await serve(command, serverConfig(command, rest))
     return -1 // keeps running
   }
-  if (['keys', 'envs', 'send', 'functions', 'runs', 'schemas'].includes(command)) return controlCommand(command, rest)
+  if (['keys', 'envs', 'apps', 'send', 'functions', 'runs', 'schemas'].includes(command)) return controlCommand(command, rest)
   if (command === 'webhooks') return webhooksCommand(rest)
   if (command === 'alerts') return alertsCommand(rest)
   // Loaded on use: its generator pulls in prettier.

@@ -4,9 +4,14 @@ import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { eventually, startServer } from '../helpers/server.ts'
+import { execFile } from 'node:child_process'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { eventually, ROOT, startServer } from '../helpers/server.ts'
 import { startJsApp } from './js-app.ts'
 import { api, jsAppSuite, runOf, SIGNING_KEY, type Run } from './js-suite.ts'
+
+const run = promisify(execFile)
 
 jsAppSuite(t, 'v4')
 
@@ -90,4 +95,24 @@ t.test('sluice dev -u URL syncs an app started after it, unsigned, and runs it',
   await eventually(async () => ((await api(sluice, '/v1/apps')).body.data.length === 1 ? true : undefined), 20_000)
   await app.send('sdk/steps', { a: 2, b: 3 })
   t.same((await runOf(sluice, 'dev-app-steps', 'completed', 'sdk/steps')).output, { sum: 8 })
+})
+
+t.test('sluice apps sync | list | remove', async (t) => {
+  const sluice = await startServer({ mode: 'start', flags: { signingKey: SIGNING_KEY } })
+  t.teardown(() => sluice.stop())
+  const app = await startJsApp({ major: 'v4', appId: 'cli-app', baseUrl: sluice.url, signingKey: SIGNING_KEY })
+  t.teardown(() => app.close())
+  const env = { SLUICE_URL: sluice.url, SLUICE_SIGNING_KEY: SIGNING_KEY }
+  const cli = (args: string[]) =>
+    run(process.execPath, ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args], {
+      env: { ...process.env, ...env },
+    }).then((r) => JSON.parse(r.stdout))
+  t.equal((await cli(['apps', 'sync', app.url])).data.id, 'cli-app')
+  t.same(
+    (await cli(['apps', 'list'])).data.map((a: { id: string; url: string }) => [a.id, a.url]),
+    [['cli-app', app.url]],
+  )
+  t.equal((await cli(['apps', 'remove', 'cli-app'])).data.id, 'cli-app')
+  t.same((await api(sluice, '/v1/apps')).body.data, [])
+  t.same((await api(sluice, '/v1/functions')).body.data, [], "the app's functions are gone with it")
 })
