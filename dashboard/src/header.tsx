@@ -4,6 +4,7 @@ import { useApi } from './ui/use-api.ts'
 const NAV = [
   ['/events', 'Events'],
   ['/functions', 'Functions'],
+  ['/apps', 'Apps'],
   ['/runs', 'Runs'],
   ['/webhooks', 'Webhooks'],
   ['/schemas', 'Schemas'],

@@ -6,6 +6,7 @@ import { Header } from './header.tsx'
 import { EventsPage } from './pages/events.tsx'
 import { EventPage } from './pages/event.tsx'
 import { FunctionsPage } from './pages/functions.tsx'
+import { AppsPage } from './pages/apps.tsx'
 import { RunsPage } from './pages/runs.tsx'
 import { RunPage } from './pages/run.tsx'
 import { WebhooksPage } from './pages/webhooks.tsx'
@@ -58,6 +59,8 @@ function Page({ route }: { route: Route }) {
   switch (route.path) {
     case '/functions':
       return <FunctionsPage />
+    case '/apps':
+      return <AppsPage />
     case '/runs':
       return <RunsPage params={route.params} />
     case '/webhooks':

@@ -8,6 +8,7 @@ import { eventually, getJson, postJson, ROOT, startServer } from '../helpers/ser
 import { finishedRuns, sendEvent } from '../functions/fixtures/rest.ts'
 import { ensureDashboardBuilt, errorsOf, openPage, screenshot, seriousViolations, type SIZES } from './browser.ts'
 import { hasEnded, runWhen, waitingOrder } from './runs.ts'
+import { startJsApp } from '../sdk/js-app.ts'
 
 type Page = [name: string, path: string, readySelector: string]
 
@@ -79,11 +80,15 @@ async function seed(url: string): Promise<Page[]> {
   await postJson(`${url}/v1/envs`, { name: 'staging' })
   await eventually(async () => ((await getJson(`${url}/v1/events/${longId}`)).status === 200 ? true : undefined))
   const cart = await seedSchema(url)
+  const app = await startJsApp({ major: 'v4', appId: 'shop-app', baseUrl: url })
+  t.teardown(() => app.close())
+  await postJson(`${url}/v1/apps`, { url: app.url })
   return [
     ['events', '/events', '#events'],
     ['event', `/events/${eventId}`, '#event-runs'],
     ['event-long', `/events/${longId}`, '#event-detail'],
     ['functions', '/functions', '#functions'],
+    ['apps', '/apps', '#apps'],
     ['runs', '/runs', '#bulk-jobs'],
     ['runs-skipped', '/runs?status=skipped', '#runs .skip-reason'],
     ['run', `/runs/${run.run_id}`, '#timeline'],
@@ -106,6 +111,7 @@ async function seed(url: string): Promise<Page[]> {
 const EMPTY: Page[] = [
   ['empty-events', '/events', '.empty'],
   ['empty-functions', '/functions', '.empty'],
+  ['empty-apps', '/apps', '.empty'],
   ['empty-runs', '/runs', '.empty'],
   ['empty-webhooks', '/webhooks', '.empty'],
   ['empty-incidents', '/incidents', '.empty'],
