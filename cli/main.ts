@@ -104,7 +104,8 @@ export async function main(argv: string[]): Promise<number> {
     await serve(command, serverConfig(command, rest))
     return -1 // keeps running
   }
-  if (['keys', 'envs', 'apps', 'send', 'functions', 'runs', 'schemas'].includes(command)) return controlCommand(command, rest)
+  if (['keys', 'envs', 'apps', 'send', 'functions', 'runs', 'schemas'].includes(command))
+    return controlCommand(command, rest)
   if (command === 'webhooks') return webhooksCommand(rest)
   if (command === 'alerts') return alertsCommand(rest)
   // Loaded on use: its generator pulls in prettier.

@@ -9,7 +9,7 @@ import { snapshotOf, type FunctionRecord, type RunRecord, type RunSignal } from 
 import type { SluiceFunction } from '../client/function.ts'
 import { cancelWaitId, waitKey, type WaitKey, type WaitRegistration, type WaitsOutput } from '../router/waits-types.ts'
 import type { Outcome } from './outcome.ts'
-import { failedEvent } from './events.ts'
+import { failedEvent, finishedEvent } from './events.ts'
 
 export interface RunnerOutputs {
   /** This function's own topic: its runs' records and the signals to them. */
@@ -20,6 +20,8 @@ export interface RunnerOutputs {
   /** Another function's topic: where an invoked run tells its caller it ended. */
   functionRuns(fn: { env: string; key: string }): Output<FunctionRecord>
   waits: WaitsOutput
+  /** Whether a function of `env` listens to sluice/function.finished: only then is it sent. */
+  finishedHeard?(env: string): boolean
 }
 
 export function createApplier(fn: SluiceFunction, outputs: RunnerOutputs, log: Logger) {
@@ -41,12 +43,14 @@ export function createApplier(fn: SluiceFunction, outputs: RunnerOutputs, log: L
         ...(run.status === 'completed' ? { output: run.output ?? null } : { error: run.error ?? endedWithout(run) }),
       },
     }
+    const finished = outputs.finishedHeard?.(record.env) ? finishedEvent(record, run) : undefined
     const forget = [...cancelKeys(record)]
     if (record.waiting?.kind === 'event')
       forget.push({ waitId: `${record.runId}\0${record.seq}`, ...eventWaitKey(record) })
     await Promise.all([
       signal ? outputs.functionRuns({ env: invokedBy!.env, key: invokedBy!.functionKey }).publish([signal]) : null,
       forget.length > 0 ? outputs.waits.remove(forget) : null,
+      finished ? outputs.incoming.publish([finished]) : null,
     ])
   }
 

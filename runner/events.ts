@@ -21,6 +21,8 @@ export type CheckSent = (env: string, events: readonly EventInput[], where: (i: 
 export type SendLimits = Pick<EventLimits, 'maxEvents' | 'maxJsonDepth' | 'maxNameLength' | 'maxIdLength'>
 
 export const FUNCTION_FAILED = `${RESERVED_PREFIX}function.failed`
+/** Sent when any run ends, completed or failed, where a function of its environment listens (apps on Inngest's SDKs). */
+export const FUNCTION_FINISHED = `${RESERVED_PREFIX}function.finished`
 
 export function functionEvent(e: EventRecord): FunctionEvent {
   return {
@@ -82,5 +84,29 @@ export function failedEvent(record: RunRecord, run: RunDoc): EventRecord | undef
     env: record.env,
     receivedAt: run.endedAt ?? Date.now(),
     source: { kind: 'function', functionId: record.functionId, runId: record.runId, stepId: FUNCTION_FAILED },
+  }
+}
+
+/** The notice that a run ended (Inngest's inngest/function.finished); none for runs it started. */
+export function finishedEvent(record: RunRecord, run: RunDoc): EventRecord | undefined {
+  if (record.event.name === FUNCTION_FINISHED) return undefined
+  const [id] = sentEventIds(record.runId, FUNCTION_FINISHED, 1)
+  const e = record.event
+  const ended = run.endedAt ?? Date.now()
+  const { stack: _, ...error } = run.error ?? { name: 'Error', message: 'unknown error' }
+  return {
+    internalId: id,
+    id,
+    name: FUNCTION_FINISHED,
+    data: {
+      function_id: record.functionId,
+      run_id: record.runId,
+      ...(run.status === 'completed' ? { result: run.output ?? null } : { error }),
+      event: { internal_id: e.internalId, id: e.id, name: e.name, data: e.data, ts: e.ts },
+    },
+    ts: ended,
+    env: record.env,
+    receivedAt: ended,
+    source: { kind: 'function', functionId: record.functionId, runId: record.runId, stepId: FUNCTION_FINISHED },
   }
 }

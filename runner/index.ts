@@ -18,7 +18,7 @@ import { createFunctionRunner } from './function-runner.ts'
 import { inProcessExecutor, type Executor } from './executor.ts'
 import { planGroups, subscribeConsumers, unroutedEnvLimits } from './consumer-groups.ts'
 import type { RunnerState } from './state.ts'
-import type { CheckSent, SendLimits } from './events.ts'
+import { FUNCTION_FINISHED, type CheckSent, type SendLimits } from './events.ts'
 import { FUNCTION_BACKOFF } from './outcome.ts'
 import { loadFunctionsFile, watchFunctionsFile } from './functions-file.ts'
 
@@ -117,6 +117,10 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
             incoming: deps.outputs.incoming,
             waits: deps.outputs.waits,
             functionRuns: (ref) => deps.topics.output(ref),
+            finishedHeard: (env) =>
+              deps.registry
+                .list(env)
+                .some((f) => f.triggers.some((t) => 'event' in t && t.event === FUNCTION_FINISHED)),
           },
           isServed: (env, key) => deps.registry.list(env).some((f) => f.key === key),
           pauseOf: () => deps.pauseOf(fn.env, fn.key),

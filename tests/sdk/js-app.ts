@@ -109,7 +109,12 @@ export async function startJsApp(options: JsAppOptions): Promise<JsApp> {
     await step.sendEvent('emit', { name: 'sdk/emitted', data: { from: event.data.n } })
     return 'sent'
   })
-  const functions = [steps, wait, invoke, retry, fail, cancel, flow, send]
+  const finished = define(
+    { id: 'finished' },
+    { event: 'inngest/function.finished', if: `event.data.function_id == '${options.appId}-steps'` },
+    async ({ event }) => ({ result: event.data.result }),
+  )
+  const functions = [steps, wait, invoke, retry, fail, cancel, flow, send, finished]
   // 3.x reads the signing key from serve()'s options (or INNGEST_SIGNING_KEY), not the client's.
   const keys = options.signingKey ? { signingKey: options.signingKey, baseUrl: options.baseUrl } : {}
   const handler = (options.major === 'v4' ? serveV4 : serveV3)({ client, functions, ...keys } as never)

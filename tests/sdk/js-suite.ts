@@ -59,7 +59,7 @@ export function jsAppSuite(t: Test, major: JsMajor) {
     const fns = (await api(sluice, '/v1/functions')).body.data as Array<{ id: string; flow_control: unknown }>
     t.same(
       fns.map((f) => f.id).sort(),
-      ['cancel', 'fail', 'fail-failure', 'flow', 'invoke', 'retry', 'send', 'steps', 'wait'].map(
+      ['cancel', 'fail', 'fail-failure', 'finished', 'flow', 'invoke', 'retry', 'send', 'steps', 'wait'].map(
         (f) => `${appId}-${f}`,
       ),
       "the app's functions, onFailure's among them",
@@ -114,5 +114,14 @@ export function jsAppSuite(t: Test, major: JsMajor) {
       return body.data[0]
     })
     t.same(emitted.data, { from: 7 }, 'step.sendEvent')
+    const heard = await eventually(async () => {
+      const { body } = await api(sluice, `/v1/runs?function=${appId}-finished&status=completed`)
+      return (body.data as Run[]).length === 2 ? body.data : undefined
+    })
+    t.same(
+      (heard as Run[]).map((r) => r.output).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+      [{ result: { sum: 33 } }, { result: { sum: 6 } }],
+      'inngest/function.finished for each run of steps (the invoked one too)',
+    )
   })
 }
