@@ -93,7 +93,9 @@ export function createApps(
         const failed = (message: string) => new SluiceError('SDK_SYNC_FAILED', `${url}: ${message}`)
         if (!answer.ok) throw failed(answer.message)
         if (waiting.registered) return waiting.registered
-        if (answer.status !== 200) throw failed(`the app answered HTTP ${answer.status}: ${answer.body.slice(0, 200)}`)
+        // Never the answer itself: an app's error page may echo what it was sent.
+        if (answer.status === 401) throw failed("the app refused the signature (401): does it hold this server's signing key?")
+        if (answer.status !== 200) throw failed(`the app answered HTTP ${answer.status}`)
         if (String(answer.headers[SDK_HEADERS.syncKind] ?? '').replace('-', '_') !== 'in_band')
           throw failed(
             'the app answered but did not register: set its INNGEST_DEV (dev) or INNGEST_API_BASE_URL to this server',
