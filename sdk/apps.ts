@@ -94,7 +94,8 @@ export function createApps(
         if (!answer.ok) throw failed(answer.message)
         if (waiting.registered) return waiting.registered
         // Never the answer itself: an app's error page may echo what it was sent.
-        if (answer.status === 401) throw failed("the app refused the signature (401): does it hold this server's signing key?")
+        if (answer.status === 401)
+          throw failed("the app refused the signature (401): does it hold this server's signing key?")
         if (answer.status !== 200) throw failed(`the app answered HTTP ${answer.status}`)
         if (String(answer.headers[SDK_HEADERS.syncKind] ?? '').replace('-', '_') !== 'in_band')
           throw failed(
