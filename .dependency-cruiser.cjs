@@ -116,6 +116,7 @@ module.exports = {
       conditionNames: ['sluice-source', 'import', 'node', 'default'],
       extensions: ['.ts', '.js', '.json'],
     },
-    exclude: { path: '\\.d\\.ts$' },
+    // Provisioned tools (tests/infra/.cache: SDK sources, Go modules) are not the project's code.
+    exclude: { path: ['\\.d\\.ts$', '(^|/)tests/infra/\\.cache/'] },
   },
 }
