@@ -30,7 +30,7 @@ t.test('the JS out-of-band shape: the composite ID, triggers, retries from attem
     functionId: 'notify',
     name: 'Notify',
     triggers: [{ event: 'shop/order.placed', if: 'event.data.total > 10' }, { cron: 'TZ=Europe/Paris 0 9 * * *' }],
-    retries: 4,
+    retries: 5,
     runtime: { kind: 'http', url },
   })
 })
