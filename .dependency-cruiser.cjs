@@ -55,9 +55,30 @@ module.exports = {
     {
       name: 'core-is-the-bottom',
       severity: 'error',
-      comment: 'core/ is what every part shares: at run time it imports nothing of the app (types only).',
+      comment: 'core/ is what every part shares, the function and flow model too: it imports nothing above it.',
       from: { path: '^core/' },
-      to: { path: PROJECT, pathNot: '^core/', dependencyTypesNot: ['type-only'] },
+      to: { path: PROJECT, pathNot: '^core/' },
+    },
+    {
+      name: 'only-the-runner-wiring-imports-client',
+      severity: 'error',
+      comment:
+        'client/ is the library users write functions with: only what loads and runs their handlers imports it ' +
+        '(the runner stage, its functions file and in-process executor, server/), and sdk/, which checks an ' +
+        "app's functions by the client's own checks. The rest takes a FunctionSpec (core/function.ts).",
+      from: {
+        path: PROJECT,
+        pathNot: ['^(client|server|sdk)/', '^runner/(index|functions-file|executor)\\.ts$'],
+      },
+      to: { path: '^client/' },
+    },
+    {
+      name: 'api-imports-no-runner',
+      severity: 'error',
+      comment:
+        'The REST API publishes cancels and retries through core/ (run-cancel.ts, run-retry.ts), not the runner.',
+      from: { path: '^api/' },
+      to: { path: '^runner/' },
     },
     {
       name: 'stages-meet-through-interfaces',

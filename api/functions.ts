@@ -2,7 +2,7 @@
 // whether it is paused (POST /v1/functions/<key>/pause, api/function-actions.ts).
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import type { FlowControl } from '../client/flow.ts'
+import type { FlowControl } from '../core/flow.ts'
 import type { ControlStore, FunctionDoc, PauseDoc } from '../control/types.ts'
 import { EnvQuery, errors, FunctionSchema, List } from './schemas.ts'
 

@@ -1,6 +1,6 @@
-// `POST /v1/runs/<run id>/retry`: a failed run continues from its completed steps (runner/retry.ts).
+// `POST /v1/runs/<run id>/retry`: a failed run continues from its completed steps (core/run-retry.ts).
 // `POST /v1/runs/<run id>/cancel`: a run that has not ended (queued, running, waiting, retrying) ends
-// as cancelled (runner/cancel.ts).
+// as cancelled (core/run-cancel.ts).
 import type { FastifyInstance } from 'fastify'
 import { errors } from './schemas.ts'
 import { Type, type Static } from '@sinclair/typebox'
@@ -9,8 +9,8 @@ import { SluiceError } from '../core/errors.ts'
 import { isUlid } from '../core/ids.ts'
 import type { FunctionRecord } from '../core/run-record.ts'
 import type { EventRecord } from '../core/event.ts'
-import { retryOfFailedRun } from '../runner/retry.ts'
-import { cancelSignal, isCancellable } from '../runner/cancel.ts'
+import { retryOfFailedRun } from '../core/run-retry.ts'
+import { cancelSignal, isCancellable } from '../core/run-cancel.ts'
 import type { RunDoc, RunStore } from '../store/runs-types.ts'
 import type { EventStore } from '../store/types.ts'
 import { presentRun } from './runs.ts'

@@ -191,7 +191,7 @@ const FlowControl = Type.Object(
     idempotency: CelKey('One run per value in 24 hours'),
     singleton: Type.Optional(Type.Object({ key: CelKey('Per value'), mode: Literals(['skip', 'cancel']) })),
   },
-  { description: "The function's flow control (client/flow.ts), durations in milliseconds" },
+  { description: "The function's flow control (core/flow.ts), durations in milliseconds" },
 )
 export const FunctionSchema = Type.Object({
   id: Type.String({ description: '<app id>-<function id>' }),

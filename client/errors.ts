@@ -13,11 +13,4 @@ export class SluiceRequestError extends Error {
   }
 }
 
-/** Thrown inside a function to fail the run at once, with no retry. */
-export class NonRetriableError extends Error {
-  readonly code = 'NON_RETRIABLE'
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options)
-    this.name = 'NonRetriableError'
-  }
-}
+export { NonRetriableError } from '../core/execution.ts'

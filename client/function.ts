@@ -8,10 +8,17 @@ import { compileExpression, parsePath } from '../core/expression.ts'
 import { parseCron } from '../core/cron.ts'
 import { checkFlow, type FlowControl, type FlowOptions } from './flow.ts'
 
+import {
+  DEFAULT_FUNCTION_RETRIES,
+  DEFAULT_FUNCTION_TIMEOUT_MS,
+  type CancelRule,
+  type FunctionSpec,
+} from '../core/function.ts'
+
+export { DEFAULT_FUNCTION_RETRIES, DEFAULT_FUNCTION_TIMEOUT_MS, type CancelRule } from '../core/function.ts'
+
 export const FUNCTION_KIND = 'sluice/function'
-export const DEFAULT_FUNCTION_RETRIES = 3
 const MAX_RETRIES = 20
-export const DEFAULT_FUNCTION_TIMEOUT_MS = 5 * 60_000
 const MAX_FUNCTION_TIMEOUT_MS = 24 * 60 * 60_000
 
 /** The triggering event as a handler sees it; `data` typed when N is a name of Events (client/events.ts). */
@@ -128,29 +135,9 @@ export interface FunctionOptions extends FlowOptions {
  */
 export type FunctionTrigger<N extends string = string> = { event: N; if?: string } | { cron: string }
 
-/** A cancellation as the runner applies it: durations in milliseconds. */
-export interface CancelRule {
-  event: string
-  match?: string
-  if?: string
-  timeoutMs?: number
-}
-
-export interface SluiceFunction {
+/** A function as `createFunction` defines it: its registration (core/function.ts) and its handler. */
+export interface SluiceFunction extends FunctionSpec {
   kind: typeof FUNCTION_KIND
-  appId: string
-  id: string
-  /** `<app id>-<function id>`: what the registry, topics and runs are named by. */
-  key: string
-  name: string
-  retries: number
-  timeoutMs: number
-  triggers: FunctionTrigger[]
-  cancelOn: CancelRule[]
-  /** Concurrency, throttle, rate limit, debounce, batching, priority, idempotency, singleton (client/flow.ts). */
-  flow?: FlowControl
-  /** The environment the function is served in: the client's branch env, or production. */
-  env: string
   handler: FunctionHandler
 }
 

@@ -6,80 +6,15 @@
 // which awaits the new step) is left pending forever and garbage-collected, so a user's
 // try/catch around a step can never swallow the interruption. The runner checkpoints the
 // reported step as a new record of the run and the next execution continues from there.
-import type { SendEvent } from './send.ts'
+import type { Execution, ExecutionInput, Pause, SerializedError } from '../core/execution.ts'
 import {
   checkInvoke,
   checkSleep,
   checkSleepUntil,
   checkWaitOptions,
-  type FunctionEvent,
-  type FunctionLogger,
   type SluiceFunction,
   type StepTools,
 } from './function.ts'
-
-export interface SerializedError {
-  name: string
-  message: string
-  code?: string
-  stack?: string
-  /** What an app's SDK attached to a step's error (Go: the step's zero value), memoised with it. */
-  data?: unknown
-}
-
-export interface MemoisedStep {
-  id: string
-  output: unknown
-  /** A step an app reported failed for good (Inngest's StepFailed): its memo is the error. */
-  error?: SerializedError
-  /** A step that paused the run: a sleep, a wait for an event, an invocation. */
-  pause?: { kind: 'sleep' | 'event' | 'invoke' }
-}
-
-export type Execution =
-  /** A new step completed: checkpoint it, then execute again. */
-  | {
-      kind: 'step'
-      stepId: string
-      output: unknown
-      durationMs: number
-      /** The name the user gave, where `stepId` is not it (an app's steps are named by hashes). */
-      name?: string
-      /** An app's step that failed for good: memoised as its error, which the app's code may catch. */
-      error?: SerializedError
-    }
-  /** The handler returned: the run is done. */
-  | { kind: 'completed'; output: unknown }
-  /** A step or the handler threw. `nonRetriable`: NonRetriableError (or a result that can never be JSON). */
-  | {
-      kind: 'error'
-      stepId?: string
-      error: SerializedError
-      nonRetriable: boolean
-      /** The step's name, as for `step`; and when the app asked to be retried (`Retry-After`). */
-      name?: string
-      retryAt?: number
-    }
-  /** The run pauses at a new step until something resumes it (runner/ARCHITECTURE.md, "Waits"). */
-  | { kind: 'pause'; stepId: string; pause: Pause; name?: string }
-
-/** What a paused step waits for. Durations are relative to when the runner checkpoints the pause. */
-export type Pause =
-  | { kind: 'sleep'; durationMs: number }
-  | { kind: 'sleep'; untilMs: number }
-  | { kind: 'event'; event: string; timeoutMs: number; match?: string; if?: string }
-  | { kind: 'invoke'; functionKey: string; data: Record<string, unknown>; timeoutMs: number }
-
-export interface ExecutionInput {
-  event: FunctionEvent
-  events: FunctionEvent[]
-  runId: string
-  attempt: number
-  steps: readonly MemoisedStep[]
-  logger: FunctionLogger
-  /** Publishes a `step.sendEvent` step's events; resolves with their internal IDs once durable. */
-  sendEvents(stepId: string, events: SendEvent[]): Promise<string[]>
-}
 
 /**
  * A promise that never settles. A fresh one per call: a shared one would hold every awaiting

@@ -1,4 +1,4 @@
-import type { FlowControl } from '../client/flow.ts'
+import type { FlowControl } from '../core/flow.ts'
 
 // Control-plane documents and the store that holds them. Every node keeps the whole
 // control plane in memory (it is small), so reads are synchronous: ingest authenticates
@@ -144,7 +144,7 @@ export interface FunctionDoc {
   triggers: Array<{ event: string; if?: string } | { cron: string }>
   /** Events that end a run (`match`: a field path; `if`: CEL; `timeoutMs` after the run was queued). */
   cancelOn?: Array<{ event: string; match?: string; if?: string; timeoutMs?: number }>
-  /** Concurrency, throttle, rate limit, debounce, batching, priority, idempotency, singleton (client/flow.ts). */
+  /** Concurrency, throttle, rate limit, debounce, batching, priority, idempotency, singleton (core/flow.ts). */
   flow?: FlowControl
   retries: number
   /** Absent on registrations from before timeouts existed. */

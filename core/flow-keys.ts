@@ -4,7 +4,7 @@
 // null key: such events share one bucket.
 import type { EventRecord } from './event.ts'
 import { compileValue } from './expression.ts'
-import type { FlowControl } from '../client/flow.ts'
+import type { FlowControl } from './flow.ts'
 
 export interface FlowKeys {
   /** One per concurrency limit: `<scope id>\0<value>`, with the limit. `env` scope is shared across functions. */

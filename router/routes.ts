@@ -5,7 +5,7 @@
 import { RESERVED_PREFIX, type EventRecord } from '../core/event.ts'
 import { compileExpression, type Predicate } from '../core/expression.ts'
 import type { FunctionDoc } from '../control/types.ts'
-import { routingKey } from '../client/flow.ts'
+import { routingKey } from '../core/flow.ts'
 import { keyOf } from '../core/flow-keys.ts'
 
 interface Route {
@@ -74,7 +74,7 @@ export function asTrigger(e: EventRecord) {
 }
 
 /**
- * The key a function's run is routed by (client/flow.ts `routingKey`): every run with the same flow
+ * The key a function's run is routed by (core/flow.ts `routingKey`): every run with the same flow
  * key lands on one partition of the function's topic, whose runner applies the limits; undefined
  * without flow control (runs spread by run ID).
  */

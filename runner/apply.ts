@@ -6,7 +6,7 @@ import type { Output } from '../bus/output.ts'
 import type { EventRecord } from '../core/event.ts'
 import type { RunDoc } from '../core/run-doc.ts'
 import { snapshotOf, type FunctionRecord, type RunRecord, type RunSignal } from '../core/run-record.ts'
-import type { SluiceFunction } from '../client/function.ts'
+import type { FunctionSpec } from '../core/function.ts'
 import { cancelWaitId, waitKey, type WaitKey, type WaitRegistration, type WaitsOutput } from '../router/waits-types.ts'
 import type { Outcome } from './outcome.ts'
 import { failedEvent, finishedEvent } from './events.ts'
@@ -24,7 +24,7 @@ export interface RunnerOutputs {
   finishedHeard?(env: string): boolean
 }
 
-export function createApplier(fn: SluiceFunction, outputs: RunnerOutputs, log: Logger) {
+export function createApplier(fn: FunctionSpec, outputs: RunnerOutputs, log: Logger) {
   /** The cancellations of a run (cancelOn), as the router registered them when it queued the run. */
   const cancelKeys = (record: RunRecord): Array<WaitKey & { waitId: string }> =>
     fn.cancelOn.map((rule, i) => ({
@@ -104,7 +104,7 @@ function endedWithout(run: RunDoc) {
 const eventWaitKey = (record: RunRecord): WaitKey =>
   waitKey(record.env, record.waiting!.event!, record.waiting!.match, record.event)
 
-function eventWait(fn: SluiceFunction, record: RunRecord, next: RunRecord): WaitRegistration {
+function eventWait(fn: FunctionSpec, record: RunRecord, next: RunRecord): WaitRegistration {
   const waiting = next.waiting!
   return {
     waitId: `${next.runId}\0${next.seq}`,

@@ -1,18 +1,10 @@
-// Cancelling a run (POST /v1/runs/<id>/cancel, or a `cancelOn` event): a signal on the run's topic.
-// The runner ends the run at once when it holds the run's parked record (a retry or a pause), else
-// marks it `cancelling`, and the run's next record ends it instead of executing: the step in flight,
-// if any, finishes; nothing after it runs. A cancel of a run that ended is dropped.
-import type { CancelCause, RunDoc } from '../core/run-doc.ts'
-import { snapshotOf, type RunRecord, type RunSignal } from '../core/run-record.ts'
+// How a run ends without executing further: cancelled (a cancel signal, core/run-cancel.ts), or skipped
+// by flow control. The runner ends a run at once when it holds the run's parked record (a retry or a
+// pause), else marks it `cancelling`, and the run's next record ends it instead of executing: the step
+// in flight, if any, finishes; nothing after it runs. A cancel of a run that ended is dropped.
+import type { CancelCause } from '../core/run-doc.ts'
+import { snapshotOf, type RunRecord } from '../core/run-record.ts'
 import type { Outcome } from './outcome.ts'
-
-/** A run that has not ended: only those can be cancelled. */
-export const isCancellable = (run: RunDoc): boolean =>
-  run.status === 'queued' || run.status === 'running' || run.status === 'waiting'
-
-export function cancelSignal(runId: string, cause: CancelCause, nowMs: number): RunSignal {
-  return { runId, signal: { kind: 'cancel', at: nowMs, cause } }
-}
 
 /** The final snapshot of a run cancelled at `record` (its parked record, or the next one it reached). */
 export function cancelled(record: RunRecord, cause: CancelCause, nowMs: number): Outcome {

@@ -1,13 +1,13 @@
 // Which consumer group reads each function's topic. A function has a group of its own, except the
 // functions of an environment that share an `env`-scoped concurrency key: one group reads all their
 // topics with range assignment (bus/types.ts `coPartitioned`), so partition i of each of them is
-// owned by one runner. The router keys their runs by that key's value (client/flow.ts `routingKey`),
+// owned by one runner. The router keys their runs by that key's value (core/flow.ts `routingKey`),
 // which puts a value on the same partition number of every function topic (same partition count,
 // same murmur2), so one process counts every run of the value, in its process-wide slots.
 import { createHash } from 'node:crypto'
 import type { Batch, Bus, Subscription } from '../bus/types.ts'
-import { routingKey } from '../client/flow.ts'
-import type { SluiceFunction } from '../client/function.ts'
+import { routingKey } from '../core/flow.ts'
+import type { FunctionSpec } from '../core/function.ts'
 
 /** The side of a function runner that a consumer group drives: its topic's batches and partitions. */
 export interface TopicConsumer {
@@ -20,11 +20,11 @@ export interface TopicConsumer {
 export interface GroupPlan {
   /** The group's name without the runner prefix: the function's scope, or the shared keys' digest. */
   name: string
-  functions: SluiceFunction[]
+  functions: FunctionSpec[]
   coPartitioned: boolean
 }
 
-const envKeys = (fn: SluiceFunction) =>
+const envKeys = (fn: FunctionSpec) =>
   (fn.flow?.concurrency ?? []).filter((c) => c.scope === 'env').map((c) => `${fn.env}\0${c.key}`)
 
 /**
@@ -32,7 +32,7 @@ const envKeys = (fn: SluiceFunction) =>
  * name derives from its keys, not its functions, so serving one more function with the key adds a
  * topic to the group instead of renaming it (whose new offsets would start from the beginning).
  */
-export function planGroups(functions: SluiceFunction[], scopeOf: (fn: SluiceFunction) => string): GroupPlan[] {
+export function planGroups(functions: FunctionSpec[], scopeOf: (fn: FunctionSpec) => string): GroupPlan[] {
   const setOf = new Map<string, Set<string>>() // env key → the keys linked with it (one shared object)
   for (const fn of functions) {
     const keys = envKeys(fn)
@@ -63,7 +63,7 @@ export function planGroups(functions: SluiceFunction[], scopeOf: (fn: SluiceFunc
  * Functions with an `env`-scoped limit whose runs are not routed by its key (their other options use
  * another key, or they have two such limits): that limit is counted per runner for them.
  */
-export function unroutedEnvLimits(functions: SluiceFunction[]): SluiceFunction[] {
+export function unroutedEnvLimits(functions: FunctionSpec[]): FunctionSpec[] {
   return functions.filter((fn) => {
     const keys = (fn.flow?.concurrency ?? []).filter((c) => c.scope === 'env').map((c) => c.key)
     return keys.length > 0 && keys.some((k) => k !== routingKey(fn.flow))

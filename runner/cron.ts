@@ -11,7 +11,7 @@ import { RESERVED_PREFIX, type EventRecord } from '../core/event.ts'
 import { parseCron, type Schedule } from '../core/cron.ts'
 import { seededUlids } from '../core/ids.ts'
 import { sleep } from '../core/retry.ts'
-import type { SluiceFunction } from '../client/function.ts'
+import type { FunctionSpec } from '../core/function.ts'
 import type { RunnerState } from './state.ts'
 
 /** The event a cron tick sends: it runs the scheduled function only (router). */
@@ -35,7 +35,7 @@ export function missedTicks(schedule: Schedule, lastMs: number, nowMs: number): 
   return ticks.slice(-CRON_CATCH_UP_TICKS)
 }
 
-export function createCronSchedule(fn: SluiceFunction, incoming: Output<EventRecord>, log: Logger) {
+export function createCronSchedule(fn: FunctionSpec, incoming: Output<EventRecord>, log: Logger) {
   const schedules = fn.triggers.flatMap((t) => {
     if (!('cron' in t)) return []
     const parsed = parseCron(t.cron)
@@ -93,7 +93,7 @@ export function createCronSchedule(fn: SluiceFunction, incoming: Output<EventRec
 }
 
 /** The tick's event: its ID from (env, function, schedule, time), so a repeat is a duplicate. */
-export function tickEvent(fn: SluiceFunction, cron: string, atMs: number): EventRecord {
+export function tickEvent(fn: FunctionSpec, cron: string, atMs: number): EventRecord {
   const entropy = createHash('sha256').update(`${fn.env}\0${fn.key}\0${cron}\0${atMs}`).digest().subarray(0, 10)
   const [internalId] = seededUlids(`${atMs},${entropy.toString('base64')}`, 1)
   const now = Date.now()

@@ -8,9 +8,7 @@ import {
   type EventLimits,
   type EventRecord,
 } from '../core/event.ts'
-import type { SendEvent } from '../client/send.ts'
-import type { FunctionEvent } from '../client/function.ts'
-import { NonRetriableError } from '../client/errors.ts'
+import { NonRetriableError, type ExecutionEvent, type SentEvent } from '../core/execution.ts'
 import type { RunDoc } from '../core/run-doc.ts'
 import { sentEventIds, type RunRecord } from '../core/run-record.ts'
 import { withViolations, type SchemaOutcome } from '../control/schema-check.ts'
@@ -24,7 +22,7 @@ export const FUNCTION_FAILED = `${RESERVED_PREFIX}function.failed`
 /** Sent when any run ends, completed or failed, where a function of its environment listens (apps on Inngest's SDKs). */
 export const FUNCTION_FINISHED = `${RESERVED_PREFIX}function.finished`
 
-export function functionEvent(e: EventRecord): FunctionEvent {
+export function functionEvent(e: EventRecord): ExecutionEvent {
   return {
     internalId: e.internalId,
     id: e.id,
@@ -40,7 +38,7 @@ export function functionEvent(e: EventRecord): FunctionEvent {
 export function sentEvents(
   record: RunRecord,
   stepId: string,
-  events: SendEvent[],
+  events: SentEvent[],
   limits: SendLimits,
   nowMs: number,
   check?: CheckSent,

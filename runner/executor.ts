@@ -2,7 +2,8 @@
 // runner/outcome.ts turns into the run's next record. The in-process executor replays a handler
 // imported into this runner (client/step.ts); an app served over HTTP is another executor behind
 // the same outcomes (sdk/), so the function runner never knows where a function's code lives.
-import { executeFunction, type Execution, type ExecutionInput } from '../client/step.ts'
+import { executeFunction } from '../client/step.ts'
+import type { Execution, ExecutionInput } from '../core/execution.ts'
 import type { SluiceFunction } from '../client/function.ts'
 
 export type Executor = (input: ExecutionInput) => Promise<Execution>

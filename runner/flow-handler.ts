@@ -1,4 +1,4 @@
-// The consumer side of a function with flow control (client/flow.ts). Nothing executes here: a batch is
+// The consumer side of a function with flow control (core/flow.ts). Nothing executes here: a batch is
 // handled in order, records that may run go into the durable queue, and the scheduler
 // (runner/scheduler.ts) executes them as concurrency and throttle allow, so a slow step never holds
 // the partition. A run's first record passes the gate first (runner/gate.ts); cancels end what is
@@ -6,8 +6,8 @@
 import type { Logger } from 'pino'
 import type { CancelCause } from '../core/run-doc.ts'
 import { isSignal, snapshotOf, type FunctionRecord, type RunRecord } from '../core/run-record.ts'
-import type { FlowControl } from '../client/flow.ts'
-import type { SluiceFunction } from '../client/function.ts'
+import type { FlowControl } from '../core/flow.ts'
+import type { FunctionSpec } from '../core/function.ts'
 import type { Outcome } from './outcome.ts'
 import { cancelled, skipped } from './cancel.ts'
 import { resolveDue, resolveSignal, type Resolution } from './waits.ts'
@@ -20,7 +20,7 @@ import type { RunnerOutputs } from './apply.ts'
 import type { Hold } from './hold.ts'
 
 export interface FlowHandlerDeps {
-  fn: SluiceFunction
+  fn: FunctionSpec
   flow: FlowControl
   outputs: RunnerOutputs
   /** Executes a record (the runner's `execute`), applies an outcome once (its `applyOnce`). */

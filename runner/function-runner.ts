@@ -7,7 +7,7 @@ import type { Batch, Bus, Subscription } from '../bus/types.ts'
 import type { Codec } from '../bus/codec.ts'
 import type { RetryPolicy } from '../core/retry.ts'
 import { secondsSince } from '../core/metrics.ts'
-import type { SluiceFunction } from '../client/function.ts'
+import type { FunctionSpec } from '../core/function.ts'
 import { isSignal, snapshotOf, type FunctionRecord, type RunRecord } from '../core/run-record.ts'
 import { decide, type Outcome } from './outcome.ts'
 import { cancelled } from './cancel.ts'
@@ -26,7 +26,7 @@ import type { Executor } from './executor.ts'
 
 export interface FunctionRunnerDeps {
   bus: Bus
-  fn: SluiceFunction
+  fn: FunctionSpec
   /** Where the function's code runs: in this process, or an app called over HTTP (executor.ts). */
   execute: Executor
   codec: Codec<FunctionRecord>

@@ -1,4 +1,4 @@
-// What flow control does with a run's first record, before the run may start (client/flow.ts): a
+// What flow control does with a run's first record, before the run may start (core/flow.ts): a
 // paused function holds it; idempotency, a rate limit or a singleton may skip it; debounce keeps only
 // the last event of a burst; batching gathers events into one run. What passes waits in the queue for
 // concurrency and throttle (runner/scheduler.ts). Decisions are values; state goes through a FlowView.
@@ -7,8 +7,8 @@ import type { EventRecord } from '../core/event.ts'
 import { seededUlids, ulidTime } from '../core/ids.ts'
 import { firstRecord, type RunRecord } from '../core/run-record.ts'
 import { compileExpression } from '../core/expression.ts'
-import type { FlowControl } from '../client/flow.ts'
-import type { SluiceFunction } from '../client/function.ts'
+import type { FlowControl } from '../core/flow.ts'
+import type { FunctionSpec } from '../core/function.ts'
 import { asBinding, flowKeys } from '../core/flow-keys.ts'
 import { gcra, type FlowView } from './flow-view.ts'
 
@@ -30,7 +30,7 @@ export type SkipCode = 'RATE_LIMITED' | 'IDEMPOTENT' | 'SINGLETON_RUNNING'
 
 const DAY_MS = 86_400_000
 
-export function createGate(fn: SluiceFunction, flow: FlowControl) {
+export function createGate(fn: FunctionSpec, flow: FlowControl) {
   const batchFilter = flow.batchEvents?.if === undefined ? undefined : compileExpression(flow.batchEvents.if, ['event'])
 
   /** A new run's first record, once per record (marks fence repeats). */

@@ -6,7 +6,7 @@ import type { Logger } from 'pino'
 import type { Output } from '../bus/output.ts'
 import type { FunctionRecord, RunRecord } from '../core/run-record.ts'
 import type { PauseDoc } from '../control/types.ts'
-import type { SluiceFunction } from '../client/function.ts'
+import type { FunctionSpec } from '../core/function.ts'
 import { sleep } from '../core/retry.ts'
 import type { Outcome } from './outcome.ts'
 import { skipped } from './cancel.ts'
@@ -18,7 +18,7 @@ const CHECK_MS = 1000
 const PAGE = 500
 
 export interface HoldDeps {
-  fn: SluiceFunction
+  fn: FunctionSpec
   pauseOf(): PauseDoc | undefined
   self: Output<FunctionRecord>
   applyOnce(record: RunRecord, outcome: Outcome): Promise<void>

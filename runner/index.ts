@@ -11,6 +11,7 @@ import type { EventRecord } from '../core/event.ts'
 import type { RunDoc } from '../core/run-doc.ts'
 import { SluiceError } from '../core/errors.ts'
 import type { SluiceFunction } from '../client/function.ts'
+import { DEFAULT_FUNCTION_TIMEOUT_MS, type FunctionSpec } from '../core/function.ts'
 import type { FunctionRegistry, SyncScope } from '../control/functions.ts'
 import type { FunctionDoc, PauseDoc } from '../control/types.ts'
 import type { WaitsOutput } from '../router/waits-types.ts'
@@ -77,7 +78,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
 
   async function replace(own: SluiceFunction[]): Promise<void> {
     const http = httpDocs()
-    const functions = [...own, ...http.map(asServed)]
+    const functions: FunctionSpec[] = [...own, ...http.map(asServed)]
     const seen = new Set<string>()
     for (const fn of functions) {
       const id = `${fn.env}/${fn.key}`
@@ -101,7 +102,11 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
       config.scope,
     )
     for (const fn of functions) await deps.topics.ensure(fn)
-    const executors = new Map(http.map((doc, i) => [functions[own.length + i], deps.httpExecutor!(doc)]))
+    // Where each function's code runs: a handler given to this process, or the app that synced it.
+    const executors = new Map<FunctionSpec, Executor>([
+      ...own.map((fn): [FunctionSpec, Executor] => [fn, inProcessExecutor(fn)]),
+      ...http.map((doc, i): [FunctionSpec, Executor] => [functions[own.length + i], deps.httpExecutor!(doc)]),
+    ])
     servedHttp = http
     await stopAll()
     running = functions.map((fn) =>
@@ -109,7 +114,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
         {
           bus: deps.bus,
           fn,
-          execute: executors.get(fn) ?? inProcessExecutor(fn),
+          execute: executors.get(fn)!,
           codec: deps.topics.codec,
           outputs: {
             self: deps.topics.output(fn),
@@ -160,7 +165,7 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
       )
       for (const r of members) r.serve()
     }
-    const triggers = (f: SluiceFunction) => f.triggers.map((t) => ('cron' in t ? `cron ${t.cron}` : t.event)).join(', ')
+    const triggers = (f: FunctionSpec) => f.triggers.map((t) => ('cron' in t ? `cron ${t.cron}` : t.event)).join(', ')
     log.info({ functions: functions.map((f) => `${f.env}/${f.key} ← ${triggers(f)}`) }, 'serving functions')
   }
 
@@ -206,25 +211,18 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
   }
 }
 
-/**
- * An app's function as the function runner takes it: its registration, and a handler that is never
- * called (its executor calls the app).
- */
-function asServed(doc: FunctionDoc): SluiceFunction {
+/** An app's function as the function runner takes it: its registration (its executor calls the app). */
+function asServed(doc: FunctionDoc): FunctionSpec {
   return {
-    kind: 'sluice/function',
     appId: doc.appId,
     id: doc.functionId,
     key: doc.key,
     name: doc.name,
     retries: doc.retries,
-    timeoutMs: doc.timeoutMs ?? 300_000,
+    timeoutMs: doc.timeoutMs ?? DEFAULT_FUNCTION_TIMEOUT_MS,
     triggers: doc.triggers,
     cancelOn: doc.cancelOn ?? [],
     ...(doc.flow && { flow: doc.flow }),
     env: doc.env,
-    handler: () => {
-      throw new Error(`${doc.key} is served by its app at ${doc.runtime?.url}, not in this process`)
-    },
   }
 }

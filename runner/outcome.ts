@@ -1,6 +1,6 @@
 // What one execution of a run record leads to. Pure: the runner publishes what this decides.
 import { backoffDelayMs, retryPolicies, type RetryPolicy } from '../core/retry.ts'
-import type { Execution } from '../client/step.ts'
+import type { Execution } from '../core/execution.ts'
 import type { RunDoc } from '../core/run-doc.ts'
 import { snapshotOf, type RunRecord } from '../core/run-record.ts'
 import type { EventRecord } from '../core/event.ts'

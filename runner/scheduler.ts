@@ -6,7 +6,7 @@
 // write that records what its execution led to.
 import type { Logger } from 'pino'
 import type { RunRecord } from '../core/run-record.ts'
-import type { FlowControl } from '../client/flow.ts'
+import type { FlowControl } from '../core/flow.ts'
 import type { RunnerState } from './state.ts'
 import { gcra } from './flow-view.ts'
 import { HELD } from './hold.ts'

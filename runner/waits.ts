@@ -2,7 +2,7 @@
 // waiting record a pause becomes, and how it ends — at its due time (a sleep is over, a wait returns
 // null, an invocation fails) or by a signal (the awaited event, the invoked run's result). The runner
 // publishes and parks what these return; see ARCHITECTURE.md, "Waits".
-import type { Pause } from '../client/step.ts'
+import type { Pause } from '../core/execution.ts'
 import { RESERVED_PREFIX, type EventRecord } from '../core/event.ts'
 import {
   runIdFor,

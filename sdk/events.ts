@@ -1,7 +1,7 @@
 // Events and step memos as an Inngest SDK reads them. Sluice's internal events keep Sluice's
 // names on the log and in the store; an app sees the names Inngest gives them.
-import type { MemoisedStep } from '../client/step.ts'
-import type { FunctionEvent } from '../client/function.ts'
+import type { MemoisedStep } from '../core/execution.ts'
+import type { ExecutionEvent } from '../core/execution.ts'
 
 const INNGEST_NAMES: Record<string, string> = {
   'sluice/function.failed': 'inngest/function.failed',
@@ -17,7 +17,7 @@ export interface InngestEvent {
   ts: number
 }
 
-export function inngestEvent(e: Pick<FunctionEvent, 'id' | 'name' | 'data' | 'ts'>): InngestEvent {
+export function inngestEvent(e: Pick<ExecutionEvent, 'id' | 'name' | 'data' | 'ts'>): InngestEvent {
   return { id: e.id, name: INNGEST_NAMES[e.name] ?? e.name, data: e.data, ts: e.ts }
 }
 
@@ -30,7 +30,7 @@ export function memoOf(steps: readonly MemoisedStep[]): Record<string, unknown> 
   for (const s of steps) {
     if (s.error) memo[s.id] = { error: s.error }
     else if (s.pause?.kind === 'sleep') memo[s.id] = null
-    else if (s.pause?.kind === 'event') memo[s.id] = s.output === null ? null : inngestEvent(s.output as FunctionEvent)
+    else if (s.pause?.kind === 'event') memo[s.id] = s.output === null ? null : inngestEvent(s.output as ExecutionEvent)
     else memo[s.id] = { data: s.output ?? null }
   }
   return memo

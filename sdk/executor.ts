@@ -3,7 +3,7 @@
 // in-process handler gives (runner/executor.ts), so retries, pauses, flow control and the run's
 // records are the runner's, unchanged. SDK_SPEC.md 4.4 and 5; docs/inngest-sdk.md.
 import { canonicalJson } from './jcs.ts'
-import type { Execution, ExecutionInput, SerializedError } from '../client/step.ts'
+import type { Execution, ExecutionInput, SerializedError } from '../core/execution.ts'
 import type { FunctionDoc } from '../control/types.ts'
 import { parseDuration, parseTime, MAX_WAIT_MS } from '../core/duration.ts'
 import type { Executor } from '../runner/executor.ts'

@@ -5,7 +5,7 @@ import t from 'tap'
 import { defineFunction, type FunctionOptions } from '../../client/function.ts'
 import { planGroups, unroutedEnvLimits } from '../../runner/consumer-groups.ts'
 import { rangeAssignment } from '../../bus/kafka-range-assignment.ts'
-import { routingKey } from '../../client/flow.ts'
+import { routingKey } from '../../core/flow.ts'
 
 const fn = (id: string, options: Omit<FunctionOptions, 'id'> = {}, env = 'production') =>
   defineFunction({ id: 'app', env }, { id, ...options }, { event: 'x/y' }, async () => null)

@@ -1,7 +1,8 @@
 // The execution engine and the retry decision, without a bus: what one execution of a run
 // record does, and what the runner makes of it.
 import t from 'tap'
-import { executeFunction, type ExecutionInput } from '../../client/step.ts'
+import { executeFunction } from '../../client/step.ts'
+import type { ExecutionInput } from '../../core/execution.ts'
 import { defineFunction, type FunctionHandler } from '../../client/function.ts'
 import { NonRetriableError } from '../../client/errors.ts'
 import { decide, FUNCTION_BACKOFF } from '../../runner/outcome.ts'

@@ -6,9 +6,9 @@
 // through exactly once: a second click publishes the same seq, which the mark drops. The queued
 // snapshot takes version 2·seq + 1 (above the failed snapshot's 2·seq, below what executing the
 // record publishes), so the store shows the run queued again and never rolls it back.
-import type { EventRecord } from '../core/event.ts'
-import type { RunDoc } from '../core/run-doc.ts'
-import type { RunRecord } from '../core/run-record.ts'
+import type { EventRecord } from './event.ts'
+import type { RunDoc } from './run-doc.ts'
+import type { RunRecord } from './run-record.ts'
 
 export function retryOfFailedRun(run: RunDoc, event: EventRecord): { record: RunRecord; snapshot: RunDoc } {
   if (run.status !== 'failed') throw new Error(`retryOfFailedRun: run ${run.runId} is ${run.status}`)
