@@ -5,17 +5,17 @@
 // parked or queued at once, and mark a run whose step is executing `cancelling`, as for any function.
 import type { Logger } from 'pino'
 import type { CancelCause } from '../core/run-doc.ts'
-import { isSignal, snapshotOf, type FunctionRecord, type RunRecord } from '../core/run-record.ts'
+import { isSignal, type FunctionRecord, type RunRecord } from '../core/run-record.ts'
 import type { FlowControl } from '../core/flow.ts'
 import type { FunctionSpec } from '../core/function.ts'
+import type { RetryPolicy } from '../core/retry.ts'
 import type { Outcome } from './outcome.ts'
-import { cancelled, skipped } from './cancel.ts'
-import { resolveDue, resolveSignal, type Resolution } from './waits.ts'
 import { NO_MARK, type RunMark, type RunnerState, type StateUpdate } from './state.ts'
 import { createGate } from './gate.ts'
-import { flowKeys } from '../core/flow-keys.ts'
 import { createFlowView } from './flow-view.ts'
-import { createScheduler, queuePlace } from './scheduler.ts'
+import { createScheduler } from './scheduler.ts'
+import { ended, type Action } from './plan.ts'
+import { markAfterQueued, planCancel, planFlowRecord, planGate, planQueued, type FlowPlanContext } from './flow-plan.ts'
 import type { RunnerOutputs } from './apply.ts'
 import type { Hold } from './hold.ts'
 
@@ -26,15 +26,12 @@ export interface FlowHandlerDeps {
   /** Executes a record (the runner's `execute`), applies an outcome once (its `applyOnce`). */
   execute(record: RunRecord): Promise<Outcome>
   applyOnce(record: RunRecord, outcome: Outcome): Promise<void>
-  resolve(record: RunRecord, resolution: Resolution): Promise<Outcome>
+  policy: RetryPolicy
   hold: Hold
   /** A parked record may be due sooner than the timer loop thinks. */
   wakeTimers(): void
   log: Logger
 }
-
-const ended = (o: Outcome) =>
-  o.kind === 'completed' || o.kind === 'failed' || o.kind === 'cancelled' || o.kind === 'skipped'
 
 export function createFlowHandler(deps: FlowHandlerDeps, config: { maxInFlight: number }) {
   const { fn, flow, log } = deps
@@ -46,20 +43,16 @@ export function createFlowHandler(deps: FlowHandlerDeps, config: { maxInFlight: 
   /** Executes an admitted record and records it, in one write with its leaving the queue. */
   async function runQueued(state: RunnerState, record: RunRecord): Promise<void> {
     const [mark] = await state.processed([record.runId])
-    if (record.seq <= mark.seq || mark.state === 'ended') {
+    const cause = cancelling.get(record.runId) ?? (mark.state === 'cancelling' ? mark.cause : undefined)
+    const action = planQueued(mark, cause, record, Date.now())
+    if (action.kind === 'skip') {
       await state.save({ marks: [], parked: [], unparked: [], dequeued: [record] })
       return
     }
-    const cause = cancelling.get(record.runId) ?? (mark.state === 'cancelling' ? mark.cause : undefined)
-    const outcome = cause ? cancelled(record, cause, Date.now()) : await deps.execute(record)
+    const outcome = action.kind === 'execute' ? await deps.execute(record) : action.outcome
     await deps.applyOnce(record, outcome)
     // A cancel that arrived while the step executed ends the run at its next record.
-    const pending = cancelling.get(record.runId)
-    const next: RunMark = ended(outcome)
-      ? { seq: record.seq, state: 'ended' }
-      : pending
-        ? { seq: record.seq, state: 'cancelling', cause: pending }
-        : { seq: record.seq, state: 'open' }
+    const next = markAfterQueued(record, outcome, cancelling.get(record.runId))
     if (ended(outcome)) cancelling.delete(record.runId)
     await state.save({
       marks: [{ runId: record.runId, mark: next }],
@@ -97,17 +90,10 @@ export function createFlowHandler(deps: FlowHandlerDeps, config: { maxInFlight: 
       parkedHere.set(r.runId, r)
       update.parked.push(r)
     }
-    const enqueue = (given: RunRecord) => {
-      // A record made elsewhere (a retry from the REST API) gets its keys here.
-      const r = given.flow ? given : { ...given, flow: flowKeys(flow, fn, given.event) }
-      const queued = { ...r, queue: queuePlace(r) }
-      queuedHere.set(r.runId, queued)
-      update.queued!.push(queued)
-    }
     /** Takes a run's parked or queued record (this batch's, or the state's) out, if any. */
-    const takePending = async (runId: string, from: 'parked' | 'both'): Promise<RunRecord | null> => {
+    const takePending = async (runId: string): Promise<RunRecord | null> => {
       const mark = marks.get(runId) ?? NO_MARK
-      const here = parkedHere.get(runId) ?? (from === 'both' ? queuedHere.get(runId) : undefined)
+      const here = parkedHere.get(runId) ?? queuedHere.get(runId)
       if (here) {
         for (const list of [update.parked, update.queued!]) if (list.includes(here)) list.splice(list.indexOf(here), 1)
         parkedHere.delete(runId)
@@ -119,7 +105,6 @@ export function createFlowHandler(deps: FlowHandlerDeps, config: { maxInFlight: 
         update.unparked.push(parked)
         return parked
       }
-      if (from === 'parked') return null
       const queued = scheduler.running(runId) ? null : await state.queuedOf(runId)
       if (queued && queued.seq > mark.seq) {
         update.dequeued!.push(queued)
@@ -127,7 +112,7 @@ export function createFlowHandler(deps: FlowHandlerDeps, config: { maxInFlight: 
       }
       return null
     }
-    /** A parked record replaced by another (a debounce's later event, a batch that filled up). */
+    /** A parked record resumed, or replaced by another (a debounce's later event, a batch that filled up). */
     const unpark = (replaced: RunRecord) => {
       const here = parkedHere.get(replaced.runId)
       if (here) {
@@ -140,93 +125,64 @@ export function createFlowHandler(deps: FlowHandlerDeps, config: { maxInFlight: 
       setMark(record.runId, { seq: record.seq, state: ended(outcome) ? 'ended' : 'open' })
       if (ended(outcome)) for (const w of await releaseSingleton(state, record)) view.set(w.key, null)
     }
-    const cancel = async (runId: string, cause: CancelCause) => {
-      const mark = marks.get(runId) ?? NO_MARK
-      if (mark.state === 'ended') return
-      const pending = await takePending(runId, 'both')
-      if (pending) return finish(pending, cancelled(pending, cause, now()))
-      // Its step executes now, or its next record is on its way: that record ends it.
-      if (scheduler.running(runId)) cancelling.set(runId, cause)
-      setMark(runId, { seq: mark.seq, state: 'cancelling', cause })
+    const context = (): FlowPlanContext => ({ nowMs: now(), paused: deps.hold.paused(), policy: deps.policy, fn, flow })
+
+    async function run(action: Action): Promise<void> {
+      switch (action.kind) {
+        case 'skip':
+          return
+        case 'finish':
+          return finish(action.record, action.outcome)
+        case 'park':
+          return park(action.record)
+        case 'unpark':
+          return unpark(action.record)
+        case 'queue':
+          queuedHere.set(action.record.runId, action.record)
+          update.queued!.push(action.record)
+          return
+        case 'hold':
+          update.queued!.push(action.record)
+          return
+        case 'mark':
+          return setMark(action.runId, action.mark)
+        case 'show':
+          await deps.outputs.runs.publish([action.run])
+          return
+        case 'gate': {
+          const decision = await gate.gate(action.record, view, now())
+          for (const next of planGate(decision, action.record, context())) await run(next)
+          return
+        }
+        case 'cancel': {
+          const mark = marks.get(action.runId) ?? NO_MARK
+          const pending = mark.state === 'ended' ? null : await takePending(action.runId)
+          const planned = planCancel(
+            { mark, pending, running: scheduler.running(action.runId) },
+            action.runId,
+            action.cause,
+            now(),
+          )
+          for (const next of planned) await run(next)
+          return
+        }
+        case 'cancel-in-flight':
+          cancelling.set(action.runId, action.cause)
+          return
+        case 'execute':
+          throw new Error('a function with flow control executes only what its scheduler admits')
+        default: {
+          const unknown: never = action
+          throw new Error(`unknown action ${JSON.stringify(unknown)}`)
+        }
+      }
     }
 
     for (const item of items) {
       const mark = marks.get(item.runId) ?? NO_MARK
-      if (isSignal(item)) {
-        const { signal } = item
-        if (mark.state === 'ended') continue
-        if (signal.kind === 'cancel') {
-          await cancel(item.runId, signal.cause)
-          continue
-        }
-        if (signal.seq <= mark.seq) continue
-        const parked = parkedHere.get(item.runId) ?? (await state.parkedOf(item.runId))
-        const resolution = parked && parked.seq === signal.seq ? resolveSignal(parked, signal, now()) : null
-        if (!resolution) continue
-        await takePending(item.runId, 'parked')
-        if (mark.state === 'cancelling') await finish(parked!, cancelled(parked!, mark.cause!, now()))
-        else if (resolution.kind === 'fail') await finish(parked!, await deps.resolve(parked!, resolution))
-        else enqueue(resolution.record)
-        continue
-      }
-      const record = item
-      if (record.seq <= mark.seq) continue
-      if (mark.state === 'cancelling') {
-        await finish(record, cancelled(record, mark.cause!, now()))
-        continue
-      }
-      if (record.dueAt !== undefined && record.dueAt > now()) {
-        park(record)
-        continue
-      }
-      if (deps.hold.holds(record)) {
-        update.queued!.push(deps.hold.held(record))
-        continue
-      }
-      if (record.seq === 0 && (record.flow === undefined || record.gather)) {
-        const decision = await gate.gate(record, view, now())
-        switch (decision.kind) {
-          case 'admit':
-            if (decision.unpark) unpark(decision.unpark)
-            // Runs gathered by debounce or batch were not shown queued by the router: they are now.
-            if (record.gather || decision.record.events || fn.flow?.debounce)
-              await deps.outputs.runs.publish([snapshotOf(decision.record, 'queued')])
-            enqueue(decision.record)
-            break
-          case 'skip':
-            await finish(decision.record, skipped(decision.record, decision.code, decision.message, now()))
-            break
-          case 'park': {
-            if (decision.unpark) unpark(decision.unpark)
-            if (decision.record.dueAt === undefined) enqueue(decision.record)
-            else park(decision.record)
-            // An event taken into another run (a batch) is consumed: a redelivery of it is dropped.
-            if (decision.record.runId !== record.runId) setMark(record.runId, { seq: 0, state: 'ended' })
-            break
-          }
-          case 'gathered':
-            setMark(record.runId, { seq: 0, state: 'ended' })
-            break
-          case 'drop':
-            break
-          case 'replace':
-            await cancel(decision.cancel, { kind: 'singleton', runId: record.runId })
-            enqueue(decision.record)
-            break
-          default: {
-            const unknown: never = decision
-            throw new Error(`unknown gate decision ${JSON.stringify(unknown)}`)
-          }
-        }
-        continue
-      }
-      if (record.waiting) {
-        const resolution = resolveDue(record, now())
-        if (resolution.kind === 'fail') await finish(record, await deps.resolve(record, resolution))
-        else enqueue(resolution.record)
-        continue
-      }
-      enqueue(record)
+      // Only a signal looks for the run's parked record (parked by this batch, or before).
+      const parked = parkedHere.get(item.runId) ?? (isSignal(item) ? await state.parkedOf(item.runId) : null)
+      for (const action of planFlowRecord({ mark, parked }, item, context())) await run(action)
     }
     update.flow = view.take()
     await state.save(update)

@@ -10,8 +10,7 @@ import { secondsSince } from '../core/metrics.ts'
 import type { FunctionSpec } from '../core/function.ts'
 import { isSignal, snapshotOf, type FunctionRecord, type RunRecord } from '../core/run-record.ts'
 import { decide, type Outcome } from './outcome.ts'
-import { cancelled } from './cancel.ts'
-import { resolveDue, resolveSignal, type Resolution } from './waits.ts'
+import { planRecord, markAfter, type Action } from './plan.ts'
 import type { RunMark, RunnerState, StateUpdate } from './state.ts'
 import { functionEvent, sentEvents, type CheckSent, type SendLimits } from './events.ts'
 import { countRunEnd, functionLabel, stepDuration } from './metrics.ts'
@@ -53,8 +52,6 @@ export interface FunctionRunnerConfig {
 }
 
 const RUNNING_SNAPSHOT_AFTER_MS = 100
-const ended = (o: Outcome) =>
-  o.kind === 'completed' || o.kind === 'failed' || o.kind === 'cancelled' || o.kind === 'skipped'
 
 export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionRunnerConfig) {
   const { fn, outputs, log } = deps
@@ -81,7 +78,7 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
   const flow =
     fn.flow &&
     createFlowHandler(
-      { fn, flow: fn.flow, outputs, execute, applyOnce, resolve, hold, wakeTimers: () => timers.wake(), log },
+      { fn, flow: fn.flow, outputs, execute, applyOnce, policy, hold, wakeTimers: () => timers.wake(), log },
       { maxInFlight: config.maxBatchRecords },
     )
 
@@ -116,7 +113,7 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
     if (failure) throw failure.reason
   }
 
-  /** The records and signals of one run in a batch, in order; what changes goes into `update`. */
+  /** The records and signals of one run in a batch, in order, planned (plan.ts) and applied here. */
   async function handleRun(
     state: RunnerState,
     runId: string,
@@ -132,11 +129,6 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
       if (at >= 0) update.marks[at] = { runId, mark }
       else update.marks.push({ runId, mark })
     }
-    /** The run's parked record (parked by this batch, or before), if the mark has not passed it. */
-    const parkedOf = async (): Promise<RunRecord | null> => {
-      const parked = parkedHere ?? (await state.parkedOf(runId))
-      return parked && parked.seq > mark.seq ? parked : null
-    }
     // A parked record is let go only once what replaced it is durable: were its outcome refused (and the
     // batch redelivered), a parked record released in this batch's state write would be gone, and the
     // redelivered signal would find nothing to resume.
@@ -146,52 +138,35 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
         update.parked.splice(update.parked.indexOf(parkedHere), 1)
         parkedHere = undefined
       } else if (parked) update.unparked.push(parked)
-      setMark({ seq: record.seq, state: ended(outcome) ? 'ended' : 'open' })
+      setMark(markAfter(record, outcome))
+    }
+    async function run(action: Action): Promise<void> {
+      switch (action.kind) {
+        case 'skip':
+          return
+        case 'execute':
+          return finish(action.of, await execute(action.record), action.unpark)
+        case 'finish':
+          return finish(action.record, action.outcome, action.unpark)
+        case 'park':
+          parkedHere = action.record
+          update.parked.push(action.record)
+          return
+        case 'hold':
+          update.queued = [...(update.queued ?? []), action.record]
+          return
+        case 'mark':
+          return setMark(action.mark)
+        default:
+          throw new Error(`a function without flow control has no ${action.kind} action`)
+      }
     }
 
     for (const item of items) {
-      if (isSignal(item)) {
-        const { signal } = item
-        if (mark.state === 'ended') continue
-        if (signal.kind === 'cancel') {
-          const parked = await parkedOf()
-          if (parked) await finish(parked, cancelled(parked, signal.cause, Date.now()), parked)
-          // The step in flight finishes; the run's next record ends it (below).
-          else setMark({ seq: mark.seq, state: 'cancelling', cause: signal.cause })
-          continue
-        }
-        if (signal.seq <= mark.seq) continue // the pause ended already (timed out, or resumed)
-        const parked = await parkedOf()
-        const resolution = parked && parked.seq === signal.seq ? resolveSignal(parked, signal, Date.now()) : null
-        if (!resolution) continue
-        await finish(
-          parked!,
-          mark.state === 'cancelling'
-            ? cancelled(parked!, mark.cause!, Date.now())
-            : await resolve(parked!, resolution),
-          parked!,
-        )
-        continue
-      }
-      const record = item
-      if (record.seq <= mark.seq) continue // a duplicate of a record already processed
-      if (mark.state === 'cancelling') {
-        await finish(record, cancelled(record, mark.cause!, Date.now()))
-        continue
-      }
-      if (hold.holds(record)) {
-        update.queued = [...(update.queued ?? []), hold.held(record)]
-        continue
-      }
-      if (record.dueAt !== undefined && record.dueAt > Date.now()) {
-        parkedHere = record
-        update.parked.push(record)
-        continue
-      }
-      await finish(
-        record,
-        record.waiting ? await resolve(record, resolveDue(record, Date.now())) : await execute(record),
-      )
+      // Only a signal looks for the run's parked record (parked by this batch, or before).
+      const parked = parkedHere ?? (isSignal(item) ? await state.parkedOf(runId) : null)
+      const planned = planRecord({ mark, parked }, item, { nowMs: Date.now(), paused: hold.paused(), policy })
+      for (const action of planned) await run(action)
     }
   }
 
@@ -205,12 +180,6 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
       throw err
     })
     countRunEnd(fnLabel, pending)
-  }
-
-  async function resolve(record: RunRecord, resolution: Resolution): Promise<Outcome> {
-    if (resolution.kind === 'execute') return execute(resolution.record)
-    const { stepId, error } = resolution
-    return decide(record, { kind: 'error', stepId, error, nonRetriable: true }, policy, Date.now(), Date.now())
   }
 
   async function execute(record: RunRecord): Promise<Outcome> {

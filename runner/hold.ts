@@ -17,6 +17,13 @@ export const HELD = '\u0000held'
 const CHECK_MS = 1000
 const PAGE = 500
 
+/** Whether a record is a new run to hold: the function is paused, and it was not released already. */
+export const holds = (record: RunRecord, paused: boolean): boolean =>
+  record.seq === 0 && !record.released && !record.gather && paused
+
+/** A held record: in the queue of held records, in arrival order. */
+export const held = (record: RunRecord): RunRecord => ({ ...record, queue: { key: HELD, order: record.queuedAt } })
+
 export interface HoldDeps {
   fn: FunctionSpec
   pauseOf(): PauseDoc | undefined
@@ -68,12 +75,9 @@ export function createHold(deps: HoldDeps) {
   }
 
   return {
-    /** Whether a record is a new run to hold: the function is paused, and it was not released already. */
-    holds(record: RunRecord): boolean {
-      return record.seq === 0 && !record.released && !record.gather && deps.pauseOf()?.paused === true
-    },
-    held(record: RunRecord): RunRecord {
-      return { ...record, queue: { key: HELD, order: record.queuedAt } }
+    /** Whether the function is paused now: its new runs are held. */
+    paused(): boolean {
+      return deps.pauseOf()?.paused === true
     },
     start(): void {
       stopping = new AbortController()
