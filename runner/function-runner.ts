@@ -15,6 +15,7 @@ import type { RunMark, RunnerState, StateUpdate } from './state.ts'
 import { functionEvent, sentEvents, type CheckSent, type SendLimits } from './events.ts'
 import { countRunEnd, functionLabel, stepDuration } from './metrics.ts'
 import { createApplier, type RunnerOutputs } from './apply.ts'
+import { createCoalescer } from './coalesce.ts'
 import { createTimers } from './timers.ts'
 import { createCronSchedule } from './cron.ts'
 import { createFlowHandler } from './flow-handler.ts'
@@ -52,9 +53,18 @@ export interface FunctionRunnerConfig {
 }
 
 const RUNNING_SNAPSHOT_AFTER_MS = 100
+/** The longest a finished execution's records wait for the others in flight (coalesce.ts). */
+const COALESCE_MAX_WAIT_MS = 20
 
 export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionRunnerConfig) {
-  const { fn, outputs, log } = deps
+  const { fn, log } = deps
+  // The next records and snapshots of executions that end one after another leave in one write (coalesce.ts).
+  const coalescer = createCoalescer(COALESCE_MAX_WAIT_MS)
+  const outputs: RunnerOutputs = {
+    ...deps.outputs,
+    self: coalescer.wrap(deps.outputs.self),
+    runs: coalescer.wrap(deps.outputs.runs),
+  }
   const policy: RetryPolicy = { ...config.backoff, retries: fn.retries }
   const fnLabel = functionLabel(fn.key)
   const states = new Map<number, RunnerState>()
@@ -197,19 +207,22 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
               .catch((err) => log.warn({ err, runId: record.runId }, 'run snapshot not written'))
           }, RUNNING_SNAPSHOT_AFTER_MS)
         : undefined
-    const execution = await deps.execute({
-      event: functionEvent(record.event),
-      events: (record.events ?? [record.event]).map(functionEvent),
-      runId: record.runId,
-      attempt: record.attempt,
-      steps: record.steps,
-      logger: log.child({ runId: record.runId }),
-      sendEvents: async (stepId, events) => {
-        const sent = sentEvents(record, stepId, events, config.eventLimits, Date.now(), deps.checkSent)
-        await outputs.incoming.publish(sent)
-        return sent.map((e) => e.internalId)
-      },
-    })
+    coalescer.started()
+    const execution = await deps
+      .execute({
+        event: functionEvent(record.event),
+        events: (record.events ?? [record.event]).map(functionEvent),
+        runId: record.runId,
+        attempt: record.attempt,
+        steps: record.steps,
+        logger: log.child({ runId: record.runId }),
+        sendEvents: async (stepId, events) => {
+          const sent = sentEvents(record, stepId, events, config.eventLimits, Date.now(), deps.checkSent)
+          await outputs.incoming.publish(sent)
+          return sent.map((e) => e.internalId)
+        },
+      })
+      .finally(() => coalescer.ended())
     clearTimeout(showRunning)
     let outcome = decide(record, execution, policy, startedAt, Date.now())
     if (
