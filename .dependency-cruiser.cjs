@@ -116,6 +116,6 @@ module.exports = {
       conditionNames: ['sluice-source', 'import', 'node', 'default'],
       extensions: ['.ts', '.js', '.json'],
     },
-    exclude: { path: '\\.d\\.ts$' },
+    exclude: { path: ['\\.d\\.ts$', '^tests/infra/\\.cache/'] },
   },
 }
