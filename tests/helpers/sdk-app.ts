@@ -53,16 +53,19 @@ export function sdkAvailable(kind: SdkKind): boolean {
 
 /**
  * The variables each SDK reads, verified in its source (inngest-js helpers/consts.ts envKeys, inngest-py
- * const.EnvKey, inngestgo client.go/handler.go). In production INNGEST_DEV must be absent, not "0":
- * inngestgo treats any non-empty INNGEST_DEV as dev mode.
+ * const.EnvKey, inngestgo client.go/handler.go). In production INNGEST_DEV is "0" for JS and Python and
+ * absent for Go, which treats any non-empty INNGEST_DEV as dev mode.
  */
-export function sdkEnv(env: SdkAppEnv, port: number): Record<string, string> {
+export function sdkEnv(kind: SdkKind, env: SdkAppEnv, port: number): Record<string, string> {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([key, value]) => !key.startsWith('INNGEST_') && value !== undefined),
   ) as Record<string, string>
   const vars: Record<string, string> = { ...inherited, PORT: String(port) }
   if (env.dev) vars.INNGEST_DEV = env.sluiceUrl
   else {
+    // npm inngest 3.x without INNGEST_DEV is in dev mode (unsigned, accepting anything) unless NODE_ENV and
+    // the like say production; "0" makes cloud mode explicit for JS and Python. Go: any value means dev.
+    if (kind !== 'go') vars.INNGEST_DEV = '0'
     vars.INNGEST_BASE_URL = env.sluiceUrl
     vars.INNGEST_API_BASE_URL = env.sluiceUrl
     vars.INNGEST_EVENT_API_BASE_URL = env.sluiceUrl
@@ -80,7 +83,12 @@ export async function startSdkApp(kind: SdkKind, env: SdkAppEnv): Promise<SdkApp
   const logFile = join(dir, 'app.log')
   const log = openSync(logFile, 'a')
   // Its own process group, so stop() also ends anything it forked (Flask's reloader is off; Go forks nothing).
-  const child = spawn(file, args, { cwd: root, env: sdkEnv(env, port), detached: true, stdio: ['ignore', log, log] })
+  const child = spawn(file, args, {
+    cwd: root,
+    env: sdkEnv(kind, env, port),
+    detached: true,
+    stdio: ['ignore', log, log],
+  })
   closeSync(log)
   if (child.pid === undefined) throw new Error(`${kind} app: could not start ${file}`)
   const pid = child.pid
