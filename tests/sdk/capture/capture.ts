@@ -92,7 +92,8 @@ export async function captureSync(app: SdkApp, fake: FakeServer, signingKey?: st
   }
   await exchange('introspection-unsigned', { method: 'GET' })
   if (signingKey) await exchange('introspection-signed', { method: 'GET', signingKey })
-  const inBand = { 'x-inngest-sync-kind': 'in_band', 'x-inngest-server-kind': 'cloud' }
+  // Inngest's server says what it is; inngest-py refuses a sync from the other kind (server_kind_mismatch).
+  const inBand = { 'x-inngest-sync-kind': 'in_band', 'x-inngest-server-kind': signingKey ? 'cloud' : 'dev' }
   await exchange('in-band-signed', { method: 'PUT', headers: inBand, body: { url: app.url }, signingKey })
   if (signingKey) await exchange('in-band-unsigned', { method: 'PUT', headers: inBand, body: { url: app.url } })
   await exchange('out-of-band', { method: 'PUT' })
