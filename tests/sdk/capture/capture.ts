@@ -39,7 +39,9 @@ export function runsFor(appId: string): [string, RunEvent[], Partial<DriveOption
     ['parallel', [ev('sdk/parallel', { a: 1, b: 2 })], { disableImmediateExecution: true }],
     ['sleep', [ev('sdk/sleep', { id: 's1' })], {}],
     ['wait', [ev('sdk/wait', { id: 'w1' })], {}],
+    ['wait', [ev('sdk/wait', { id: 'w2' })], { waitTimesOut: true }],
     ['invoke', [ev('sdk/invoke', { a: 3, b: 4 })], { invokeResult: { sum: 7 } }],
+    ['invoke', [ev('sdk/invoke', { a: 3, b: 4 })], { invokeError: { name: 'Error', message: 'invoked run failed' } }],
     ['fail', [ev('sdk/fail', { id: 'x1' })], { maxAttempts: 2 }],
     ['retry', [ev('sdk/retry', { id: 'r1' })], { maxAttempts: 3 }],
     ['concurrency', [ev('sdk/concurrency', { id: 'c1', key: 'k' })], {}],
@@ -47,6 +49,8 @@ export function runsFor(appId: string): [string, RunEvent[], Partial<DriveOption
     ['cancel', [ev('sdk/cancellable', { id: 'z1' })], {}],
     ['cron', [ev('inngest/scheduled.timer', { cron: 'TZ=Europe/Paris 0 3 * * *' })], {}],
     ['on-failure', [ev('sdk/on-failure', { id: 'f1' })], { maxAttempts: 1 }],
+    // No max_attempts in ctx: the SDKs answer StepError each time; after 2 the step's memo is its {error}.
+    ['on-failure', [ev('sdk/on-failure', { id: 'f2' })], { driverAttempts: 2 }],
     ['on-failure-failure', [failed], {}],
     ['send', [ev('sdk/send', { id: 'e1' })], {}],
   ]
@@ -108,7 +112,16 @@ export async function captureSync(app: SdkApp, fake: FakeServer, signingKey?: st
 export async function captureRuns(app: SdkApp, signingKey?: string) {
   const runs: Record<string, Exchange[]> = {}
   for (const [fn, events, options] of runsFor(app.appId)) {
-    const name = `${fn}${options.disableImmediateExecution ? '.disable-immediate-execution' : ''}`
+    const variant = options.disableImmediateExecution
+      ? '.disable-immediate-execution'
+      : options.waitTimesOut
+        ? '.timed-out'
+        : options.invokeError
+          ? '.invoke-error'
+          : options.driverAttempts
+            ? '.no-max-attempts'
+            : ''
+    const name = `${fn}${variant}`
     runs[name] = await drive({ appUrl: app.url, fnId: `${app.appId}-${fn}`, events, signingKey, ...options })
   }
   return runs

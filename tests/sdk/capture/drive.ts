@@ -22,8 +22,13 @@ export interface DriveOptions {
   /** Extra ctx fields (fn_id, qi_id: the JS v4 checkpointing switch). */
   ctx?: Record<string, unknown>
   maxAttempts?: number
-  /** What an invoked function returns (invoke's memo). */
+  /** What an invoked function returns (invoke's memo `{data}`), or its error (`{error}`). */
   invokeResult?: unknown
+  invokeError?: { name: string; message: string }
+  /** The wait times out: its memo is null. */
+  waitTimesOut?: boolean
+  /** Attempts the driver allows a failing step when the call carries no max_attempts (default 3). */
+  driverAttempts?: number
 }
 
 export interface Exchange {
@@ -93,7 +98,7 @@ export async function drive(o: DriveOptions): Promise<Exchange[]> {
           break
         case 'StepError':
           // Retriable: the same step again on the next attempt; with no attempt left, its error is the memo.
-          if (attempt + 1 < (o.maxAttempts ?? 3)) {
+          if (attempt + 1 < (o.maxAttempts ?? o.driverAttempts ?? 3)) {
             attempt++
             retried = true
             if (stepId !== 'step') planned.unshift(stepId)
@@ -106,15 +111,17 @@ export async function drive(o: DriveOptions): Promise<Exchange[]> {
           memo(op.id, null)
           break
         case 'WaitForEvent':
-          memo(op.id, {
-            name: op.opts?.event ?? op.name,
-            data: { id: o.events[0].data.id },
-            id: '01CAPTUREWAITEVENT',
-            ts: 0,
-          })
+          if (o.waitTimesOut) memo(op.id, null)
+          else
+            memo(op.id, {
+              name: op.opts?.event ?? op.name,
+              data: { id: o.events[0].data.id },
+              id: '01CAPTUREWAITEVENT',
+              ts: 0,
+            })
           break
         case 'InvokeFunction':
-          memo(op.id, { data: o.invokeResult ?? null })
+          memo(op.id, o.invokeError ? { error: o.invokeError } : { data: o.invokeResult ?? null })
           break
         default:
           return exchanges
