@@ -1,6 +1,6 @@
 // Captures what each real Inngest SDK sends and answers (the protocol facts in docs/inngest-sdk-protocol.md)
 // into tests/sdk/fixtures/<kind>/*.json, secrets redacted:
-//   node tests/sdk/capture/capture.ts [ts-v4 ts-v3 python go]
+//   node tests/sdk/capture/capture.ts [ts-v4 ts-v3 python go] && npx biome format --write tests/sdk/fixtures
 // The app runs as deployed (tests/helpers/sdk-app.ts); a recording stand-in plays the server.
 import { createHash } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
