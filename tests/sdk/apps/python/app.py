@@ -1,4 +1,4 @@
-"""The Sluice SDK test app written with PyPI inngest 0.5.x on Flask (tests/sdk/ARCHITECTURE.md).
+"""The Sluice SDK test app written with PyPI inngest 0.5.x on Flask (docs/inngest-sdk-protocol.md).
 
 The same function set as the TypeScript and Go apps; every output is derived from the event, so
 the tests can assert it through Sluice's runs API. The SDK reads its INNGEST_* variables itself.
