@@ -2,7 +2,8 @@
 # Installs what the tests run against (DESIGN.md "Tests run against real things"):
 # Debian's clickhouse-server, chromium and strace, a JRE + Maven, Apache Kafka's jars from Maven
 # Central, helm built from the Go module proxy, ClickHouse 26.9 from PyPI's chdb-core, and
-# Apicurio Registry (a schema registry) from Maven Central.
+# Apicurio Registry (a schema registry) from Maven Central, and the Inngest SDK apps (PyPI inngest in a
+# venv, an inngestgo binary).
 # Idempotent: when everything is there it only checks and exits.
 set -euo pipefail
 
@@ -130,6 +131,54 @@ if [[ -n "$java21" ]]; then
   log "java 21+ for the schema registry: $java21"
 else
   log "warning: no Java 21+ JDK in /usr/lib/jvm: the schema registry will not start (set JAVA_HOME to one)" >&2
+fi
+
+# The apps written with Inngest's official SDKs that Sluice runs unchanged (tests/sdk/apps, issue 49): PyPI
+# inngest + Flask in a Python 3.11 virtualenv, and the inngestgo app built into a binary. npm `inngest` 4.x and
+# 3.x (as inngest-v3) are dev dependencies. Measured on this machine: the venv 5–20 s (PyPI), the Go module download
+# ~8 s and the first build ~75 s (2 shared cores); a rerun with both present checks and takes under 1 s.
+# Kept in step with tests/helpers/sdk-app.ts.
+sdk_python_dir="$here/.cache/sdk-python-inngest-0.5.19"
+if [[ -f "$sdk_python_dir/.complete" ]]; then
+  log "python inngest 0.5.19 + flask 3.1.3: present in $sdk_python_dir"
+else
+  python311="$(command -v python3.11 || true)"
+  if [[ -z "$python311" ]]; then
+    log "python3.11 is missing: the Python SDK app needs it (inngest 0.5 supports 3.10+)" >&2
+    exit 1
+  fi
+  log "python inngest 0.5.19 + flask 3.1.3: installing from PyPI into $sdk_python_dir"
+  rm -rf "$sdk_python_dir"
+  "$python311" -m venv "$sdk_python_dir"
+  "$sdk_python_dir/bin/pip" install -q --disable-pip-version-check "inngest==0.5.19" "flask==3.1.3"
+  touch "$sdk_python_dir/.complete"
+fi
+sdk_go_app="$here/../sdk/apps/go"
+sdk_go_cache="$here/.cache/go-sdk"
+if [[ -x "$sdk_go_cache/sdk-go" && "$sdk_go_cache/sdk-go" -nt "$sdk_go_app/main.go" \
+  && "$sdk_go_cache/sdk-go" -nt "$sdk_go_app/go.sum" ]]; then
+  log "inngestgo v0.16.0 app: built in $sdk_go_cache/sdk-go"
+else
+  # inngestgo v0.16.0 needs Go 1.25; a Go >= 1.21 fetches that toolchain itself (GOTOOLCHAIN=auto).
+  sdk_go_bin=""
+  for candidate in "$(command -v go || true)" /usr/local/go/bin/go \
+    "$here/.cache/go-toolchain/golang.org/toolchain@v0.0.1-go1.26.8.linux-amd64/bin/go"; do
+    if [[ -x "$candidate" ]] && "$candidate" env GOVERSION | grep -qE '^go1\.(2[1-9]|[3-9][0-9])'; then
+      sdk_go_bin="$candidate"; break
+    fi
+  done
+  if [[ -z "$sdk_go_bin" ]]; then
+    log "no Go >= 1.21 (the helm step above fetches one): cannot build the inngestgo app" >&2
+    exit 1
+  fi
+  log "inngestgo v0.16.0 app: building from the Go module proxy into $sdk_go_cache/sdk-go"
+  mkdir -p "$sdk_go_cache"
+  (cd "$sdk_go_app" && GOTOOLCHAIN=auto GOFLAGS=-mod=mod GOPATH="$sdk_go_cache/gopath" \
+    GOMODCACHE="$sdk_go_cache/gopath/pkg/mod" GOCACHE="$sdk_go_cache/gocache" \
+    "$sdk_go_bin" build -o "$sdk_go_cache/sdk-go" .)
+  # The module sources are not needed once built (a rebuild fetches them again, ~8 s); they hold inngest's
+  # own TypeScript UI, which the project's tools would otherwise find under tests/infra/.cache.
+  GOMODCACHE="$sdk_go_cache/gopath/pkg/mod" "$sdk_go_bin" clean -modcache
 fi
 
 log "ready"
