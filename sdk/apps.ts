@@ -30,7 +30,16 @@ export function createApps(
 ) {
   const { control, registry, log } = deps
   /** URLs whose PUT is in flight: their out-of-band registration answers that sync. */
-  const pending = new Map<string, { env: string; registered?: AppDoc }>()
+  const pending = new Map<string, { env: string; url: string; registered?: AppDoc }>()
+
+  function pendingLike(url: string) {
+    const key = (u: string) => {
+      const parsed = new URL(u)
+      return `${parsed.origin}${parsed.pathname.replace(/\/$/, '')}`
+    }
+    for (const [synced, waiting] of pending) if (key(synced) === key(url)) return waiting
+    return undefined
+  }
 
   function checkHost(url: string): void {
     if (config.allowedHosts.length === 0) return
@@ -82,7 +91,7 @@ export function createApps(
         [SDK_HEADERS.serverKind]: config.devMode ? 'dev' : 'cloud',
       }
       if (config.signingKey) headers[SDK_HEADERS.signature] = signature(body, config.signingKey, Date.now())
-      const waiting = { env } as { env: string; registered?: AppDoc }
+      const waiting = { env, url } as { env: string; url: string; registered?: AppDoc }
       pending.set(url, waiting)
       try {
         const answer = await call('PUT', new URL(url), headers, body, {
@@ -137,9 +146,15 @@ export function createApps(
         )
       const url = (body as { url?: unknown } | null)?.url
       const cleanUrl = typeof url === 'string' && URL.canParse(url) ? withoutDeployId(url) : undefined
-      const waiting = cleanUrl ? pending.get(cleanUrl) : undefined
+      // The app may name itself otherwise than Sluice called it (a query, a trailing slash): the sync
+      // in flight to the same origin and path is the one it answers.
+      const waiting = cleanUrl ? (pending.get(cleanUrl) ?? pendingLike(cleanUrl)) : undefined
       const env = headers.env || waiting?.env || PRODUCTION
-      const registration = parseRegistration(cleanUrl ? { ...(body as object), url: cleanUrl } : body, env, headers.sdk)
+      const registration = parseRegistration(
+        cleanUrl ? { ...(body as object), url: waiting?.url ?? cleanUrl } : body,
+        env,
+        headers.sdk,
+      )
       const doc = await save(registration, env, 'out_of_band')
       if (waiting) waiting.registered = doc
       return doc

@@ -48,5 +48,7 @@ export function bearerHoldsKey(authorization: string | undefined, key: string): 
   const token = /^bearer +(.*)$/is.exec(authorization ?? '')?.[1]?.trim() ?? ''
   const digest = (text: string) => createHash('sha256').update(text).digest()
   const given = digest(token)
-  return [hashedSigningKey(key), key].some((k) => timingSafeEqual(digest(k), given))
+  // JS and Go send the prefix, Python only the hash after it.
+  const hashed = hashedSigningKey(key)
+  return [hashed, hashed.replace(PREFIX, ''), key].some((k) => timingSafeEqual(digest(k), given))
 }

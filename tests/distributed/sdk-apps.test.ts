@@ -1,36 +1,56 @@
 // Apps on the Inngest SDKs, distributed: api + ingest, dedup + sink, the router and two runners as
-// processes on the test Kafka and ClickHouse; the runners make the calls to a real npm inngest 4.x
-// app. A runner killed with kill -9 in the middle of a call loses no run, and no step whose result
+// processes on the test Kafka and ClickHouse; the runners make the calls. Every behaviour of
+// tests/sdk/app-suite.ts with the Python, Go and npm inngest 3.x apps; and with a real npm inngest 4.x
+// app, a runner killed with kill -9 in the middle of a call loses no run, and no step whose result
 // was memoised runs again (only the call in flight may be repeated).
 import t from 'tap'
 import type { AddressInfo } from 'node:net'
 import { Inngest } from 'inngest'
 import { createServer } from 'inngest/node'
-import { eventually, getJson, postJson, TEST_SIGNING_KEY } from '../helpers/server.ts'
-import { auth, distributedEnv, startNode, type Node } from './cluster.ts'
+import { randomBytes } from 'node:crypto'
+import { eventually, getJson, postJson } from '../helpers/server.ts'
+import { sdkAvailable, startSdkApp, type SdkKind } from '../helpers/sdk-app.ts'
+import { appSuite } from '../sdk/app-suite.ts'
+import { distributedEnv, startNode, type Node } from './cluster.ts'
 
-t.setTimeout(300_000)
+t.setTimeout(480_000)
 const RUNS = 6
+// Python's and Go's SDKs take a signing key of Inngest's form only.
+const SIGNING_KEY = `signkey-prod-${randomBytes(32).toString('hex')}`
+const auth = { authorization: `Bearer ${SIGNING_KEY}` }
+const env = { ...distributedEnv('sdk_apps'), SLUICE_SIGNING_KEY: SIGNING_KEY }
+const nodes: Node[] = []
+t.teardown(() => Promise.all(nodes.map((n) => n.kill('SIGKILL'))))
+const start = async (roles: string[]) => {
+  const node = await startNode(roles, env, [], 'start', { startTimeoutMs: 120_000 })
+  nodes.push(node)
+  return node
+}
+const [front] = await Promise.all([start(['api', 'ingest']), start(['dedup', 'sink']), start(['router'])])
+const runners = await Promise.all([start(['runner']), start(['runner'])])
+const eventKey: string = (await postJson(`${front.url}/v1/keys`, { env: 'production' }, auth)).body.data.key
+
+for (const kind of ['python', 'go', 'ts-v3'] as SdkKind[])
+  t.test(`${kind}: every behaviour, distributed`, { skip: !sdkAvailable(kind) && 'not provisioned' }, async (t) => {
+    const app = await startSdkApp(kind, { sluiceUrl: front.url, dev: false, signingKey: SIGNING_KEY, eventKey })
+    t.teardown(() => app.stop())
+    await appSuite(t, {
+      url: front.url,
+      signingKey: SIGNING_KEY,
+      eventKey,
+      appId: app.appId,
+      appUrl: app.url,
+      onFailure: kind !== 'go',
+    })
+  })
 
 t.test('runners call the app; kill -9 of one mid-call re-runs no memoised step', async (t) => {
-  const env = distributedEnv('sdk_apps')
-  const nodes: Node[] = []
-  t.teardown(() => Promise.all(nodes.map((n) => n.kill('SIGKILL'))))
-  const start = async (roles: string[]) => {
-    const node = await startNode(roles, env, [], 'start', { startTimeoutMs: 120_000 })
-    nodes.push(node)
-    return node
-  }
-  const [front] = await Promise.all([start(['api', 'ingest']), start(['dedup', 'sink']), start(['router'])])
-  const runners = await Promise.all([start(['runner']), start(['runner'])])
-
-  // The signing key Sluice holds; the app's SDK signs and checks with it as with Inngest's.
   const executions = new Map<string, number>()
   const count = (runId: string, step: string) => {
     const key = `${runId}/${step}`
     executions.set(key, (executions.get(key) ?? 0) + 1)
   }
-  const inngest = new Inngest({ id: 'dist', isDev: false, baseUrl: front.url, signingKey: TEST_SIGNING_KEY })
+  const inngest = new Inngest({ id: 'dist', isDev: false, baseUrl: front.url, signingKey: SIGNING_KEY })
   const fn = inngest.createFunction({ id: 'slow', triggers: { event: 'dist/go' } }, async ({ event, step, runId }) => {
     const a = await step.run('first', () => {
       count(runId, 'first')
@@ -53,7 +73,6 @@ t.test('runners call the app; kill -9 of one mid-call re-runs no memoised step',
 
   const synced = await postJson(`${front.url}/v1/apps`, { url }, auth)
   t.equal(synced.status, 200, JSON.stringify(synced.body))
-  const eventKey: string = (await postJson(`${front.url}/v1/keys`, { env: 'production' }, auth)).body.data.key
   for (let n = 1; n <= RUNS; n++)
     await eventually(
       async () =>

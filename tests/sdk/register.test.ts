@@ -107,3 +107,14 @@ t.test('npm inngest 3.22.0 to 3.53.1 are refused; 3.54.2 and 4.x are taken', asy
   for (const v of ['3.21.9', '3.54.2', '4.24.0'])
     t.doesNotThrow(() => parseRegistration({ url, appName: 'shop', sdk: `js:v${v}`, functions: [] }, 'production'), v)
 })
+
+t.test("the SDKs' bearer for /fn/register: JS and Go with the key's prefix, Python without", async (t) => {
+  const { bearerHoldsKey, hashedSigningKey } = await import('../../sdk/signature.ts')
+  const key = `signkey-prod-${'ab'.repeat(32)}`
+  const hashed = hashedSigningKey(key)
+  t.match(hashed, /^signkey-prod-[0-9a-f]{64}$/)
+  t.ok(bearerHoldsKey(`Bearer ${hashed}`, key), 'prefixed (JS, Go)')
+  t.ok(bearerHoldsKey(`Bearer ${hashed.replace('signkey-prod-', '')}`, key), 'bare hash (Python)')
+  t.notOk(bearerHoldsKey(`Bearer ${hashedSigningKey(`signkey-prod-${'cd'.repeat(32)}`)}`, key), 'another key')
+  t.notOk(bearerHoldsKey(undefined, key), 'none')
+})
