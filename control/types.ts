@@ -51,6 +51,21 @@ export interface KeyDoc {
   revokedAt?: number
 }
 
+/** An API token (control/tokens.ts), stored by its sha256: the token is shown once at creation. */
+export interface TokenDoc {
+  id: string
+  hash: string
+  name: string
+  role: 'viewer' | 'editor' | 'admin'
+  /** The environments it may act in; none: every one. */
+  envs?: string[]
+  prefix: string
+  createdAt: number
+  expiresAt?: number
+  /** Updated at most once a minute. */
+  lastUsedAt?: number
+}
+
 export const VERIFICATION_PRESETS = [
   'stripe',
   'github',
@@ -287,6 +302,7 @@ export interface ControlDocs {
   alertRule: AlertRuleDoc
   alertIncident: AlertIncidentDoc
   alertLease: AlertLeaseDoc
+  token: TokenDoc
   app: AppDoc
   schema: SchemaDoc
 }
