@@ -33,7 +33,7 @@ const CreateToken = Type.Object(
 )
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString())
-export const presentToken = (t: TokenDoc) => ({
+export const presentToken = (t: TokenDoc, lastUsedAt?: number) => ({
   id: t.id,
   name: t.name,
   role: t.role,
@@ -41,7 +41,7 @@ export const presentToken = (t: TokenDoc) => ({
   prefix: t.prefix,
   created_at: new Date(t.createdAt).toISOString(),
   expires_at: iso(t.expiresAt),
-  last_used_at: iso(t.lastUsedAt),
+  last_used_at: iso(lastUsedAt),
 })
 
 export function tokensRoutes(deps: { tokens: Tokens }) {
@@ -80,7 +80,7 @@ export function tokensRoutes(deps: { tokens: Tokens }) {
           response: { 200: List(Token), ...errors(401, 403) },
         },
       },
-      async () => ({ data: deps.tokens.list().map(presentToken), metadata: {} }),
+      async () => ({ data: deps.tokens.list().map((t) => presentToken(t, deps.tokens.lastUsed(t.id))), metadata: {} }),
     )
     app.delete<{ Params: { id: string } }>(
       '/v1/tokens/:id',

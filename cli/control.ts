@@ -26,6 +26,8 @@ const OPTIONS = {
   limit: { type: 'string' },
   since: { type: 'string' },
   out: { type: 'string' },
+  role: { type: 'string' },
+  'expires-in-days': { type: 'string' },
 } as const
 
 export async function controlCommand(command: string, args: string[]): Promise<number> {
@@ -58,6 +60,17 @@ export async function controlCommand(command: string, args: string[]): Promise<n
       })
     case 'envs list':
       return call('GET', '/v1/envs')
+    case 'tokens create':
+      return call('POST', '/v1/tokens', {
+        name: arg,
+        role: values.role,
+        ...(values.env && { envs: values.env.split(',') }),
+        ...(values['expires-in-days'] && { expires_in_days: Number(values['expires-in-days']) }),
+      })
+    case 'tokens list':
+      return call('GET', '/v1/tokens')
+    case 'tokens remove':
+      return call('DELETE', `/v1/tokens/${encodeURIComponent(arg ?? '')}`)
     case 'apps sync':
       return call('POST', '/v1/apps', { url: arg, ...(values.env && { env: values.env }) })
     case 'apps list':

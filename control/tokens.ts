@@ -24,11 +24,13 @@ export function createTokens(control: ControlStore, envs: Envs) {
       if (!token.startsWith(TOKEN_PREFIX)) return undefined
       const doc = control.get('token', hashOf(token))
       if (!doc || (doc.expiresAt !== undefined && doc.expiresAt <= nowMs)) return undefined
-      if (doc.lastUsedAt === undefined || nowMs - doc.lastUsedAt >= TOUCH_EVERY_MS)
-        control.put('token', doc.hash, { ...doc, lastUsedAt: nowMs }).catch(() => {})
+      const used = control.get('tokenUse', doc.id)
+      if (used === undefined || nowMs - used.at >= TOUCH_EVERY_MS)
+        control.put('tokenUse', doc.id, { id: doc.id, at: nowMs }).catch(() => {})
       return doc
     },
     list: (): TokenDoc[] => control.list('token').sort((a, b) => a.createdAt - b.createdAt),
+    lastUsed: (id: string): number | undefined => control.get('tokenUse', id)?.at,
     async create(input: {
       name: string
       role: string
@@ -67,6 +69,7 @@ export function createTokens(control: ControlStore, envs: Envs) {
       const doc = control.list('token').find((t) => t.id === id)
       if (!doc) throw new SluiceError('NOT_FOUND', `token "${id}" does not exist`)
       await control.delete('token', doc.hash)
+      if (control.get('tokenUse', id)) await control.delete('tokenUse', id)
       return doc
     },
   }

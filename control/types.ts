@@ -62,8 +62,12 @@ export interface TokenDoc {
   prefix: string
   createdAt: number
   expiresAt?: number
-  /** Updated at most once a minute. */
-  lastUsedAt?: number
+}
+
+/** When a token was last used, to the minute: a document of its own, so that a use never brings back a deleted token. */
+export interface TokenUseDoc {
+  id: string
+  at: number
 }
 
 export const VERIFICATION_PRESETS = [
@@ -303,6 +307,7 @@ export interface ControlDocs {
   alertIncident: AlertIncidentDoc
   alertLease: AlertLeaseDoc
   token: TokenDoc
+  tokenUse: TokenUseDoc
   app: AppDoc
   schema: SchemaDoc
 }

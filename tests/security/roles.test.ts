@@ -93,3 +93,32 @@ t.test('every /v1 route declares a permission; one without stops the server from
   app.addHook('onRoute', requirePermission)
   t.throws(() => app.get('/v1/forgotten', async () => ({})), /GET \/v1\/forgotten declares no permission/)
 })
+
+t.test('sluice tokens create | list | remove, and a control command run with SLUICE_TOKEN', async (t) => {
+  const { execFile } = await import('node:child_process')
+  const { promisify } = await import('node:util')
+  const { join } = await import('node:path')
+  const { ROOT } = await import('../helpers/server.ts')
+  const sluice = (args: string[], env: Record<string, string>) =>
+    promisify(execFile)(
+      process.execPath,
+      ['--no-node-snapshot', '--conditions=sluice-source', join(ROOT, 'bin/sluice.js'), ...args],
+      { env: { ...process.env, SLUICE_URL: server.url, SLUICE_SIGNING_KEY: '', ...env } },
+    ).then(
+      (r) => ({ code: 0, out: r.stdout }),
+      (e) => ({ code: e.code as number, out: e.stdout as string }),
+    )
+  const asAdmin = { SLUICE_SIGNING_KEY: TEST_SIGNING_KEY }
+  const created = JSON.parse((await sluice(['tokens', 'create', 'cli-viewer', '--role', 'viewer'], asAdmin)).out).data
+  t.match(created.token, /^slt_/)
+  t.equal((await sluice(['keys', 'list'], { SLUICE_TOKEN: created.token })).code, 0, 'a viewer lists keys')
+  t.not(
+    (await sluice(['keys', 'create', '--env', 'production'], { SLUICE_TOKEN: created.token })).code,
+    0,
+    'not create',
+  )
+  const listed = JSON.parse((await sluice(['tokens', 'list'], asAdmin)).out).data
+  t.ok(listed.some((x: { name: string }) => x.name === 'cli-viewer'))
+  t.equal((await sluice(['tokens', 'remove', created.id], asAdmin)).code, 0)
+  t.not((await sluice(['keys', 'list'], { SLUICE_TOKEN: created.token })).code, 0, 'removed: refused')
+})
