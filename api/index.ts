@@ -12,6 +12,8 @@ import { isUlid } from '../core/ids.ts'
 import type { EventStore } from '../store/types.ts'
 import { accessGuard, envGuard, requirePermission } from './auth.ts'
 import type { Tokens } from '../control/tokens.ts'
+import { auditHooks } from './audit.ts'
+import type { EventRecord } from '../core/event.ts'
 import { presentEnv, presentEvent, presentKey } from './present.ts'
 import { pageCursor, queryTime } from './query.ts'
 import {
@@ -33,6 +35,8 @@ import { absentBodyIsEmpty } from './validation.ts'
 export interface ApiDeps {
   keys: Keys
   tokens: Tokens
+  /** Where audit entries go (api/audit.ts): the event path, as `sluice/audit` events. */
+  audit?(events: EventRecord[]): Promise<void>
   envs: Envs
   events: EventStore
   log: Logger
@@ -61,6 +65,11 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
       app.addHook('onRoute', requirePermission)
       app.addHook('onRequest', accessGuard({ ...config, tokens: deps.tokens }))
       app.addHook('preHandler', envGuard)
+      if (deps.audit) {
+        const audit = auditHooks({ publish: deps.audit, envs: deps.envs })
+        app.addHook('onSend', audit.onSend)
+        app.addHook('onResponse', audit.onResponse)
+      }
       const tags = ['Environments']
       app.get(
         '/v1/envs',

@@ -37,7 +37,14 @@ export async function controlCommand(command: string, args: string[]): Promise<n
   const envQuery = values.env ? `?env=${encodeURIComponent(values.env)}` : ''
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     request(target, method, path, body, headers)
-  switch (`${command} ${command === 'send' ? '' : verb}`.trim()) {
+  switch (`${command} ${command === 'send' || command === 'audit' ? '' : verb}`.trim()) {
+    case 'audit': {
+      const q = new URLSearchParams()
+      if (values.since) q.set('since', values.since)
+      if (values.limit) q.set('limit', values.limit)
+      if (values.env) q.set('env', values.env)
+      return call('GET', `/v1/audit${q.size > 0 ? `?${q}` : ''}`)
+    }
     case 'keys create':
       return call('POST', '/v1/keys', { env: values.env ?? 'production' })
     case 'keys list':

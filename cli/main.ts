@@ -16,6 +16,7 @@ const USAGE = `usage: sluice <command>
   runner  --functions FILE [--watch] [--port …] [--data-dir …] [--signing-key …]   (serves FILE's functions)
   keys    create --env ENV | list | revoke KEY_ID
   tokens  create NAME --role viewer|editor|admin [--env ENV,…] [--expires-in-days N] | list | remove TOKEN_ID
+  audit   [--since MS] [--limit N] [--env ENV]   (who changed what, newest first; admins)
   apps    sync URL | list | remove APP_ID   [--env ENV]   (apps on the Inngest SDKs, docs/inngest-sdk.md)
   envs    create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N] | list | archive NAME
           | set NAME [--schema-mode off|warn|block] [--unknown-names allow|warn|block] [--max-… N]
@@ -44,6 +45,8 @@ const COMMAND_USAGE: Record<string, () => string> = {
        | list | remove TOKEN_ID
   create prints the token once (Authorization: Bearer <token>); --env narrows it to those environments;
   list never shows a token; remove refuses it at once (docs/teams.md).\n${CONTROL_NOTE}`,
+  audit: () => `usage: sluice audit [--since MS] [--limit N] [--env ENV]
+  The audit log: every change through the REST API and every refused one (docs/teams.md).\n${CONTROL_NOTE}`,
   apps: () => `usage: sluice apps sync URL | list | remove APP_ID   [--env ENV]
   sync calls the app's serve() URL, signed, and registers its functions; list shows each app's SDK and
   last sync; remove forgets the app and its functions (docs/inngest-sdk.md).\n${CONTROL_NOTE}`,
@@ -109,7 +112,7 @@ export async function main(argv: string[]): Promise<number> {
     await serve(command, serverConfig(command, rest))
     return -1 // keeps running
   }
-  if (['keys', 'envs', 'tokens', 'apps', 'send', 'functions', 'runs', 'schemas'].includes(command))
+  if (['keys', 'envs', 'tokens', 'audit', 'apps', 'send', 'functions', 'runs', 'schemas'].includes(command))
     return controlCommand(command, rest)
   if (command === 'webhooks') return webhooksCommand(rest)
   if (command === 'alerts') return alertsCommand(rest)

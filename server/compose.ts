@@ -49,6 +49,7 @@ import { createOpsServer } from '../api/ops-server.ts'
 import { signingKeyGuard } from '../api/auth.ts'
 import { createTokens } from '../control/tokens.ts'
 import { tokensRoutes } from '../api/tokens.ts'
+import { auditRoutes } from '../api/audit.ts'
 
 /** How often the wait matcher forgets waits that timed out (they no longer match; this frees their space). */
 const WAITS_EXPIRE_INTERVAL_MS = 60_000
@@ -272,7 +273,15 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes, alerts.routes]
     http.push(
       createApi(
-        { keys, tokens, envs, events: adapters.events, log, extraRoutes: [...extraRoutes, tokensRoutes({ tokens })] },
+        {
+          keys,
+          tokens,
+          envs,
+          events: adapters.events,
+          log,
+          audit: (events) => incoming.publish(events),
+          extraRoutes: [...extraRoutes, tokensRoutes({ tokens }), auditRoutes({ events: adapters.events })],
+        },
         { devMode: config.mode === 'dev', signingKey: config.signingKey },
       ).routes,
     )
