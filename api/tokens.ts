@@ -97,3 +97,38 @@ export function tokensRoutes(deps: { tokens: Tokens }) {
     )
   }
 }
+
+const Me = Type.Object({
+  kind: Type.String({ description: 'signing-key, token or dev' }),
+  name: Nullable(Type.String({ description: "The token's name" })),
+  role: Type.Union(ROLES.map((r) => Type.Literal(r))),
+  envs: Nullable(Type.Array(Type.String())),
+})
+
+/** Who the caller is: the dashboard shows it and hides what the role may not do. */
+export function meRoute() {
+  return async (app: FastifyInstance) => {
+    app.get(
+      '/v1/auth/me',
+      {
+        schema: {
+          permission: 'auth:read',
+          tags: ['API tokens'],
+          summary: 'Who is calling: the signing key, a token (its name, role and environments), or dev mode',
+          response: { 200: One(Me), ...errors(401) },
+        },
+      },
+      async (request) => {
+        const p = request.principal!
+        return {
+          data: {
+            kind: p.kind,
+            name: p.kind === 'token' ? p.name : null,
+            role: p.role,
+            envs: p.kind === 'token' ? (p.envs ?? null) : null,
+          },
+        }
+      },
+    )
+  }
+}

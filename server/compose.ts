@@ -48,7 +48,7 @@ import { serveMetrics } from '../core/metrics-route.ts'
 import { createOpsServer } from '../api/ops-server.ts'
 import { signingKeyGuard } from '../api/auth.ts'
 import { createTokens } from '../control/tokens.ts'
-import { tokensRoutes } from '../api/tokens.ts'
+import { meRoute, tokensRoutes } from '../api/tokens.ts'
 import { auditRoutes } from '../api/audit.ts'
 
 /** How often the wait matcher forgets waits that timed out (they no longer match; this frees their space). */
@@ -280,7 +280,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
           events: adapters.events,
           log,
           audit: (events) => incoming.publish(events),
-          extraRoutes: [...extraRoutes, tokensRoutes({ tokens }), auditRoutes({ events: adapters.events })],
+          extraRoutes: [...extraRoutes, tokensRoutes({ tokens }), meRoute(), auditRoutes({ events: adapters.events })],
         },
         { devMode: config.mode === 'dev', signingKey: config.signingKey },
       ).routes,
