@@ -69,6 +69,7 @@ export function alertRoutes(deps: AlertApiDeps) {
       '/v1/alerts',
       {
         schema: {
+          permission: 'alerts:write',
           tags,
           summary: 'Create an alert rule; the answer shows its signing secret, once',
           body: CreateAlertRule,
@@ -107,13 +108,21 @@ export function alertRoutes(deps: AlertApiDeps) {
     )
     app.get(
       '/v1/alerts',
-      { schema: { tags, summary: 'Alert rules', response: { 200: List(AlertRule), ...errors(401) } } },
+      {
+        schema: {
+          permission: 'alerts:read',
+          tags,
+          summary: 'Alert rules',
+          response: { 200: List(AlertRule), ...errors(401) },
+        },
+      },
       async () => ({ data: deps.rules.list().map(presentRule), metadata: {} }),
     )
     app.get<{ Querystring: Static<typeof IncidentsQuery> }>(
       '/v1/alerts/incidents',
       {
         schema: {
+          permission: 'alerts:read',
           tags,
           summary: 'Incidents, newest first: open ones and the recent resolved ones',
           querystring: IncidentsQuery,
@@ -132,6 +141,7 @@ export function alertRoutes(deps: AlertApiDeps) {
       '/v1/alerts/:id',
       {
         schema: {
+          permission: 'alerts:read',
           tags,
           summary: 'One alert rule',
           params: IdParams('Alert rule ID (al_…)'),
@@ -144,6 +154,7 @@ export function alertRoutes(deps: AlertApiDeps) {
       '/v1/alerts/:id',
       {
         schema: {
+          permission: 'alerts:write',
           tags,
           summary: 'Delete an alert rule and its incidents',
           params: IdParams('Alert rule ID (al_…)'),

@@ -52,6 +52,7 @@ export function appsRoutes(deps: { apps: Apps }) {
       '/v1/apps',
       {
         schema: {
+          permission: 'apps:read',
           tags,
           summary: 'Apps served with the Inngest SDKs',
           querystring: Type.Object({ env: Type.Optional(Type.String()) }),
@@ -64,6 +65,7 @@ export function appsRoutes(deps: { apps: Apps }) {
       '/v1/apps',
       {
         schema: {
+          permission: 'apps:write',
           tags,
           summary: 'Sync an app (again): Sluice calls its URL, signed, and registers its functions',
           body: SyncBody,
@@ -76,6 +78,7 @@ export function appsRoutes(deps: { apps: Apps }) {
       '/v1/apps/:id',
       {
         schema: {
+          permission: 'apps:write',
           tags,
           summary: 'Remove an app and its functions (runs in flight fail when they next call it)',
           params: AppParams,

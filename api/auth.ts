@@ -1,18 +1,106 @@
+// The REST API's guard: who is calling (the signing key, an API token, or anyone in dev mode), and
+// whether its role holds the permission the route declares in its schema (core/permissions.ts).
 import { timingSafeEqual, createHash } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, RouteOptions } from 'fastify'
 import { SluiceError } from '../core/errors.ts'
+import { isPermission, roleAllows, roleNeeded, type Permission, type Role } from '../core/permissions.ts'
+import type { Tokens } from '../control/tokens.ts'
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** What the route needs: `<area>:read|write|admin` (core/permissions.ts). Every /v1 route has one. */
+    permission?: Permission
+  }
+  interface FastifyRequest {
+    /** Who the REST API's guard let in. */
+    principal?: Principal
+  }
+}
+
+export type Principal =
+  | { kind: 'dev'; role: 'admin' }
+  | { kind: 'signing-key'; role: 'admin' }
+  | { kind: 'token'; id: string; name: string; role: Role; envs?: string[] }
+
+const bearerOf = (request: FastifyRequest) =>
+  // The scheme is case-insensitive (RFC 9110, 11.1).
+  /^bearer +(.*)$/is.exec(request.headers.authorization ?? '')?.[1] ?? ''
 
 /** The REST API's guard: `Authorization: Bearer <signing key>`, open in dev mode. */
 export function signingKeyGuard(devMode: boolean, signingKey: string | undefined) {
   const expected = signingKey ? createHash('sha256').update(signingKey).digest() : undefined
   return async (request: FastifyRequest) => {
     if (devMode) return
-    const header = request.headers.authorization ?? ''
-    // The scheme is case-insensitive (RFC 9110, 11.1).
-    const token = /^bearer +(.*)$/is.exec(header)?.[1] ?? ''
     // Hashes of equal length are compared, so neither the length nor a prefix of the key leaks.
-    const given = createHash('sha256').update(token).digest()
+    const given = createHash('sha256').update(bearerOf(request)).digest()
     if (!expected || !timingSafeEqual(given, expected))
       throw new SluiceError('UNAUTHORIZED', 'authorization: expected "Bearer <signing key>"')
   }
+}
+
+/**
+ * onRequest: the caller, then its role against the route's permission. The environments a token is
+ * narrowed to are checked once the request is parsed (`envGuard`, preHandler).
+ */
+export function accessGuard(config: { devMode: boolean; signingKey?: string; tokens: Tokens }) {
+  const isSigningKey = config.signingKey ? signingKeyGuard(false, config.signingKey) : undefined
+  return async (request: FastifyRequest) => {
+    const permission = request.routeOptions.schema?.permission
+    if (config.devMode) {
+      request.principal = { kind: 'dev', role: 'admin' }
+      return
+    }
+    const bearer = bearerOf(request)
+    const token = bearer.startsWith('slt_') ? config.tokens.authenticate(bearer) : undefined
+    if (token) request.principal = { kind: 'token', id: token.id, name: token.name, role: token.role, envs: token.envs }
+    else if (
+      isSigningKey &&
+      (await isSigningKey(request).then(
+        () => true,
+        () => false,
+      ))
+    )
+      request.principal = { kind: 'signing-key', role: 'admin' }
+    else throw new SluiceError('UNAUTHORIZED', 'authorization: expected "Bearer <signing key or API token>"')
+    if (permission && !roleAllows(request.principal.role, permission))
+      throw new SluiceError(
+        'FORBIDDEN',
+        `permission ${permission}: needs the role ${roleNeeded(permission)}; this token's role is ${request.principal.role}`,
+      )
+  }
+}
+
+/** preHandler: a token narrowed to environments acts only in those, named by the request. */
+export async function envGuard(request: FastifyRequest): Promise<void> {
+  const p = request.principal
+  if (p?.kind !== 'token' || !p.envs) return
+  const env = envOf(request)
+  if (env === undefined)
+    throw new SluiceError(
+      'FORBIDDEN',
+      `env: this token acts in ${p.envs.join(', ')} only; name the environment (?env=)`,
+    )
+  if (!p.envs.includes(env))
+    throw new SluiceError('FORBIDDEN', `env: this token acts in ${p.envs.join(', ')} only, not in "${env}"`)
+}
+
+function envOf(request: FastifyRequest): string | undefined {
+  const pick = (o: unknown, key: string) => {
+    const v = (o as Record<string, unknown> | null | undefined)?.[key]
+    return typeof v === 'string' && v !== '' ? v : undefined
+  }
+  const isEnvRoute = request.routeOptions.url?.startsWith('/v1/envs/:name')
+  return (
+    pick(request.query, 'env') ??
+    pick(request.params, 'env') ??
+    pick(request.body, 'env') ??
+    (isEnvRoute ? pick(request.params, 'name') : undefined)
+  )
+}
+
+/** onRoute: a /v1 route without a permission is a bug, refused when the server starts. */
+export function requirePermission(route: RouteOptions): void {
+  if (!route.url.startsWith('/v1/') || route.method === 'OPTIONS' || route.method === 'HEAD') return
+  if (!isPermission(route.schema?.permission))
+    throw new Error(`${route.method} ${route.url} declares no permission (schema.permission, core/permissions.ts)`)
 }

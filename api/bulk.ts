@@ -93,6 +93,7 @@ export function bulkRoutes(deps: { control: ControlStore; runs: RunStore }) {
       '/v1/runs/bulk/dry-run',
       {
         schema: {
+          permission: 'runs:read',
           tags: ['Runs'],
           summary: 'How many runs a bulk cancel or replay would act on (it changes nothing)',
           body: BulkBody,
@@ -117,6 +118,7 @@ export function bulkRoutes(deps: { control: ControlStore; runs: RunStore }) {
       '/v1/runs/bulk',
       {
         schema: {
+          permission: 'runs:write',
           tags: ['Runs'],
           summary: 'Cancel or replay the runs a filter matches, as a background job',
           body: BulkBody,
@@ -150,6 +152,7 @@ export function bulkRoutes(deps: { control: ControlStore; runs: RunStore }) {
       '/v1/runs/bulk',
       {
         schema: {
+          permission: 'runs:read',
           tags: ['Runs'],
           summary: 'Bulk actions, newest first',
           response: { 200: Type.Object({ data: Type.Array(Job) }), ...errors(401) },
@@ -166,6 +169,7 @@ export function bulkRoutes(deps: { control: ControlStore; runs: RunStore }) {
       '/v1/runs/bulk/:id',
       {
         schema: {
+          permission: 'runs:read',
           tags: ['Runs'],
           summary: "A bulk action's progress",
           params: Type.Object({ id: Type.String() }),

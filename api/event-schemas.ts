@@ -58,6 +58,7 @@ export function eventSchemaRoutes(deps: { schemas: Schemas }) {
       '/v1/schemas/:name',
       {
         schema: {
+          permission: 'schemas:write',
           tags,
           summary: "Push a new version of an event name's schema (checked against the latest)",
           params: SchemaName,
@@ -76,6 +77,7 @@ export function eventSchemaRoutes(deps: { schemas: Schemas }) {
       '/v1/schemas/:name',
       {
         schema: {
+          permission: 'schemas:read',
           tags,
           summary: "An event name's latest schema, with its versions",
           params: SchemaName,
@@ -100,6 +102,7 @@ export function eventSchemaRoutes(deps: { schemas: Schemas }) {
       '/v1/schemas',
       {
         schema: {
+          permission: 'schemas:read',
           tags,
           summary: 'Event schemas, latest versions (all environments unless ?env=)',
           querystring: SchemaEnv,

@@ -23,7 +23,11 @@ export function eventReplayRoutes(deps: { events: EventStore; incoming: Output<E
     app.post<{ Params: Params }>(
       '/v1/events/:id/replay',
       {
-        schema: { params: Params, response: { 202: Replayed, ...errors(401, 404, 503) } },
+        schema: {
+          permission: 'events:write',
+          params: Params,
+          response: { 202: Replayed, ...errors(401, 404, 503) },
+        },
       },
       async (request, reply) => {
         const { id } = request.params

@@ -48,6 +48,7 @@ export function eventsStreamRoutes(deps: { events: EventStore }, config = { poll
       '/v1/events/stream',
       {
         schema: {
+          permission: 'events:read',
           tags: ['Events'],
           summary: 'Events as they are stored, as server-sent events (text/event-stream)',
           querystring: StreamQuery,

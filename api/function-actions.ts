@@ -47,6 +47,7 @@ export function functionActionsRoutes(deps: { control: ControlStore; list(env?: 
       '/v1/functions/:key/pause',
       {
         schema: {
+          permission: 'functions:write',
           tags: ['Functions'],
           summary: 'Pause a function: its new runs are held until it is resumed',
           params: Params,
@@ -68,6 +69,7 @@ export function functionActionsRoutes(deps: { control: ControlStore; list(env?: 
       '/v1/functions/:key/resume',
       {
         schema: {
+          permission: 'functions:write',
           tags: ['Functions'],
           summary: 'Resume a paused function: its held runs run in order (or end as skipped)',
           params: Params,

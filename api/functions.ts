@@ -12,6 +12,7 @@ export function functionsRoutes(deps: { list(env?: string): FunctionDoc[]; contr
       '/v1/functions',
       {
         schema: {
+          permission: 'functions:read',
           tags: ['Functions'],
           summary: 'Registered functions',
           querystring: EnvQuery,

@@ -10,7 +10,10 @@ import type { Keys } from '../control/keys.ts'
 import { SluiceError } from '../core/errors.ts'
 import { isUlid } from '../core/ids.ts'
 import type { EventStore } from '../store/types.ts'
-import { signingKeyGuard } from './auth.ts'
+import { accessGuard, envGuard, requirePermission } from './auth.ts'
+import type { Tokens } from '../control/tokens.ts'
+import { auditHooks } from './audit.ts'
+import type { EventRecord } from '../core/event.ts'
 import { presentEnv, presentEvent, presentKey } from './present.ts'
 import { pageCursor, queryTime } from './query.ts'
 import {
@@ -31,6 +34,9 @@ import { absentBodyIsEmpty } from './validation.ts'
 
 export interface ApiDeps {
   keys: Keys
+  tokens: Tokens
+  /** Where audit entries go (api/audit.ts): the event path, as `sluice/audit` events. */
+  audit?(events: EventRecord[]): Promise<void>
   envs: Envs
   events: EventStore
   log: Logger
@@ -56,11 +62,25 @@ const CreateKey = Type.Object({ env: Type.String({ examples: ['production'] }) }
 export function createApi(deps: ApiDeps, config: ApiConfig) {
   return {
     routes: async (app: FastifyInstance) => {
-      app.addHook('onRequest', signingKeyGuard(config.devMode, config.signingKey))
+      app.addHook('onRoute', requirePermission)
+      app.addHook('onRequest', accessGuard({ ...config, tokens: deps.tokens }))
+      app.addHook('preHandler', envGuard)
+      if (deps.audit) {
+        const audit = auditHooks({ publish: deps.audit, envs: deps.envs })
+        app.addHook('onSend', audit.onSend)
+        app.addHook('onResponse', audit.onResponse)
+      }
       const tags = ['Environments']
       app.get(
         '/v1/envs',
-        { schema: { tags, summary: 'Environments', response: { 200: List(Env), ...errors(401) } } },
+        {
+          schema: {
+            permission: 'envs:read',
+            tags,
+            summary: 'Environments',
+            response: { 200: List(Env), ...errors(401) },
+          },
+        },
         async () => ({
           data: deps.envs.list().map(presentEnv),
           metadata: {},
@@ -70,6 +90,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
         '/v1/envs',
         {
           schema: {
+            permission: 'envs:admin',
             tags,
             summary: 'Create an environment',
             body: CreateEnv,
@@ -95,6 +116,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
         {
           preValidation: absentBodyIsEmpty,
           schema: {
+            permission: 'envs:admin',
             tags,
             summary: 'Change the limits and schema modes of an environment',
             params: NameParams,
@@ -117,6 +139,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
         '/v1/envs/:name/archive',
         {
           schema: {
+            permission: 'envs:admin',
             tags,
             summary: 'Archive a branch environment',
             params: NameParams,
@@ -131,6 +154,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
         '/v1/keys',
         {
           schema: {
+            permission: 'keys:read',
             tags: keyTags,
             summary: 'Event keys (never the key itself)',
             response: { 200: List(Key), ...errors(401) },
@@ -142,6 +166,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
         '/v1/keys',
         {
           schema: {
+            permission: 'keys:write',
             tags: keyTags,
             summary: 'Create an event key; the response is the only time the key is shown',
             body: CreateKey,
@@ -158,6 +183,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
         '/v1/keys/:id',
         {
           schema: {
+            permission: 'keys:write',
             tags: keyTags,
             summary: 'Revoke an event key',
             params: IdParams('Key ID'),
@@ -172,6 +198,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
         '/v1/events/:id',
         {
           schema: {
+            permission: 'events:read',
             tags: eventTags,
             summary: 'One stored event by internal ID (a duplicate carries duplicate_of)',
             params: IdParams('Internal ID'),
@@ -189,6 +216,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
         '/v1/events',
         {
           schema: {
+            permission: 'events:read',
             tags: eventTags,
             summary: 'Stored events, newest first',
             querystring: EventsQuery,

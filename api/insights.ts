@@ -73,6 +73,7 @@ export function insightsRoutes(deps: InsightsDeps) {
       '/v1/insights',
       {
         schema: {
+          permission: 'insights:read',
           tags,
           summary: 'What Insights this server offers: SQL over ClickHouse (distributed) and its caps',
           response: { 200: One(InsightsInfo), ...errors(401) },
@@ -101,6 +102,7 @@ export function insightsRoutes(deps: InsightsDeps) {
       '/v1/insights/events',
       {
         schema: {
+          permission: 'insights:read',
           tags,
           summary: 'Events per minute (or wider bucket) by name, the top names and the rest summed',
           querystring: EventCountsQuery,
@@ -125,6 +127,7 @@ export function insightsRoutes(deps: InsightsDeps) {
       '/v1/insights/webhook-failures',
       {
         schema: {
+          permission: 'insights:read',
           tags,
           summary: 'Failed (dead-lettered) webhook requests by webhook and error code',
           querystring: RangeQuery,
@@ -149,6 +152,7 @@ export function insightsRoutes(deps: InsightsDeps) {
       '/v1/insights/run-outcomes',
       {
         schema: {
+          permission: 'insights:read',
           tags,
           summary: 'Function runs by function and status, by queue time',
           querystring: RangeQuery,
@@ -167,6 +171,7 @@ export function insightsRoutes(deps: InsightsDeps) {
       '/v1/insights/query',
       {
         schema: {
+          permission: 'insights:read',
           tags,
           summary: 'One read-only SQL query over the ClickHouse tables (distributed mode)',
           description:

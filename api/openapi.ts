@@ -8,6 +8,7 @@ import type { EventLimits } from '../core/event.ts'
 import { eventBodySchema } from '../core/event-schema.ts'
 import { packageVersion } from '../core/version.ts'
 import { errors } from './schemas.ts'
+import { roleNeeded } from '../core/permissions.ts'
 
 const Accepted = Type.Object(
   {
@@ -60,7 +61,13 @@ export function swaggerOptions(limits: EventLimits): SwaggerOptions {
       if (route.method === 'OPTIONS') return { schema: { ...schema, hide: true }, url }
       if (url === '/e' || url === '/e/:key') return { schema: eventApiSchema(url, limits) as never, url }
       if (!url.startsWith('/v1/')) return { schema: { ...schema, hide: true }, url }
-      return { schema: PUBLIC.has(url) ? { ...schema, security: [] } : schema, url }
+      if (PUBLIC.has(url)) return { schema: { ...schema, security: [] }, url }
+      // The permission the route declares, in the operation's description (docs/teams.md).
+      const permission = schema?.permission
+      const described = permission
+        ? { ...schema, description: `Permission \`${permission}\` (role ${roleNeeded(permission)} or above).` }
+        : schema
+      return { schema: described, url }
     },
   }
 }

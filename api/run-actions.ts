@@ -40,7 +40,13 @@ export function runActionsRoutes(deps: RunActionsDeps) {
   return async (app: FastifyInstance) => {
     app.post<{ Params: Params }>(
       '/v1/runs/:id/cancel',
-      { schema: { params: Params, response: { 202: CancelRequested, ...errors(401, 404, 409) } } },
+      {
+        schema: {
+          permission: 'runs:write',
+          params: Params,
+          response: { 202: CancelRequested, ...errors(401, 404, 409) },
+        },
+      },
       async (request, reply) => {
         const { id } = request.params
         const run = isUlid(id) ? await deps.runs.getRun(id) : null
@@ -61,7 +67,9 @@ export function runActionsRoutes(deps: RunActionsDeps) {
     )
     app.post<{ Params: Params }>(
       '/v1/runs/:id/retry',
-      { schema: { params: Params, response: { 202: RunEnvelope, ...errors(401, 404, 409) } } },
+      {
+        schema: { permission: 'runs:write', params: Params, response: { 202: RunEnvelope, ...errors(401, 404, 409) } },
+      },
       async (request, reply) => {
         const { id } = request.params
         const run = isUlid(id) ? await deps.runs.getRun(id) : null

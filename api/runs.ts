@@ -19,6 +19,7 @@ export function runsRoutes(deps: { runs: RunStore }) {
       '/v1/runs',
       {
         schema: {
+          permission: 'runs:read',
           tags,
           summary: 'Function runs, newest first',
           querystring: RunsQuery,
@@ -51,6 +52,7 @@ export function runsRoutes(deps: { runs: RunStore }) {
       '/v1/runs/:id',
       {
         schema: {
+          permission: 'runs:read',
           tags,
           summary: 'One run with its steps',
           params: IdParams('Run ID'),
@@ -67,6 +69,7 @@ export function runsRoutes(deps: { runs: RunStore }) {
       '/v1/events/:id/runs',
       {
         schema: {
+          permission: 'events:read',
           tags,
           summary: 'Function runs of an event',
           params: IdParams('Internal ID of the event'),

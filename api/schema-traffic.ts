@@ -108,6 +108,7 @@ export function schemaTrafficRoutes(deps: SchemaTrafficDeps) {
       {
         preValidation: absentBodyIsEmpty,
         schema: {
+          permission: 'schemas:read',
           tags,
           summary: 'Propose a schema from the stored events of a name, with its diff to the latest (saves nothing)',
           params: SchemaName,
@@ -135,6 +136,7 @@ export function schemaTrafficRoutes(deps: SchemaTrafficDeps) {
       '/v1/schemas/:name/violations',
       {
         schema: {
+          permission: 'schemas:read',
           tags,
           summary: "A name's stored events with schema violations (warn mode): counts over time, the latest samples",
           params: SchemaName,

@@ -95,6 +95,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       '/v1/webhooks',
       {
         schema: {
+          permission: 'webhooks:read',
           tags,
           summary: 'Webhooks',
           querystring: EnvQuery,
@@ -111,6 +112,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       '/v1/webhooks',
       {
         schema: {
+          permission: 'webhooks:write',
           tags,
           summary: 'Create a webhook (its URL is POST /e/<id>)',
           body: CreateWebhook,
@@ -127,6 +129,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       '/v1/webhooks/:id',
       {
         schema: {
+          permission: 'webhooks:read',
           tags,
           summary: 'One webhook',
           params: WebhookParams,
@@ -140,6 +143,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       {
         preValidation: absentBodyIsEmpty,
         schema: {
+          permission: 'webhooks:write',
           tags,
           summary: 'Change name, transform, lists, verification, disabled (null removes transform or verification)',
           params: WebhookParams,
@@ -156,6 +160,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       '/v1/webhooks/:id/pause',
       {
         schema: {
+          permission: 'webhooks:write',
           tags,
           summary: 'Pause a webhook: its requests are still answered 200 and captured, then held until resumed',
           params: WebhookParams,
@@ -171,6 +176,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       '/v1/webhooks/:id/resume',
       {
         schema: {
+          permission: 'webhooks:write',
           tags,
           summary: 'Resume a paused webhook: what it held is transformed and delivered, in the order it arrived',
           params: WebhookParams,
@@ -186,6 +192,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       '/v1/webhooks/:id',
       {
         schema: {
+          permission: 'webhooks:write',
           tags,
           summary: 'Delete a webhook and its requests',
           params: WebhookParams,
@@ -204,6 +211,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       {
         preValidation: absentBodyIsEmpty,
         schema: {
+          permission: 'webhooks:read',
           tags,
           summary: 'Run a transform on a sample request without storing anything',
           params: WebhookParams,
@@ -226,6 +234,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       '/v1/webhooks/:id/requests',
       {
         schema: {
+          permission: 'webhooks:read',
           tags,
           summary: 'Requests of a webhook, newest first (status=failed: the dead-letter list)',
           params: WebhookParams,
@@ -245,6 +254,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       '/v1/webhooks/:id/requests/:rid',
       {
         schema: {
+          permission: 'webhooks:read',
           tags,
           summary: 'One request with its raw body and outcome',
           params: RequestParams,
@@ -268,6 +278,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       '/v1/webhooks/:id/requests/:rid/replay',
       {
         schema: {
+          permission: 'webhooks:write',
           tags,
           summary: 'Replay one request through the current transform',
           params: RequestParams,
@@ -288,6 +299,7 @@ export function webhookRoutes(deps: WebhookApiDeps) {
       {
         preValidation: absentBodyIsEmpty,
         schema: {
+          permission: 'webhooks:write',
           tags,
           summary: 'Replay every failed (or unrouted) request',
           params: WebhookParams,

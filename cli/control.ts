@@ -26,6 +26,8 @@ const OPTIONS = {
   limit: { type: 'string' },
   since: { type: 'string' },
   out: { type: 'string' },
+  role: { type: 'string' },
+  'expires-in-days': { type: 'string' },
 } as const
 
 export async function controlCommand(command: string, args: string[]): Promise<number> {
@@ -35,7 +37,14 @@ export async function controlCommand(command: string, args: string[]): Promise<n
   const envQuery = values.env ? `?env=${encodeURIComponent(values.env)}` : ''
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     request(target, method, path, body, headers)
-  switch (`${command} ${command === 'send' ? '' : verb}`.trim()) {
+  switch (`${command} ${command === 'send' || command === 'audit' ? '' : verb}`.trim()) {
+    case 'audit': {
+      const q = new URLSearchParams()
+      if (values.since) q.set('since', values.since)
+      if (values.limit) q.set('limit', values.limit)
+      if (values.env) q.set('env', values.env)
+      return call('GET', `/v1/audit${q.size > 0 ? `?${q}` : ''}`)
+    }
     case 'keys create':
       return call('POST', '/v1/keys', { env: values.env ?? 'production' })
     case 'keys list':
@@ -58,6 +67,17 @@ export async function controlCommand(command: string, args: string[]): Promise<n
       })
     case 'envs list':
       return call('GET', '/v1/envs')
+    case 'tokens create':
+      return call('POST', '/v1/tokens', {
+        name: arg,
+        role: values.role,
+        ...(values.env && { envs: values.env.split(',') }),
+        ...(values['expires-in-days'] && { expires_in_days: Number(values['expires-in-days']) }),
+      })
+    case 'tokens list':
+      return call('GET', '/v1/tokens')
+    case 'tokens remove':
+      return call('DELETE', `/v1/tokens/${encodeURIComponent(arg ?? '')}`)
     case 'apps sync':
       return call('POST', '/v1/apps', { url: arg, ...(values.env && { env: values.env }) })
     case 'apps list':

@@ -8,13 +8,15 @@ import { alertsCommand, ALERTS_USAGE } from './alerts.ts'
 import { TYPES_USAGE } from './types.ts'
 
 const CONTROL_NOTE = `Control commands talk to a running server: --url (SLUICE_URL, default http://127.0.0.1:8288),
---signing-key (SLUICE_SIGNING_KEY). In distributed mode point --url at the api role.`
+--signing-key (SLUICE_SIGNING_KEY) or an API token (SLUICE_TOKEN). In distributed mode point --url at the api role.`
 
 const USAGE = `usage: sluice <command>
   dev     [--port 8288] [--host 127.0.0.1] [--data-dir .sluice] [--functions FILE] [--watch] [-u APP_URL]
   start   [--role ROLE…] [--port …] [--data-dir …] [--signing-key …]   (embedded unless SLUICE_KAFKA_BROKERS is set)
   runner  --functions FILE [--watch] [--port …] [--data-dir …] [--signing-key …]   (serves FILE's functions)
   keys    create --env ENV | list | revoke KEY_ID
+  tokens  create NAME --role viewer|editor|admin [--env ENV,…] [--expires-in-days N] | list | remove TOKEN_ID
+  audit   [--since MS] [--limit N] [--env ENV]   (who changed what, newest first; admins)
   apps    sync URL | list | remove APP_ID   [--env ENV]   (apps on the Inngest SDKs, docs/inngest-sdk.md)
   envs    create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N] | list | archive NAME
           | set NAME [--schema-mode off|warn|block] [--unknown-names allow|warn|block] [--max-… N]
@@ -39,6 +41,12 @@ const COMMAND_USAGE: Record<string, () => string> = {
   runner: () => `usage: sluice runner --functions FILE [--watch] [settings…]
   Serves FILE's functions: against Kafka the runner role only; embedded a whole node.\n${settingsHelp()}`,
   keys: () => `usage: sluice keys create --env ENV | list | revoke KEY_ID\n${CONTROL_NOTE}`,
+  tokens: () => `usage: sluice tokens create NAME --role viewer|editor|admin [--env ENV,…] [--expires-in-days N]
+       | list | remove TOKEN_ID
+  create prints the token once (Authorization: Bearer <token>); --env narrows it to those environments;
+  list never shows a token; remove refuses it at once (docs/teams.md).\n${CONTROL_NOTE}`,
+  audit: () => `usage: sluice audit [--since MS] [--limit N] [--env ENV]
+  The audit log: every change through the REST API and every refused one (docs/teams.md).\n${CONTROL_NOTE}`,
   apps: () => `usage: sluice apps sync URL | list | remove APP_ID   [--env ENV]
   sync calls the app's serve() URL, signed, and registers its functions; list shows each app's SDK and
   last sync; remove forgets the app and its functions (docs/inngest-sdk.md).\n${CONTROL_NOTE}`,
@@ -104,7 +112,7 @@ export async function main(argv: string[]): Promise<number> {
     await serve(command, serverConfig(command, rest))
     return -1 // keeps running
   }
-  if (['keys', 'envs', 'apps', 'send', 'functions', 'runs', 'schemas'].includes(command))
+  if (['keys', 'envs', 'tokens', 'audit', 'apps', 'send', 'functions', 'runs', 'schemas'].includes(command))
     return controlCommand(command, rest)
   if (command === 'webhooks') return webhooksCommand(rest)
   if (command === 'alerts') return alertsCommand(rest)

@@ -13,7 +13,8 @@ export function apiTarget(
     (flags.url as string | undefined) ?? env.SLUICE_URL ?? `http://127.0.0.1:${env[SETTINGS.port.env] ?? DEFAULTS.port}`
   return {
     url,
-    signingKey: (flags.signingKey as string | undefined) ?? env.SLUICE_SIGNING_KEY,
+    // The bearer: the signing key, or an API token of the user's role (docs/teams.md).
+    signingKey: (flags.signingKey as string | undefined) ?? env.SLUICE_TOKEN ?? env.SLUICE_SIGNING_KEY,
     eventKey: env.SERVICE_EVENT_KEY,
   }
 }

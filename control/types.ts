@@ -51,6 +51,25 @@ export interface KeyDoc {
   revokedAt?: number
 }
 
+/** An API token (control/tokens.ts), stored by its sha256: the token is shown once at creation. */
+export interface TokenDoc {
+  id: string
+  hash: string
+  name: string
+  role: 'viewer' | 'editor' | 'admin'
+  /** The environments it may act in; none: every one. */
+  envs?: string[]
+  prefix: string
+  createdAt: number
+  expiresAt?: number
+}
+
+/** When a token was last used, to the minute: a document of its own, so that a use never brings back a deleted token. */
+export interface TokenUseDoc {
+  id: string
+  at: number
+}
+
 export const VERIFICATION_PRESETS = [
   'stripe',
   'github',
@@ -287,6 +306,8 @@ export interface ControlDocs {
   alertRule: AlertRuleDoc
   alertIncident: AlertIncidentDoc
   alertLease: AlertLeaseDoc
+  token: TokenDoc
+  tokenUse: TokenUseDoc
   app: AppDoc
   schema: SchemaDoc
 }

@@ -46,7 +46,12 @@ export const errorCatalogue = {
     message: 'The alert rule is invalid: the message names the field',
   },
   KEY_INVALID: { statusCode: 401, retriable: false, message: 'The event key is unknown or revoked' },
-  UNAUTHORIZED: { statusCode: 401, retriable: false, message: 'The signing key is missing or wrong' },
+  UNAUTHORIZED: { statusCode: 401, retriable: false, message: 'The signing key or API token is missing or wrong' },
+  FORBIDDEN: {
+    statusCode: 403,
+    retriable: false,
+    message: "The caller's role or environments do not hold the permission",
+  },
   IP_DENIED: { statusCode: 403, retriable: false, message: 'The source IP address is not allowed for this webhook' },
   WEBHOOK_DISABLED: { statusCode: 403, retriable: false, message: 'The webhook is disabled' },
   ENV_NOT_FOUND: { statusCode: 404, retriable: false, message: 'The environment does not exist' },

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 type Schema = Record<string, any>
 type Operation = {
   summary?: string
+  description?: string
   tags?: string[]
   parameters?: Array<{ in: string; name: string; required?: boolean; schema?: Schema; description?: string }>
   requestBody?: { content?: Record<string, { schema?: Schema }> }
@@ -48,6 +49,7 @@ export function renderRestReference(doc: { paths: Record<string, Record<string, 
       const op = methods[method]
       if (!op) continue
       const out: string[] = [`### \`${method.toUpperCase()} ${path}\``, '', op.summary ?? '', '']
+      if (op.description) out.push(op.description, '')
       if (op.security && op.security.length === 0) out.push('No signing key: this route authenticates by itself.', '')
       const params = op.parameters ?? []
       if (params.length > 0)

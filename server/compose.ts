@@ -47,6 +47,9 @@ import { runProcess, type Stage } from '../core/lifecycle.ts'
 import { serveMetrics } from '../core/metrics-route.ts'
 import { createOpsServer } from '../api/ops-server.ts'
 import { signingKeyGuard } from '../api/auth.ts'
+import { createTokens } from '../control/tokens.ts'
+import { meRoute, tokensRoutes } from '../api/tokens.ts'
+import { auditRoutes } from '../api/audit.ts'
 
 /** How often the wait matcher forgets waits that timed out (they no longer match; this frees their space). */
 const WAITS_EXPIRE_INTERVAL_MS = 60_000
@@ -105,6 +108,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   const { bus, topics, codecs, eventPath, roles } = { ...adapters, roles: options.roles }
   const envs = createEnvs(adapters.control)
   const keys = createKeys(adapters.control, envs)
+  const tokens = createTokens(adapters.control, envs)
   const schemas = createSchemas(adapters.control, envs, config, adapters.schemaRegistry)
   const checkEvents = createSchemaCheck(schemas)
   const checkSent = (env: string, events: readonly EventInput[], where: (i: number) => string) => {
@@ -269,7 +273,15 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes, alerts.routes]
     http.push(
       createApi(
-        { keys, envs, events: adapters.events, log, extraRoutes },
+        {
+          keys,
+          tokens,
+          envs,
+          events: adapters.events,
+          log,
+          audit: (events) => incoming.publish(events),
+          extraRoutes: [...extraRoutes, tokensRoutes({ tokens }), meRoute(), auditRoutes({ events: adapters.events })],
+        },
         { devMode: config.mode === 'dev', signingKey: config.signingKey },
       ).routes,
     )

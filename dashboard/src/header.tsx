@@ -14,6 +14,13 @@ const NAV = [
   ['/envs', 'Environments'],
   ['/send', 'Send event'],
 ] as const
+/** Shown to admins only (GET /v1/auth/me). */
+const ADMIN_NAV = [
+  ['/tokens', 'Tokens'],
+  ['/audit', 'Audit'],
+] as const
+
+type Me = { data: { kind: string; name: string | null; role: string; envs: string[] | null } }
 
 /** Production, named environments and each active branch environment. */
 function EnvSwitcher() {
@@ -49,13 +56,16 @@ function EnvSwitcher() {
 }
 
 export function Header({ path }: { path: string }) {
+  const me = useApi(() => api<Me>('GET', '/v1/auth/me'), [signingKey.value])
+  const who = me.data?.data
+  const nav = who?.role === 'admin' ? [...NAV, ...ADMIN_NAV] : NAV
   return (
     <header class="top">
       <a class="brand" href="#/events">
         Sluice
       </a>
       <nav aria-label="Main">
-        {NAV.map(([href, label]) => (
+        {nav.map(([href, label]) => (
           <a
             key={href}
             href={`#${href}`}
@@ -68,8 +78,17 @@ export function Header({ path }: { path: string }) {
       </nav>
       <div class="header-tools">
         <EnvSwitcher />
+        {who && (
+          <span id="signed-in" class="signed-in">
+            {who.kind === 'token'
+              ? `${who.name} (${who.role})`
+              : who.kind === 'dev'
+                ? 'dev mode'
+                : 'signing key (admin)'}
+          </span>
+        )}
         <label class="signing">
-          <span>Signing key</span>
+          <span>Signing key or API token</span>
           <input
             id="signing-key"
             type="password"

@@ -13,6 +13,8 @@ import { WebhooksPage } from './pages/webhooks.tsx'
 import { IncidentsPage } from './pages/incidents.tsx'
 import { WebhookPage } from './pages/webhook.tsx'
 import { KeysPage } from './pages/keys.tsx'
+import { TokensPage } from './pages/tokens.tsx'
+import { AuditPage } from './pages/audit.tsx'
 import { EnvsPage } from './pages/envs.tsx'
 import { SendPage } from './pages/send.tsx'
 import { InsightsPage } from './pages/insights.tsx'
@@ -71,6 +73,10 @@ function Page({ route }: { route: Route }) {
       return <IncidentsPage />
     case '/keys':
       return <KeysPage />
+    case '/tokens':
+      return <TokensPage />
+    case '/audit':
+      return <AuditPage />
     case '/envs':
       return <EnvsPage />
     case '/send':

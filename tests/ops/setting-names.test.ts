@@ -11,6 +11,7 @@ const SOURCES = [...SOURCE_DIRS, ...['docs', 'deploy/helm/sluice', 'scripts', 'R
 /** Variables that are not settings of the server: read before node starts, by the control commands, or examples. */
 const NOT_SETTINGS: Record<string, string> = {
   SLUICE_URL: 'where the control commands (cli/control.ts) find the server',
+  SLUICE_TOKEN: 'the API token a control command sends (config/api-target.ts)',
   SLUICE_MALLOC: 'the allocator scripts/start.sh preloads before node starts',
   SLUICE_X: 'a placeholder in prose',
   SLUICE_X_FILE: 'a placeholder in prose',
