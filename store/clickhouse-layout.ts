@@ -79,7 +79,7 @@ const DEDUPLICATION_TOKEN_SINCE_MAJOR = 22
 
 // A quorum write waits this long for the replicas (ClickHouse's default is 10 minutes): past it the
 // insert fails and the sink retries it, while /readyz says the store cannot write.
-const QUORUM_TIMEOUT_MS = 30_000
+const QUORUM_TIMEOUT_MS = 10_000
 
 /**
  * The settings of every insert on a cluster: synchronous through the Distributed table (it answers
