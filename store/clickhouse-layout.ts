@@ -75,7 +75,7 @@ export function effectiveQuorum(setting: number, info: ClusterInfo): number {
 }
 
 /** ClickHouse took insert_deduplication_token from 22.2 on; before, replicated tables compare blocks' hashes. */
-const DEDUPLICATION_TOKEN_SINCE_MAJOR = 22
+const DEDUPLICATION_TOKEN_SINCE: [number, number] = [22, 2]
 
 // A quorum write waits this long for the replicas (ClickHouse's default is 10 minutes): past it the
 // insert fails and the sink retries it, while /readyz says the store cannot write.
@@ -94,7 +94,9 @@ export function clusterInsertSettings(quorum: number): ClickHouseSettings {
 }
 
 export function usesDeduplicationToken(version: string): boolean {
-  return Number.parseInt(version, 10) >= DEDUPLICATION_TOKEN_SINCE_MAJOR
+  const [major, minor] = version.split('.').map(Number)
+  const [sinceMajor, sinceMinor] = DEDUPLICATION_TOKEN_SINCE
+  return major > sinceMajor || (major === sinceMajor && minor >= sinceMinor)
 }
 
 /**

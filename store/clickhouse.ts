@@ -133,9 +133,10 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
       ended()
       insertedRows.inc({ table: name }, values.length)
     }
-    return config.groupCommit === false
-      ? insert
-      : createInsertBatcher(insert, { maxRows: MAX_INSERT_ROWS, directRows: DIRECT_INSERT_ROWS })
+    // 18.16 takes one quorum insert into a table at a time ("Another quorum insert has been already
+    // started", code 286): with a quorum, every call of this process waits its turn in the batcher.
+    const directRows = insertSettings.insert_quorum === undefined ? DIRECT_INSERT_ROWS : Number.POSITIVE_INFINITY
+    return config.groupCommit === false ? insert : createInsertBatcher(insert, { maxRows: MAX_INSERT_ROWS, directRows })
   }
 
   return {

@@ -67,7 +67,16 @@ t.test(
 
     const { events } = shopData()
     await db.stores.events.insertEvents(events)
-    await db.stores.events.insertEvents(events.slice(0, 5)) // a retried insert: collapsed, never doubled
+    await db.stores.events.insertEvents(events) // the same batch again: 18.16 drops the block by its hash
+    const raw = await Promise.all(
+      [a, b].map((s) => rows<{ n: string }>(s.url, `SELECT count() AS n FROM ${db.database}.events_local`)),
+    )
+    t.same(
+      raw.map((r) => Number(r[0].n)),
+      [events.length, events.length],
+      'a batch inserted twice is stored once on each replica, before any merge',
+    )
+    await db.stores.events.insertEvents(events.slice(0, 5)) // another batch of the same rows: collapsed by FINAL
     const copies = await Promise.all(
       [a, b].map((s) => rows<{ n: string }>(s.url, `SELECT count() AS n FROM ${db.database}.events_local FINAL`)),
     )
