@@ -129,8 +129,11 @@ async function sinkThroughput(p: Pipeline, name: string): Promise<number> {
   )
   const count = `SELECT count() AS n FROM ${p.database}.events WHERE name = '${name}'`
   const deadline = Date.now() + 120_000
-  for (let stored = 0; (stored = await scalar(p, count)) < accepted; await sleep(50)) {
+  for (;;) {
+    const stored = await scalar(p, count)
+    if (stored >= accepted) break
     if (Date.now() > deadline) throw new Error(`${p.layout.name}: ${stored} of ${accepted} events stored after 120 s`)
+    await sleep(50)
   }
   return Math.round((accepted * 1000) / (Date.now() - firstAt))
 }
