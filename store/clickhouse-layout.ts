@@ -56,14 +56,16 @@ export interface ClusterInfo {
 /** The named cluster as this server knows it: one it does not know is a setting to fix. */
 export async function clusterInfo(client: ClickHouseClient, cluster: string): Promise<ClusterInfo> {
   const result = await client.query({
-    query: `SELECT shard_num, count() AS replicas FROM system.clusters WHERE cluster = ${sqlString(cluster)} GROUP BY shard_num`,
+    query: `SELECT shard_num, count() AS replicas FROM system.clusters
+      WHERE cluster = ${sqlString(cluster)} GROUP BY shard_num`,
     format: 'JSONEachRow',
   })
   const shards = await result.json<{ shard_num: number; replicas: number | string }>()
   if (shards.length === 0) {
     throw new SluiceError(
       'CONFIG_INVALID',
-      `clickhouseCluster (SLUICE_CLICKHOUSE_CLUSTER): the ClickHouse server has no cluster ${JSON.stringify(cluster)} in its remote_servers`,
+      `clickhouseCluster (SLUICE_CLICKHOUSE_CLUSTER): the ClickHouse server has no cluster ` +
+        `${JSON.stringify(cluster)} in its remote_servers`,
     )
   }
   return { shards: shards.length, replicas: Math.min(...shards.map((s) => Number(s.replicas))) }

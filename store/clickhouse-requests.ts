@@ -127,7 +127,8 @@ export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): 
       const webhook = v.string(webhookId)
       const inner = whereClause([
         `webhook_id = ${webhook}`,
-        `webhook_id ${tables.global}NOT IN (SELECT webhook_id FROM ${tables.removedWebhooks} WHERE webhook_id = ${webhook})`,
+        `webhook_id ${tables.global}NOT IN (SELECT webhook_id FROM ${tables.removedWebhooks} ` +
+          `WHERE webhook_id = ${webhook})`,
         ...fixed,
       ])
       const newest = `SELECT ${COLUMNS} FROM ${tables.requests} FINAL ${inner}`

@@ -103,8 +103,8 @@ const view = (db: string, name: string, to: string, select: string) =>
 
 function createTable(name: string, spec: TableSpec): string {
   const partition = spec.partition ? `\nPARTITION BY ${spec.partition}` : ''
-  return `CREATE TABLE IF NOT EXISTS ${name} (\n${spec.columns}\n) ENGINE = ReplacingMergeTree(${spec.version ?? ''})${partition}
-ORDER BY ${spec.order}`
+  const engine = `ReplacingMergeTree(${spec.version ?? ''})${partition}`
+  return `CREATE TABLE IF NOT EXISTS ${name} (\n${spec.columns}\n) ENGINE = ${engine}\nORDER BY ${spec.order}`
 }
 
 /** A table of the schema, the same in both layouts. */

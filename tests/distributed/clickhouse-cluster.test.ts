@@ -126,7 +126,8 @@ t.test('one shard × two replicas: a replica killed mid-load loses nothing and r
   )
   const missing = await rows<{ internal_id: string }>(
     a.url,
-    `SELECT internal_id FROM ${database}.events FINAL WHERE internal_id IN (${acknowledged.map((id) => `'${id}'`).join(',')})`,
+    `SELECT internal_id FROM ${database}.events FINAL
+      WHERE internal_id IN (${acknowledged.map((id) => `'${id}'`).join(',')})`,
   )
   t.equal(new Set(missing.map((r) => r.internal_id)).size, total, 'each acknowledged ID is there')
   t.equal(await stored(b.url, 'events_local'), total, 'the restarted replica caught up: it has every event')

@@ -157,7 +157,8 @@ t.test("docs/clickhouse.md's example queries answer on both clusters as on one s
     )
     t.teardown(() => insights.close())
     const answer = await insights.sql!.query(
-      "SELECT count() AS n FROM events WHERE internal_id IN (SELECT event_id FROM runs WHERE function_id = 'shop-charge')",
+      'SELECT count() AS n FROM events WHERE internal_id IN ' +
+        "(SELECT event_id FROM runs WHERE function_id = 'shop-charge')",
     )
     t.equal(Number(answer.rows[0]?.[0]), 4, `${name}: Insights SQL with a subquery on another Distributed table`)
   }
