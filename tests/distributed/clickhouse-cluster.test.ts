@@ -8,6 +8,8 @@ import { eventually, getJson, postJson } from '../helpers/server.ts'
 import { CLUSTERS, startClickHouseCluster } from '../infra/clickhouse-cluster.ts'
 import { auth, distributedEnv, type Node, startNode } from './cluster.ts'
 
+// A JVM, three servers and a replica's restart (20 s alone; more on a busy machine).
+t.setTimeout(240_000)
 const cluster = await startClickHouseCluster()
 t.teardown(() => cluster.stop())
 const [a, b, c] = cluster.servers

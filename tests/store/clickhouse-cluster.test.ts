@@ -17,6 +17,8 @@ import { eventStoreSuite } from '../conformance/event-store-suite.ts'
 import { runStoreSuite } from '../conformance/run-store-suite.ts'
 import { requestStoreSuite } from '../conformance/request-store-suite.ts'
 
+// Three servers, a JVM and ~20 schemas through the Keeper's DDL queue (75 s alone; more on a busy machine).
+t.setTimeout(300_000)
 const cluster = await startClickHouseCluster()
 t.teardown(() => cluster.stop())
 const [a, b, c] = cluster.servers
