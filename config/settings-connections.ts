@@ -81,6 +81,21 @@ export const CONNECTION_SETTINGS = {
     default: 100_000_000,
     doc: 'Most rows one read of the ClickHouse store (or one Insights SQL query) may read.',
   }),
+  // docs/clickhouse.md, "On a cluster": replicated local tables, a Distributed table over each, every DDL ON CLUSTER.
+  clickhouseCluster: text({
+    env: 'SLUICE_CLICKHOUSE_CLUSTER',
+    // Empty is unset, as the chart's default.
+    minLength: 0,
+    pattern: '^([a-zA-Z_][a-zA-Z0-9_]*)?$',
+    doc: "Create the tables on this cluster of the servers' remote_servers (unset: one server).",
+  }),
+  clickhouseInsertQuorum: int({
+    env: 'SLUICE_CLICKHOUSE_INSERT_QUORUM',
+    min: 0,
+    max: 16,
+    default: 0,
+    doc: "On a cluster, replicas that must have each insert; 0: a majority of the smallest shard's.",
+  }),
   clickhouseUser: text({ env: 'SLUICE_CLICKHOUSE_USER', doc: "ClickHouse user (unset: ClickHouse's default)." }),
   clickhousePassword: text({
     env: 'SLUICE_CLICKHOUSE_PASSWORD',

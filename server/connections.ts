@@ -30,6 +30,8 @@ export function clickhouseConnection(config: Config): ClickHouseConfig {
     password: config.clickhousePassword,
     caCert: pem(config, 'clickhouseCaFile'),
     limits: queryLimits(config),
+    cluster: config.clickhouseCluster || undefined,
+    insertQuorum: config.clickhouseInsertQuorum,
   }
 }
 

@@ -134,7 +134,9 @@ export async function startDistributed(
   })
   const probes: Record<string, Probe> = {
     kafka: async () => ((await bus.reachable()) ? undefined : 'not reachable'),
-    ...(clickhouse && { clickhouse: async () => ((await clickhouse.reachable()) ? undefined : 'not reachable') }),
+    ...(clickhouse && {
+      clickhouse: async () => ((await clickhouse.reachable()) ? clickhouse.writeFailure() : 'not reachable'),
+    }),
   }
   const upFields = {
     roles: [...roles],

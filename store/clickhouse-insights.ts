@@ -50,12 +50,12 @@ export async function createClickHouseInsights(
     const select = createSelect(client, server, limits)
     return {
       ...aggregates(select, config.database),
-      schemaViolations: (q) => clickHouseSchemaViolations(select, tableNames(config.database), q),
+      schemaViolations: (q) => clickHouseSchemaViolations(select, tableNames(config.database, config.cluster), q),
       sql: {
         version: server.version,
         database: config.database,
         limits: sqlLimits,
-        query: (sql) => runSql(client, sql, sqlLimits),
+        query: (sql) => runSql(client, sql, sqlLimits, config.cluster !== undefined),
       },
       close: () => client.close(),
     }
@@ -166,7 +166,13 @@ interface JsonCompact {
   statistics?: { elapsed: number; rows_read: number; bytes_read: number }
 }
 
-async function runSql(client: ClickHouseClient, sql: string, limits: SqlLimits): Promise<SqlResult> {
+/** `onCluster`: a subquery on a Distributed table inside a query on one runs once, where asked (GLOBAL). */
+async function runSql(
+  client: ClickHouseClient,
+  sql: string,
+  limits: SqlLimits,
+  onCluster: boolean,
+): Promise<SqlResult> {
   const statement = readStatement(sql)
   const started = performance.now()
   let body: JsonCompact
@@ -186,6 +192,7 @@ async function runSql(client: ClickHouseClient, sql: string, limits: SqlLimits):
         result_overflow_mode: 'throw',
         // Errors (a limit hit midway) come as an HTTP error, not a 200 whose body breaks off.
         wait_end_of_query: 1,
+        ...(onCluster && { distributed_product_mode: 'global' as const }),
       },
     })
     body = JSON.parse(await boundedText(result.stream, limits))

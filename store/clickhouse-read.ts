@@ -75,7 +75,7 @@ export function createSelect(client: ClickHouseClient, server: ServerInfo, limit
  * The server's error code: the client parses it out of current releases' messages
  * (`Code: 159. DB::Exception: …`), not out of 18.16's (`Code: 159, e.displayText() = …`).
  */
-function serverErrorCode(err: unknown): string | undefined {
+export function serverErrorCode(err: unknown): string | undefined {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown }
   if (typeof code === 'string') return code
   return typeof message === 'string' ? /^Code: (\d+)[.,]/.exec(message)?.[1] : undefined

@@ -2,7 +2,7 @@
 // keyed by (webhook_id, request_id): FINAL reads the newest attempt's outcome, so a late
 // redelivery of attempt 1 can never undo a replay's. A deleted webhook gets a tombstone in
 // `removed_webhooks` (reads skip it at once) and an ALTER … DELETE that erases its rows.
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import type { Logger } from 'pino'
 import type { EventInput } from '../core/event.ts'
 import { fingerprint } from '../core/fingerprint.ts'
@@ -107,6 +107,8 @@ export interface ClickHouseRequestStoreDeps {
   client: ClickHouseClient
   select: Select
   tables: TableNames
+  /** What every insert sends (on a cluster: synchronous, with the quorum). */
+  insertSettings: ClickHouseSettings
   log: Logger
   /** Writes rows (batched, newest attempt per request kept: see clickhouse.ts). */
   write(rows: RequestRow[]): Promise<void>
@@ -125,7 +127,8 @@ export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): 
       const webhook = v.string(webhookId)
       const inner = whereClause([
         `webhook_id = ${webhook}`,
-        `webhook_id NOT IN (SELECT webhook_id FROM ${tables.removedWebhooks} WHERE webhook_id = ${webhook})`,
+        `webhook_id ${tables.global}NOT IN (SELECT webhook_id FROM ${tables.removedWebhooks} ` +
+          `WHERE webhook_id = ${webhook})`,
         ...fixed,
       ])
       const newest = `SELECT ${COLUMNS} FROM ${tables.requests} FINAL ${inner}`
@@ -165,7 +168,7 @@ export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): 
       const rows = await deps.select<{ n: number | string }>((v) => {
         const webhook = v.string(webhookId)
         const removed = `SELECT webhook_id FROM ${tables.removedWebhooks} WHERE webhook_id = ${webhook}`
-        const inner = whereClause([`webhook_id = ${webhook}`, `webhook_id NOT IN (${removed})`])
+        const inner = whereClause([`webhook_id = ${webhook}`, `webhook_id ${tables.global}NOT IN (${removed})`])
         const newest = `SELECT status FROM ${tables.requests} FINAL ${inner}`
         return `SELECT count() AS n FROM (${newest}) WHERE status = ${v.string(status)}`
       })
@@ -177,11 +180,12 @@ export function createClickHouseRequestStore(deps: ClickHouseRequestStoreDeps): 
         table: tables.removedWebhooks,
         values: [{ webhook_id: webhookId, removed_at: Date.now() }],
         format: 'JSONEachRow',
+        clickhouse_settings: deps.insertSettings,
       })
       // A mutation rewrites the parts holding the webhook's rows, in the background; the
       // tombstone above already hides them, so nothing waits for it.
       await client.command({
-        query: `ALTER TABLE ${tables.requests} DELETE WHERE webhook_id = ${sqlString(webhookId)}`,
+        query: `ALTER TABLE ${tables.requestsMutation} DELETE WHERE webhook_id = ${sqlString(webhookId)}`,
       })
       deps.log.info({ webhook: fingerprint(webhookId) }, 'webhook requests scheduled for deletion')
     },

@@ -1,18 +1,27 @@
 // The distributed mode's event, run and webhook-request stores: one ClickHouse client
 // shared by the three, and the schema created (idempotently) before any of them is used.
 // Only store/clickhouse* may import @clickhouse/client (DESIGN.md).
-import { createClient } from '@clickhouse/client'
+import { type ClickHouseSettings, createClient } from '@clickhouse/client'
 import type { Logger } from 'pino'
 import { SluiceError } from '../core/errors.ts'
 import type { EventStore } from './types.ts'
 import type { RunStore } from './runs-types.ts'
 import type { WebhookRequestStore } from './requests-types.ts'
-import { schemaStatements, tableNames } from './clickhouse-schema.ts'
+import { tableNames } from './clickhouse-schema.ts'
+import { layoutSteps } from './clickhouse-cluster-schema.ts'
+import {
+  applySchema,
+  clusterInfo,
+  clusterInsertSettings,
+  deduplicationToken,
+  effectiveQuorum,
+  usesDeduplicationToken,
+} from './clickhouse-layout.ts'
 import { createClickHouseEventStore, type EventRow } from './clickhouse-events.ts'
 import { createClickHouseRunStore, type RunRow } from './clickhouse-runs.ts'
 import { createClickHouseRequestStore, type RequestRow } from './clickhouse-requests.ts'
 import { createInsertBatcher, keepNewest } from './clickhouse-batcher.ts'
-import { createSelect, type QueryLimits, type ServerInfo, serverInfo } from './clickhouse-read.ts'
+import { createSelect, type QueryLimits, type ServerInfo, serverErrorCode, serverInfo } from './clickhouse-read.ts'
 import { insertDuration, insertedRows, insertFailures } from './metrics.ts'
 
 /**
@@ -40,6 +49,13 @@ export interface ClickHouseConfig {
   groupCommit?: boolean
   /** What one read may cost (the config's clickhouse settings): over it, QUERY_TOO_COSTLY. */
   limits: QueryLimits
+  /**
+   * The cluster (a name in the servers' remote_servers) to create the tables on: replicated local
+   * tables and a Distributed table over each (clickhouse-cluster-schema.ts). Unset: one server.
+   */
+  cluster?: string
+  /** Replicas that must have each insert on a cluster; 0: a majority of the smallest shard's. */
+  insertQuorum?: number
 }
 
 export interface ClickHouseStores {
@@ -48,13 +64,16 @@ export interface ClickHouseStores {
   requests: WebhookRequestStore
   /** Whether the server answers now (readiness). */
   reachable(): Promise<boolean>
+  /** Why the store cannot write, from the last insert's failure until an insert succeeds (readiness). */
+  writeFailure(): string | undefined
   /** Ends the shared client; the stores' own close() leave it to this. */
   close(): Promise<void>
 }
 
 export async function createClickHouseStores(config: ClickHouseConfig, log: Logger): Promise<ClickHouseStores> {
-  const statements = schemaStatements(config.database) // validates the name before connecting
-  const tables = tableNames(config.database)
+  const { cluster } = config
+  const steps = layoutSteps(config.database, cluster) // validates the names before connecting
+  const tables = tableNames(config.database, cluster)
   const { limits } = config
   // The client's own timeout (30 s by default) must not cut a read short of the server's
   // limit, or a slow read would end as a bare socket error instead of QUERY_TOO_COSTLY.
@@ -66,15 +85,24 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
     ...(config.caCert !== undefined && { tls: { ca_cert: Buffer.from(config.caCert) } }),
   })
   let server: ServerInfo
+  let insertSettings: ClickHouseSettings = {}
+  let created: number
   try {
     server = await serverInfo(client)
-    for (const query of statements) await client.command({ query }).catch((err) => columnExists(query, err))
+    if (cluster !== undefined) {
+      const quorum = effectiveQuorum(config.insertQuorum ?? 0, await clusterInfo(client, cluster))
+      insertSettings = clusterInsertSettings(quorum)
+    }
+    created = await applySchema(client, config.database, steps)
   } catch (err) {
     await client.close()
     throw startupError(err, config)
   }
   const { version, queryParams } = server
-  log.info({ database: config.database, version, queryParams }, 'clickhouse schema ready')
+  const layout = cluster === undefined ? { layout: 'one server' } : { layout: 'cluster', cluster, insertSettings }
+  log.info({ database: config.database, version, queryParams, ...layout, created }, 'clickhouse schema ready')
+  const token = cluster !== undefined && usesDeduplicationToken(version)
+  let failure: { table: string; code: string } | undefined
   const select = createSelect(client, server, limits)
 
   // Group commit per table (clickhouse-batcher.ts): fewer, larger INSERTs, so fewer parts to merge
@@ -88,18 +116,27 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
     const insert = async (rows: Row[]) => {
       const values = keepNewest(rows, keyOf, versionOf)
       const ended = insertDuration.startTimer({ table: name })
+      const clickhouse_settings = token
+        ? {
+            ...insertSettings,
+            insert_deduplication_token: deduplicationToken(values.map((r) => `${keyOf(r)}\0${versionOf(r)}`)),
+          }
+        : insertSettings
       try {
-        await client.insert({ table, values, format: 'JSONEachRow' })
+        await client.insert({ table, values, format: 'JSONEachRow', clickhouse_settings })
       } catch (err) {
         insertFailures.inc({ table: name })
+        failure = { table: name, code: serverErrorCode(err) ?? 'none: no answer' }
         throw err
       }
+      failure = undefined
       ended()
       insertedRows.inc({ table: name }, values.length)
     }
-    return config.groupCommit === false
-      ? insert
-      : createInsertBatcher(insert, { maxRows: MAX_INSERT_ROWS, directRows: DIRECT_INSERT_ROWS })
+    // 18.16 takes one quorum insert into a table at a time ("Another quorum insert has been already
+    // started", code 286): with a quorum, every call of this process waits its turn in the batcher.
+    const directRows = insertSettings.insert_quorum === undefined ? DIRECT_INSERT_ROWS : Number.POSITIVE_INFINITY
+    return config.groupCommit === false ? insert : createInsertBatcher(insert, { maxRows: MAX_INSERT_ROWS, directRows })
   }
 
   return {
@@ -125,6 +162,7 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
       client,
       select,
       tables,
+      insertSettings,
       log,
       write: writer<RequestRow>(
         'requests',
@@ -133,6 +171,8 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
       ),
     }),
     reachable: async () => (await client.ping()).success,
+    // The ClickHouse error code only: its message may quote rows.
+    writeFailure: () => failure && `cannot write to ${failure.table} (ClickHouse code ${failure.code})`,
     close: () => client.close(),
   }
 }
@@ -156,14 +196,4 @@ function startupError(err: unknown, config: ClickHouseConfig): unknown {
     return new SluiceError('CERTIFICATE_UNTRUSTED', message, { cause: err })
   }
   return err
-}
-
-/** An `ADD COLUMN` of a column the table has: done already (18.16 and current releases word it alike). */
-function columnExists(query: string, err: unknown): void {
-  if (
-    /^ALTER TABLE .* ADD COLUMN /.test(query) &&
-    /column with this name already exists/.test(String((err as Error)?.message))
-  )
-    return
-  throw err
 }

@@ -88,6 +88,18 @@ export const CHART_VALUES: Record<string, ChartValue> = {
     role: 'sink',
     expected: 'blue',
   },
+  'clickhouse.cluster.name': {
+    setting: 'clickhouseCluster',
+    set: ['clickhouse.cluster.name=sluice_cluster'],
+    role: 'sink',
+    expected: 'sluice_cluster',
+  },
+  'clickhouse.cluster.insertQuorum': {
+    setting: 'clickhouseInsertQuorum',
+    set: ['clickhouse.cluster.name=sluice_cluster', 'clickhouse.cluster.insertQuorum=3'],
+    role: 'sink',
+    expected: 3,
+  },
   'schemaRegistry.url': {
     setting: 'schemaRegistryUrl',
     set: ['schemaRegistry.url=http://registry:8081'],

@@ -20,10 +20,12 @@ let opened = 0
 export async function openTestDatabase(
   prefix = 'sluice_test',
   url = testServices().clickhouseUrl,
-  options: Pick<ClickHouseConfig, 'limits'> = { limits: queryLimits(DEFAULTS) },
+  options: Partial<Pick<ClickHouseConfig, 'limits' | 'cluster' | 'insertQuorum'>> = {},
 ): Promise<TestDatabase> {
   const database = `${prefix}_${process.pid}_${++opened}`
-  const stores = await createClickHouseStores({ url, database, ...options }, pino({ level: 'silent' }))
+  const config = { url, database, limits: queryLimits(DEFAULTS), ...options }
+  const stores = await createClickHouseStores(config, pino({ level: 'silent' }))
+  const onCluster = options.cluster === undefined ? '' : ` ON CLUSTER ${options.cluster}`
   const sql = createClient({ url, database })
   return {
     database,
@@ -32,7 +34,7 @@ export async function openTestDatabase(
     async close() {
       try {
         await stores.close()
-        await sql.command({ query: `DROP DATABASE IF EXISTS ${database}` })
+        await sql.command({ query: `DROP DATABASE IF EXISTS ${database}${onCluster}` })
       } finally {
         await sql.close()
       }

@@ -75,7 +75,7 @@ export async function isClickHouseReachable(url: string): Promise<boolean> {
 }
 
 /** Debian's 18.16 ships `clickhouse-server`; current releases one `clickhouse` binary. */
-function clickHouseCommand(): string[] {
+export function clickHouseCommand(): string[] {
   const has = (name: string) => {
     try {
       execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' })
@@ -91,12 +91,14 @@ function clickHouseCommand(): string[] {
 
 // <yandex> is the root element 18.16 requires; current releases still accept it.
 // Caches are cut from the multi-GB defaults: the tests hold kilobytes.
-function configXml(
+export function configXml(
   dir: string,
   httpPort: number,
   tcpPort: number,
   interserverPort: number,
   https?: { port: number; certificateFile: string; privateKeyFile: string },
+  /** More elements of <yandex> (a cluster's remote_servers, zookeeper and macros). */
+  extra = '',
 ): string {
   // The server side of openSSL only: no client verification, no DH parameters file.
   const tls = https
@@ -138,12 +140,12 @@ function configXml(
   <mlock_executable>false</mlock_executable>
   <max_concurrent_queries>100</max_concurrent_queries>
   <mark_cache_size>268435456</mark_cache_size>
-  <uncompressed_cache_size>268435456</uncompressed_cache_size>${tls}
+  <uncompressed_cache_size>268435456</uncompressed_cache_size>${tls}${extra}
 </yandex>
 `
 }
 
-function usersXml(users: { name: string; password: string }[]): string {
+export function usersXml(users: { name: string; password: string }[]): string {
   const entries = users.map(
     (u) => `    <${u.name}>
       <password>${u.password}</password>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests run against (DESIGN.md "Tests run against real things"):
-# Debian's clickhouse-server, chromium and strace, a JRE + Maven, Apache Kafka's jars from Maven
-# Central, helm built from the Go module proxy, ClickHouse 26.9 from PyPI's chdb-core, and
+# Debian's clickhouse-server, chromium and strace, a JRE + Maven, Apache Kafka's and ZooKeeper's jars
+# from Maven Central, helm built from the Go module proxy, ClickHouse 26.9 from PyPI's chdb-core,
 # Apicurio Registry (a schema registry) from Maven Central, and the Inngest SDK apps (PyPI inngest in a
 # venv, an inngestgo binary).
 # Idempotent: when everything is there it only checks and exits.
@@ -54,6 +54,22 @@ else
   mvn -q -B -Dstyle.color=never -f "$here/kafka/pom.xml" dependency:copy-dependencies \
     -Dkafka.version="$kafka_version" -DincludeScope=runtime -DoutputDirectory="$kafka_libs"
   touch "$kafka_libs/.complete"
+fi
+
+# ZooKeeper, the Keeper of the replicated ClickHouse cluster the cluster tests start
+# (tests/infra/clickhouse-cluster.ts), from its Maven Central jars as Kafka's. Kept in step with
+# ZOOKEEPER_VERSION in clickhouse-cluster.ts.
+zookeeper_version="3.9.5"
+zookeeper_libs="$here/.cache/zookeeper-$zookeeper_version/libs"
+if [[ -f "$zookeeper_libs/zookeeper-$zookeeper_version.jar" && -f "$zookeeper_libs/.complete" ]]; then
+  log "zookeeper $zookeeper_version jars: present in $zookeeper_libs"
+else
+  log "zookeeper $zookeeper_version jars: fetching from Maven Central into $zookeeper_libs"
+  rm -rf "$zookeeper_libs"
+  mkdir -p "$zookeeper_libs"
+  mvn -q -B -Dstyle.color=never -f "$here/zookeeper/pom.xml" dependency:copy-dependencies \
+    -Dzookeeper.version="$zookeeper_version" -DincludeScope=runtime -DoutputDirectory="$zookeeper_libs"
+  touch "$zookeeper_libs/.complete"
 fi
 
 # helm renders and lints deploy/helm/sluice (tests/deploy/helm.test.ts). No helm package is

@@ -97,6 +97,10 @@ global env, then the role's env (the later wins). (dict "root" $ "name" $role "s
 {{- end -}}
 {{- if $v.clickhouse.existingSecret }}{{ $_ := set $env "SLUICE_CLICKHOUSE_PASSWORD_FILE" (printf "%s/clickhouse-password" $dir) }}{{ end -}}
 {{- if $v.clickhouse.caSecret }}{{ $_ := set $env "SLUICE_CLICKHOUSE_CA_FILE" (printf "%s/clickhouse-ca.pem" $dir) }}{{ end -}}
+{{- with $v.clickhouse.cluster -}}
+{{- if .name }}{{ $_ := set $env "SLUICE_CLICKHOUSE_CLUSTER" .name }}{{ end -}}
+{{- if .insertQuorum }}{{ $_ := set $env "SLUICE_CLICKHOUSE_INSERT_QUORUM" .insertQuorum }}{{ end -}}
+{{- end -}}
 {{- if $v.schemaRegistry.url }}{{ $_ := set $env "SLUICE_SCHEMA_REGISTRY_URL" $v.schemaRegistry.url }}{{ end -}}
 {{- if $v.schemaRegistry.existingSecret }}{{ $_ := set $env "SLUICE_SCHEMA_REGISTRY_PASSWORD_FILE" (printf "%s/schema-registry-password" $dir) }}{{ end -}}
 {{- $reserved := include "sluice.reservedEnv" .root | fromJsonArray -}}
