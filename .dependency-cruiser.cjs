@@ -137,7 +137,7 @@ module.exports = {
       conditionNames: ['sluice-source', 'import', 'node', 'default'],
       extensions: ['.ts', '.js', '.json'],
     },
-    // The test services' provisioned cache (tests/infra/.cache) holds others' sources: not the project's.
+    // Provisioned tools (tests/infra/.cache: SDK sources, Go modules) are not the project's code.
     exclude: { path: ['\\.d\\.ts$', '(^|/)tests/infra/\\.cache/'] },
   },
 }

@@ -48,6 +48,8 @@ export function eventsStreamRoutes(deps: { events: EventStore }, config = { poll
       '/v1/events/stream',
       {
         schema: {
+          tags: ['Events'],
+          summary: 'Events as they are stored, as server-sent events (text/event-stream)',
           querystring: StreamQuery,
           response: {
             200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: Type.String() } } },

@@ -45,6 +45,8 @@ export interface SerializedError {
   message: string
   code?: string
   stack?: string
+  /** What an app's SDK attached to a step's error (Go: the step's zero value), memoised with it. */
+  data?: unknown
 }
 
 export interface MemoisedStep {

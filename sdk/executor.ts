@@ -206,6 +206,8 @@ function errorOf(value: unknown, fallback: string): SerializedError {
     name: typeof e.name === 'string' ? e.name : 'Error',
     message: typeof e.message === 'string' ? e.message : typeof value === 'string' ? value : fallback,
     ...(typeof e.stack === 'string' && { stack: e.stack }),
+    // Go's SDK reads a failed step's zero value back from it when the error is memoised.
+    ...(e.data !== undefined && { data: e.data }),
   }
 }
 

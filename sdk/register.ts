@@ -100,7 +100,8 @@ function functionOf(given: unknown, i: number, appId: string, appUrl: string, en
   const options = {
     id: slug,
     ...(typeof field(f, 'name') === 'string' && { name: field(f, 'name') as string }),
-    ...(attempts !== undefined && { retries: Number(attempts) - 1 }),
+    // Named attempts, but every SDK sends its `retries` option there (JS, Python and Go alike).
+    ...(attempts !== undefined && { retries: Number(attempts) }),
     ...(timeouts?.finish !== undefined && { timeoutMs: durationMs(timeouts.finish, `${where}.timeouts.finish`) }),
     cancelOn: cancelOf(field(f, 'cancel'), where),
     ...flowOf(f),
@@ -156,9 +157,14 @@ function cancelOf(given: unknown, where: string): CancelOn[] {
 function flowOf(f: Json): FlowOptions {
   const flow: Record<string, unknown> = {}
   for (const name of ['concurrency', 'throttle', 'rateLimit', 'debounce', 'batchEvents', 'priority', 'singleton']) {
-    const value = field(f, name)
+    const value = withoutNulls(field(f, name))
     if (value !== undefined && value !== null) flow[name] = value
   }
+  // Go sends what it has no value for as null, and a burst of 0 for the default.
+  if ((flow.throttle as Json | undefined)?.burst === 0) delete (flow.throttle as Json).burst
+  if (flow.priority !== undefined && (flow.priority as Json).run === undefined) delete flow.priority
+  const singleton = flow.singleton as Json | undefined
+  if (typeof singleton?.mode === 'string') singleton.mode = singleton.mode.toLowerCase()
   const idempotency = field(f, 'idempotency')
   if (typeof idempotency === 'string' && idempotency !== '') flow.idempotency = idempotency
   const throttle = flow.throttle as Json | undefined
@@ -166,10 +172,33 @@ function flowOf(f: Json): FlowOptions {
     const { count, ...rest } = throttle
     flow.throttle = { ...rest, limit: count }
   }
-  if (Array.isArray(flow.concurrency))
-    flow.concurrency = flow.concurrency.map((c: Json) => (c?.scope === 'account' ? { ...c, scope: 'env' } : c))
-  if (flow.concurrency === 0) delete flow.concurrency
+  // Go sends `{fn: [...], step: [...]}`: run-level and step-level limits, both Sluice's concurrency.
+  const concurrency = flow.concurrency as Json | Json[] | number | undefined
+  if (concurrency && typeof concurrency === 'object' && !Array.isArray(concurrency))
+    flow.concurrency = [...((concurrency.fn as Json[]) ?? []), ...((concurrency.step as Json[]) ?? [])]
+  if (Array.isArray(flow.concurrency)) flow.concurrency = flow.concurrency.map(concurrencyOf)
+  // Python sends `concurrency: []` and Go `0` for none.
+  if (flow.concurrency === 0 || (Array.isArray(flow.concurrency) && flow.concurrency.length === 0))
+    delete flow.concurrency
   return flow as FlowOptions
+}
+
+function withoutNulls(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== ''))
+}
+
+/** One limit as Sluice takes it: no hash; Inngest's scopes by name or number, account taken as env. */
+function concurrencyOf(c: Json): Json {
+  if (typeof c !== 'object' || c === null) return c
+  const { hash: _, scope, key, ...rest } = c
+  // Go's enums marshal as "Fn", "Env", "Account".
+  const named = typeof scope === 'number' ? ['fn', 'env', 'account'][scope] : String(scope ?? '').toLowerCase()
+  return {
+    ...rest,
+    ...(typeof key === 'string' && key !== '' && { key }),
+    ...(named !== undefined && named !== '' && { scope: named === 'account' ? 'env' : named }),
+  }
 }
 
 function durationMs(value: unknown, where: string): number {

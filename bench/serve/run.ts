@@ -59,14 +59,14 @@ async function round(mode: 'http' | 'in-process') {
       })
       if (res.status !== 200) throw new Error(`sync: HTTP ${res.status} ${await res.text()}`)
     }
-    // Latency first, one run at a time on an idle server: accepted → the run's first call.
+    // Latency first, one run at a time on an idle server (each run ends before the next event):
+    // accepted → the run's first call, with nothing queued ahead of it.
     const accepted = new Map<number, number>()
     for (let n = 0; n < LATENCY_RUNS; n++) {
       accepted.set(n, await post(sluice.url, [{ name: 'bench/steps', data: { n } }]))
-      await sleep(20)
+      for (let deadline = Date.now() + 30_000; (await completed(log)) <= n; await sleep(5))
+        if (Date.now() > deadline) throw new Error(`latency run ${n} did not complete`)
     }
-    for (let deadline = Date.now() + 60_000; (await completed(log)) < LATENCY_RUNS; await sleep(100))
-      if (Date.now() > deadline) throw new Error('latency runs did not complete')
     const first = await logged(log, 'first')
     const latencies = [...accepted].map(([n, at]) => (first.get(n) ?? Number.NaN) - at).sort((a, b) => a - b)
     // Throughput: RUNS runs sent at once, until every one completed.
