@@ -3,6 +3,8 @@
 // (runner/scheduler.ts) executes them as concurrency and throttle allow, so a slow step never holds
 // the partition. A run's first record passes the gate first (runner/gate.ts); cancels end what is
 // parked or queued at once, and mark a run whose step is executing `cancelling`, as for any function.
+// What to do is planned (runner/flow-plan.ts, pure); this file applies the actions: the state it reads
+// and writes, the gate's view, the scheduler's queue.
 import type { Logger } from 'pino'
 import type { CancelCause } from '../core/run-doc.ts'
 import { isSignal, type FunctionRecord, type RunRecord } from '../core/run-record.ts'

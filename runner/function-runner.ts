@@ -1,7 +1,8 @@
 // The runner of one function: one consumer group on the function's topic. Each record is one step
 // of a run: execute up to the next new step, then checkpoint it as the run's next record, retry it
 // later, pause it, or finish the run. Signals on the same topic resume paused runs or cancel them.
-// See ARCHITECTURE.md.
+// What to do with each record is planned (runner/plan.ts, pure); this file applies the actions: it
+// executes (through the function's Executor), publishes (apply.ts) and writes the state. ARCHITECTURE.md.
 import type { Logger } from 'pino'
 import type { Batch, Bus, Subscription } from '../bus/types.ts'
 import type { Codec } from '../bus/codec.ts'
