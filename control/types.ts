@@ -17,6 +17,14 @@ export interface EnvDoc {
   schemaMode?: SchemaMode
   /** What an event name without a schema does; `allow` when absent. */
   unknownNames?: UnknownNames
+  /** Days its events, runs and webhook requests are kept, each; the server's default where absent (control/retention.ts). */
+  retentionDays?: RetentionDays
+}
+
+export interface RetentionDays {
+  events?: number
+  runs?: number
+  requests?: number
 }
 
 export const SCHEMA_MODES = ['off', 'warn', 'block'] as const

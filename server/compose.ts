@@ -21,6 +21,8 @@ import type { EventStore } from '../store/types.ts'
 import type { RunStore, RunDoc } from '../store/runs-types.ts'
 import type { WebhookRequestStore } from '../store/requests-types.ts'
 import type { InsightsStore } from '../store/insights-types.ts'
+import type { RetentionStore } from '../store/retention-types.ts'
+import { retentionPlan } from '../control/retention.ts'
 import { createStoreSink } from '../store/index.ts'
 import type { DedupStore } from '../dedup/types.ts'
 import { createDedup } from '../dedup/index.ts'
@@ -61,6 +63,8 @@ export interface Adapters {
   events: EventStore
   runs: RunStore
   requests: WebhookRequestStore
+  /** Deletes what each environment's retention lets go (store/retention-types.ts). */
+  retention: RetentionStore
   /** Aggregates for the dashboard, and SQL in distributed mode (read by the api role). */
   insights: InsightsStore
   codecs: { event: Codec<EventRecord>; stored: Codec<StoredEvent>; raw: Codec<RawWebhookRequest>; run: Codec<RunDoc> }
@@ -186,14 +190,16 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
         {
           source: eventPath.source(codecs.stored),
           insert: (events, records) => eventPath.insertEvents(events, records),
-          store: adapters.events,
+          retention: adapters.retention,
+          // The server's default keeps runs and webhook requests; an environment may keep less.
+          retentionPlan: () =>
+            retentionPlan(envs.list(), { events: config.eventRetentionMs, runs: 0, requests: 0 }, Date.now()),
           log: log.child({ stage: 'sink' }),
         },
         {
           group: 'store-sink',
           topics: [topics.events, topics.duplicates],
           maxBatchRecords: config.storeBatchRecords,
-          retentionMs: config.eventRetentionMs,
         },
       ),
     )

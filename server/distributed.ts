@@ -107,6 +107,7 @@ export async function startDistributed(
     runs: clickhouse?.runs ?? withoutClickHouse(),
     requests: clickhouse?.requests ?? withoutClickHouse(),
     insights: insights ?? withoutClickHouse(),
+    retention: clickhouse?.retention ?? { expire: async () => {} },
     codecs: { ...avro, run: jsonCodec() },
     eventPath: plainEventPath(bus, events),
     openDedupStore: (partition) =>

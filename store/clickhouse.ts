@@ -14,6 +14,10 @@ import { createClickHouseRequestStore, type RequestRow } from './clickhouse-requ
 import { createInsertBatcher, keepNewest } from './clickhouse-batcher.ts'
 import { createSelect, type QueryLimits, type ServerInfo, serverInfo } from './clickhouse-read.ts'
 import { insertDuration, insertedRows, insertFailures } from './metrics.ts'
+import { clickHouseRetention } from './clickhouse-retention.ts'
+import type { RetentionStore } from './retention-types.ts'
+import { createClickHouseErasure } from './clickhouse-erasure.ts'
+import type { ErasureStore } from './erasure-types.ts'
 
 /**
  * Group commit's bounds: ClickHouse likes INSERTs of thousands to a few hundred thousand
@@ -46,6 +50,10 @@ export interface ClickHouseStores {
   events: EventStore
   runs: RunStore
   requests: WebhookRequestStore
+  /** Retention per environment: ALTER … DELETE mutations (clickhouse-retention.ts). */
+  retention: RetentionStore
+  /** Erasure of one person's data: mutations, waited for (clickhouse-erasure.ts). */
+  erasure: ErasureStore
   /** Whether the server answers now (readiness). */
   reachable(): Promise<boolean>
   /** Ends the shared client; the stores' own close() leave it to this. */
@@ -132,6 +140,8 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
         (r) => r.attempt,
       ),
     }),
+    retention: clickHouseRetention(client, config.database, tables),
+    erasure: createClickHouseErasure(client, config.database, tables),
     reachable: async () => (await client.ping()).success,
     close: () => client.close(),
   }
