@@ -22,6 +22,9 @@ import type { RunStore, RunDoc } from '../store/runs-types.ts'
 import type { WebhookRequestStore } from '../store/requests-types.ts'
 import type { InsightsStore } from '../store/insights-types.ts'
 import type { RetentionStore } from '../store/retention-types.ts'
+import type { ErasureStore } from '../store/erasure-types.ts'
+import { erasureRoutes } from '../api/erasures.ts'
+import { createErasureWorker } from '../api/erasure-worker.ts'
 import { retentionPlan } from '../control/retention.ts'
 import { createStoreSink } from '../store/index.ts'
 import type { DedupStore } from '../dedup/types.ts'
@@ -65,6 +68,8 @@ export interface Adapters {
   requests: WebhookRequestStore
   /** Deletes what each environment's retention lets go (store/retention-types.ts). */
   retention: RetentionStore
+  /** Finds and deletes what an erasure names (store/erasure-types.ts). */
+  erasure: ErasureStore
   /** Aggregates for the dashboard, and SQL in distributed mode (read by the api role). */
   insights: InsightsStore
   codecs: { event: Codec<EventRecord>; stored: Codec<StoredEvent>; raw: Codec<RawWebhookRequest>; run: Codec<RunDoc> }
@@ -252,6 +257,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   if (roles.has('api')) {
     stages.push({ start: () => functions.bulk.start(), stop: () => functions.bulk.stop() })
     stages.push(functions.appSync)
+    stages.push(createErasureWorker({ control: adapters.control, erasure: adapters.erasure, log }))
     http.push(functions.registerRoute)
     const eventRoutes = [
       eventsStreamRoutes({ events: adapters.events }),
@@ -272,7 +278,8 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
       config,
     )
     stages.push(alerts.evaluator)
-    const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes, alerts.routes]
+    const privacy = erasureRoutes({ control: adapters.control, envs })
+    const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes, alerts.routes, privacy]
     http.push(
       createApi(
         { keys, envs, events: adapters.events, log, extraRoutes },

@@ -108,6 +108,7 @@ export async function startDistributed(
     requests: clickhouse?.requests ?? withoutClickHouse(),
     insights: insights ?? withoutClickHouse(),
     retention: clickhouse?.retention ?? { expire: async () => {} },
+    erasure: clickhouse?.erasure ?? withoutClickHouse(),
     codecs: { ...avro, run: jsonCodec() },
     eventPath: plainEventPath(bus, events),
     openDedupStore: (partition) =>
