@@ -13,6 +13,8 @@ import { matchesTarget, requestOf, type ErasureBatch, type ErasureStore } from '
 
 /** How often a wait for mutations asks whether they are done. */
 const POLL_MS = 100
+/** Mutations of one batch before erase gives up (the job's step is then tried again). */
+const MAX_ROUNDS = 5
 
 export function createClickHouseErasure(client: ClickHouseClient, database: string, tables: TableNames): ErasureStore {
   const rows = async <Row>(query: string) => (await client.query({ query, format: 'JSONEachRow' })).json<Row>()
@@ -64,24 +66,31 @@ export function createClickHouseErasure(client: ClickHouseClient, database: stri
     },
 
     async erase(batch: ErasureBatch) {
-      const touched: string[] = []
+      const deletes: Array<[table: string, condition: string]> = []
       if (batch.events.length > 0) {
         const ids = list(batch.events)
-        await mutate(tables.events, `internal_id IN (${ids})`)
-        await mutate(tables.eventKeys, `internal_id IN (${ids})`)
-        touched.push(tables.events, tables.eventKeys)
+        deletes.push([tables.events, `internal_id IN (${ids})`], [tables.eventKeys, `internal_id IN (${ids})`])
       }
       if (batch.runs.length > 0) {
         const ids = list(batch.runs)
-        await mutate(tables.runs, `run_id IN (${ids})`)
-        await mutate(tables.runKeys, `run_id IN (${ids})`)
-        touched.push(tables.runs, tables.runKeys)
+        deletes.push([tables.runs, `run_id IN (${ids})`], [tables.runKeys, `run_id IN (${ids})`])
       }
-      if (batch.requests.length > 0) {
-        await mutate(tables.requests, `request_id IN (${list(batch.requests.map((r) => r.requestId))})`)
-        touched.push(tables.requests)
+      if (batch.requests.length > 0)
+        deletes.push([tables.requests, `request_id IN (${list(batch.requests.map((r) => r.requestId))})`])
+      // Done once no row is left: a copy inserted again while the mutation ran (a redelivered
+      // batch) is not one it covers, and 18.16 was seen to report a mutation done before reads
+      // stopped seeing its rows; such a table gets its mutation again.
+      let left = deletes
+      for (let round = 0; left.length > 0; round++) {
+        if (round === MAX_ROUNDS) throw new Error(`erasure: rows still left in ${left.map(([t]) => t).join(', ')}`)
+        for (const [table, condition] of left) await mutate(table, condition)
+        await settled(left.map(([table]) => nameOf(table)))
+        const counts = await Promise.all(
+          left.map(([table, condition]) => rows<{ n: string }>(`SELECT count() AS n FROM ${table} WHERE ${condition}`)),
+        )
+        left = left.filter((_, i) => Number(counts[i][0]?.n ?? 0) > 0)
+        if (left.length > 0) await sleep(POLL_MS)
       }
-      await settled(touched.map(nameOf))
     },
   }
 }
