@@ -106,6 +106,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
             maxEventsPerSecond: b.max_events_per_second,
             schemaMode: b.schema_mode,
             unknownNames: b.unknown_names,
+            retentionDays: b.retention_days,
           })
           reply.code(201)
           return { data: presentEnv(doc) }
@@ -118,7 +119,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
           schema: {
             permission: 'envs:admin',
             tags,
-            summary: 'Change the limits and schema modes of an environment',
+            summary: 'Change the limits, schema modes and retention of an environment',
             params: NameParams,
             body: PatchEnv,
             response: { 200: One(Env), ...errors(400, 401, 404) },
@@ -131,6 +132,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
             maxEventsPerSecond: b.max_events_per_second,
             schemaMode: b.schema_mode,
             unknownNames: b.unknown_names,
+            retentionDays: b.retention_days,
           }
           return { data: presentEnv(await deps.envs.update(request.params.name, limits)) }
         },

@@ -29,6 +29,11 @@ export function presentEnv(e: EnvDoc) {
     max_events_per_second: e.maxEventsPerSecond ?? null,
     schema_mode: e.schemaMode ?? 'off',
     unknown_names: e.unknownNames ?? 'allow',
+    retention_days: {
+      events: e.retentionDays?.events ?? null,
+      runs: e.retentionDays?.runs ?? null,
+      requests: e.retentionDays?.requests ?? null,
+    },
   }
 }
 

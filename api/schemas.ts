@@ -73,7 +73,27 @@ const MaxBodyBytes = Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, de
 const MaxEventsPerSecond = Type.Integer({ minimum: 1, description: 'Event API rate limit per ingest node' })
 const SchemaModeField = Literals(SCHEMA_MODES)
 const UnknownNamesField = Literals(UNKNOWN_NAME_MODES)
+const MAX_RETENTION_DAYS = 36_500
+const RetentionDaysField = (kind: string) =>
+  Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_RETENTION_DAYS,
+        description: `Days its ${kind} are kept; null gives the kind back to the server's default`,
+      }),
+    ),
+  )
+const RetentionDaysPatch = Type.Object(
+  {
+    events: RetentionDaysField('events'),
+    runs: RetentionDaysField('runs (with their step outputs)'),
+    requests: RetentionDaysField('raw webhook requests'),
+  },
+  { additionalProperties: false, description: 'Retention of this environment, per kind (docs/operations.md)' },
+)
 export const EnvLimits = {
+  retention_days: Type.Optional(RetentionDaysPatch),
   max_body_bytes: Type.Optional(MaxBodyBytes),
   max_events_per_second: Type.Optional(MaxEventsPerSecond),
   schema_mode: Type.Optional(Literals(SCHEMA_MODES, { description: 'A schema violation: off, warn (kept), block' })),
@@ -90,6 +110,14 @@ export const Env = Type.Object({
   max_events_per_second: Nullable(Type.Integer()),
   schema_mode: SchemaModeField,
   unknown_names: UnknownNamesField,
+  retention_days: Type.Object(
+    {
+      events: Nullable(Type.Integer()),
+      runs: Nullable(Type.Integer()),
+      requests: Nullable(Type.Integer()),
+    },
+    { description: "The environment's own retention in days per kind; null: the server's default" },
+  ),
 })
 export const Key = Type.Object({
   id: Type.String(),

@@ -1,6 +1,7 @@
 // Environments: `production` always exists; standard ones by name; branch ones form one group.
 import { SluiceError } from '../core/errors.ts'
-import type { ControlStore, EnvDoc, SchemaMode, UnknownNames } from './types.ts'
+import { RETENTION_KINDS } from '../store/retention-types.ts'
+import type { ControlStore, EnvDoc, RetentionDays, SchemaMode, UnknownNames } from './types.ts'
 import { BRANCH_GROUP, PRODUCTION } from '../core/env-names.ts'
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/
@@ -36,7 +37,13 @@ export function createEnvs(control: ControlStore) {
     async update(name: string, patch: Limits): Promise<EnvDoc> {
       const doc = get(name)
       if (!doc) throw new SluiceError('ENV_NOT_FOUND', `environment "${name}" does not exist`)
-      const updated: EnvDoc = { ...doc, ...given(patch) }
+      const { retentionDays, ...rest } = patch
+      const updated: EnvDoc = { ...doc, ...given(rest) }
+      if (retentionDays !== undefined) {
+        const days = mergeRetention(doc.retentionDays, retentionDays)
+        if (days) updated.retentionDays = days
+        else delete updated.retentionDays
+      }
       await control.put('env', name, updated)
       return updated
     },
@@ -58,12 +65,27 @@ interface Limits {
   maxEventsPerSecond?: number
   schemaMode?: SchemaMode
   unknownNames?: UnknownNames
+  /** Days per kind (the REST schema's range); null gives a kind back to the server's default. */
+  retentionDays?: { [K in keyof RetentionDays]?: number | null }
+}
+
+/** `patch` over `days`, kind by kind; undefined once no kind has days of its own. */
+function mergeRetention(days: RetentionDays | undefined, patch: NonNullable<Limits['retentionDays']>) {
+  const merged: RetentionDays = { ...days }
+  for (const kind of RETENTION_KINDS) {
+    const d = patch[kind]
+    if (d === null) delete merged[kind]
+    else if (d !== undefined) merged[kind] = d
+  }
+  return Object.keys(merged).length === 0 ? undefined : merged
 }
 
 /** The limits given; absent ones are left as they are. */
-function given(input: Limits): Limits {
-  const { maxBodyBytes, maxEventsPerSecond, schemaMode, unknownNames } = input
+function given(input: Limits): Omit<Limits, 'retentionDays'> & { retentionDays?: RetentionDays } {
+  const { maxBodyBytes, maxEventsPerSecond, schemaMode, unknownNames, retentionDays } = input
+  const days = retentionDays === undefined ? undefined : mergeRetention(undefined, retentionDays)
   return {
+    ...(days !== undefined && { retentionDays: days }),
     ...(maxBodyBytes !== undefined && { maxBodyBytes }),
     ...(maxEventsPerSecond !== undefined && { maxEventsPerSecond }),
     ...(schemaMode !== undefined && { schemaMode }),

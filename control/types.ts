@@ -17,6 +17,14 @@ export interface EnvDoc {
   schemaMode?: SchemaMode
   /** What an event name without a schema does; `allow` when absent. */
   unknownNames?: UnknownNames
+  /** Days its events, runs and webhook requests are kept, each; the server's default where absent (control/retention.ts). */
+  retentionDays?: RetentionDays
+}
+
+export interface RetentionDays {
+  events?: number
+  runs?: number
+  requests?: number
 }
 
 export const SCHEMA_MODES = ['off', 'warn', 'block'] as const
@@ -240,6 +248,36 @@ export interface BulkJobDoc {
   lease?: { owner: string; until: number }
 }
 
+/**
+ * An erasure (api/erasure-worker.ts, docs/privacy.md): the events of `env` whose data holds
+ * `value` at `path`, their runs and the requests they came from. The value is dropped once the job
+ * ends (a fingerprint stays), so the control plane does not keep what was erased.
+ */
+export interface ErasureDoc {
+  id: string
+  env: string
+  /** `data.user.id` */
+  path: string
+  value?: string | number | boolean
+  valueFingerprint: string
+  status: 'running' | 'done' | 'failed'
+  /** Deleted so far, per kind. */
+  counts: { events: number; runs: number; requests: number }
+  /** Where the next page of the env's events starts; null before the first. */
+  cursor: string | null
+  /** The scan has read the env's last page. */
+  scanned: boolean
+  /** Found and not yet recorded as deleted: deleted again after a restart (deleting is idempotent). */
+  pending?: { events: string[]; runs: string[]; requests: Array<{ webhookId: string; requestId: string }> }
+  /** Failed steps in a row (the job fails after a few). */
+  failures: number
+  error?: string
+  createdAt: number
+  updatedAt: number
+  /** The process working on it until then (one at a time). */
+  lease?: { owner: string; until: number }
+}
+
 /** What an alert rule measures (control/alerts.ts): per webhook, or per function. */
 export const ALERT_METRICS = {
   webhook: ['failed_requests', 'failure_rate', 'held_requests'],
@@ -301,6 +339,7 @@ export interface ControlDocs {
   function: FunctionDoc
   pause: PauseDoc
   job: BulkJobDoc
+  erasure: ErasureDoc
   webhookPause: WebhookPauseDoc
   webhookRelease: WebhookReleaseDoc
   alertRule: AlertRuleDoc

@@ -21,6 +21,11 @@ import type { EventStore } from '../store/types.ts'
 import type { RunStore, RunDoc } from '../store/runs-types.ts'
 import type { WebhookRequestStore } from '../store/requests-types.ts'
 import type { InsightsStore } from '../store/insights-types.ts'
+import type { RetentionStore } from '../store/retention-types.ts'
+import type { ErasureStore } from '../store/erasure-types.ts'
+import { erasureRoutes } from '../api/erasures.ts'
+import { createErasureWorker } from '../api/erasure-worker.ts'
+import { retentionPlan } from '../control/retention.ts'
 import { createStoreSink } from '../store/index.ts'
 import type { DedupStore } from '../dedup/types.ts'
 import { createDedup } from '../dedup/index.ts'
@@ -64,6 +69,10 @@ export interface Adapters {
   events: EventStore
   runs: RunStore
   requests: WebhookRequestStore
+  /** Deletes what each environment's retention lets go (store/retention-types.ts). */
+  retention: RetentionStore
+  /** Finds and deletes what an erasure names (store/erasure-types.ts). */
+  erasure: ErasureStore
   /** Aggregates for the dashboard, and SQL in distributed mode (read by the api role). */
   insights: InsightsStore
   codecs: { event: Codec<EventRecord>; stored: Codec<StoredEvent>; raw: Codec<RawWebhookRequest>; run: Codec<RunDoc> }
@@ -190,14 +199,16 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
         {
           source: eventPath.source(codecs.stored),
           insert: (events, records) => eventPath.insertEvents(events, records),
-          store: adapters.events,
+          retention: adapters.retention,
+          // The server's default keeps runs and webhook requests; an environment may keep less.
+          retentionPlan: () =>
+            retentionPlan(envs.list(), { events: config.eventRetentionMs, runs: 0, requests: 0 }, Date.now()),
           log: log.child({ stage: 'sink' }),
         },
         {
           group: 'store-sink',
           topics: [topics.events, topics.duplicates],
           maxBatchRecords: config.storeBatchRecords,
-          retentionMs: config.eventRetentionMs,
         },
       ),
     )
@@ -250,6 +261,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   if (roles.has('api')) {
     stages.push({ start: () => functions.bulk.start(), stop: () => functions.bulk.stop() })
     stages.push(functions.appSync)
+    stages.push(createErasureWorker({ control: adapters.control, erasure: adapters.erasure, log }))
     http.push(functions.registerRoute)
     const eventRoutes = [
       eventsStreamRoutes({ events: adapters.events }),
@@ -270,7 +282,8 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
       config,
     )
     stages.push(alerts.evaluator)
-    const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes, alerts.routes]
+    const privacy = erasureRoutes({ control: adapters.control, envs })
+    const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes, alerts.routes, privacy]
     http.push(
       createApi(
         {

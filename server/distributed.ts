@@ -107,6 +107,8 @@ export async function startDistributed(
     runs: clickhouse?.runs ?? withoutClickHouse(),
     requests: clickhouse?.requests ?? withoutClickHouse(),
     insights: insights ?? withoutClickHouse(),
+    retention: clickhouse?.retention ?? { expire: async () => {} },
+    erasure: clickhouse?.erasure ?? withoutClickHouse(),
     codecs: { ...avro, run: jsonCodec() },
     eventPath: plainEventPath(bus, events),
     openDedupStore: (partition) =>

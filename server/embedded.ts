@@ -10,6 +10,8 @@ import { createRocksControlStore } from '../control/rocksdb.ts'
 import { createRocksEventStore, type RocksEventStore } from '../store/rocksdb.ts'
 import { createRocksRunStore } from '../store/runs-rocksdb.ts'
 import { createRocksRequestStore } from '../store/requests-rocksdb.ts'
+import { expireEmbedded } from '../store/rocksdb-expire.ts'
+import { createRocksErasure } from '../store/rocksdb-erasure.ts'
 import { createRocksInsights } from '../store/insights-rocksdb.ts'
 import { createRocksDedupStore } from '../dedup/rocksdb.ts'
 import { createRocksRunnerState } from '../runner/rocksdb.ts'
@@ -69,6 +71,8 @@ export async function startEmbedded(
     runs: createRocksRunStore(rocks),
     requests: createRocksRequestStore(rocks),
     insights: createRocksInsights(rocks),
+    retention: { expire: (plan, options) => expireEmbedded(rocks, plan, options) },
+    erasure: createRocksErasure(rocks),
     // JSON on the log, so the event store can write each event as the bytes it read (localEventPath).
     codecs: { event: jsonCodec(), stored: jsonCodec(), raw: jsonCodec(), run: jsonCodec() },
     eventPath: {

@@ -23,6 +23,10 @@ import { createClickHouseRequestStore, type RequestRow } from './clickhouse-requ
 import { createInsertBatcher, keepNewest } from './clickhouse-batcher.ts'
 import { createSelect, type QueryLimits, type ServerInfo, serverErrorCode, serverInfo } from './clickhouse-read.ts'
 import { insertDuration, insertedRows, insertFailures } from './metrics.ts'
+import { clickHouseRetention } from './clickhouse-retention.ts'
+import type { RetentionStore } from './retention-types.ts'
+import { createClickHouseErasure } from './clickhouse-erasure.ts'
+import type { ErasureStore } from './erasure-types.ts'
 
 /**
  * Group commit's bounds: ClickHouse likes INSERTs of thousands to a few hundred thousand
@@ -62,6 +66,10 @@ export interface ClickHouseStores {
   events: EventStore
   runs: RunStore
   requests: WebhookRequestStore
+  /** Retention per environment: ALTER … DELETE mutations (clickhouse-retention.ts). */
+  retention: RetentionStore
+  /** Erasure of one person's data: mutations, waited for (clickhouse-erasure.ts). */
+  erasure: ErasureStore
   /** Whether the server answers now (readiness). */
   reachable(): Promise<boolean>
   /** Why the store cannot write, from the last insert's failure until an insert succeeds (readiness). */
@@ -170,6 +178,8 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
         (r) => r.attempt,
       ),
     }),
+    retention: clickHouseRetention(client, config.database, tables),
+    erasure: createClickHouseErasure(client, config.database, tables),
     reachable: async () => (await client.ping()).success,
     // The ClickHouse error code only: its message may quote rows.
     writeFailure: () => failure && `cannot write to ${failure.table} (ClickHouse code ${failure.code})`,

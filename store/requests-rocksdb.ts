@@ -9,6 +9,15 @@ const recordKey = (webhookId: string, requestId: string) => keyPrefix('webhookRe
 const statusPrefix = (webhookId: string, status: string) =>
   keyPrefix('webhookRequestsByStatus', `${webhookId}\0${status}\0`)
 
+/** The deletes that take a stored webhook request and its index entry away (retention, erasure). */
+export function requestDeleteOps(record: WebhookRequestRecord): WriteOp[] {
+  const { webhookId, requestId } = record.request
+  return [
+    { type: 'del', key: recordKey(webhookId, requestId) },
+    { type: 'del', key: statusPrefix(webhookId, record.status) + requestId },
+  ]
+}
+
 export function createRocksRequestStore(rocks: Rocks): WebhookRequestStore {
   const parse = (value: Buffer) => JSON.parse(value.toString()) as WebhookRequestRecord
 

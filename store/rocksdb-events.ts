@@ -206,7 +206,7 @@ function eventIn(value: Buffer, id: string, shared: Shared | undefined): StoredE
 }
 
 /** Every event of the value of `key`. */
-function eventsIn(key: string, value: Buffer): StoredEvent[] {
+export function eventsIn(key: string, value: Buffer): StoredEvent[] {
   if (key.length === ONE_EVENT_KEY_LENGTH) return [JSON.parse(value.toString()) as StoredEvent]
   const lines = value.toString().split('\n')
   const shared = sharedOf(value)

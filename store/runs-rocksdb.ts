@@ -12,6 +12,16 @@ const functionKey = (functionId: string, runId: string) => keyPrefix('runsByFunc
 const statusKey = (status: string, runId: string) => keyPrefix('runsByStatus', `${status}\0${runId}`)
 const CHUNK = 128
 
+/** The deletes that take a stored run and its index entries away (retention, erasure). */
+export function runDeleteOps(run: RunDoc): WriteOp[] {
+  return [
+    { type: 'del', key: docKey(run.runId) },
+    ...(run.eventIds ?? [run.eventId]).map((eventId): WriteOp => ({ type: 'del', key: eventKey(eventId, run.runId) })),
+    { type: 'del', key: functionKey(run.functionId, run.runId) },
+    { type: 'del', key: statusKey(run.status, run.runId) },
+  ]
+}
+
 export function createRocksRunStore(rocks: Rocks): RunStore {
   // Upserts read before they write; one at a time, so two snapshots of a run never race.
   let queue: Promise<unknown> = Promise.resolve()

@@ -44,6 +44,7 @@ const CASES: Record<string, [string, string, unknown, string]> = {
     'body.max_body_bytes: must be integer',
   ],
   'POST /v1/keys': ['POST', '/v1/keys', {}, 'body.env: required'],
+  'POST /v1/erasures': ['POST', '/v1/erasures', { env: 'production', path: 'data.user.id' }, 'body.value: required'],
   'GET /v1/apps': ['GET', '/v1/apps?env=a&env=b', undefined, 'query.env: must be string'],
   'POST /v1/apps': ['POST', '/v1/apps', { url: 5 }, 'body.url: must be string'],
   'DELETE /v1/apps/{id}': ['DELETE', '/v1/apps/shop?env=a&env=b', undefined, 'query.env: must be string'],
