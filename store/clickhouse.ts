@@ -8,6 +8,7 @@ import type { EventStore } from './types.ts'
 import type { RunStore } from './runs-types.ts'
 import type { WebhookRequestStore } from './requests-types.ts'
 import { schemaStatements, tableNames } from './clickhouse-schema.ts'
+import { sqlString } from './clickhouse-sql.ts'
 import { createClickHouseEventStore, type EventRow } from './clickhouse-events.ts'
 import { createClickHouseRunStore, type RunRow } from './clickhouse-runs.ts'
 import { createClickHouseRequestStore, type RequestRow } from './clickhouse-requests.ts'
@@ -68,7 +69,11 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
   let server: ServerInfo
   try {
     server = await serverInfo(client)
-    for (const query of statements) await client.command({ query }).catch((err) => columnExists(query, err))
+    for (const query of statements) {
+      // Check, then alter: a refused ADD COLUMN would be logged at ERROR by the client on every start.
+      if (await hasColumn(client, query)) continue
+      await client.command({ query }).catch((err) => columnExists(query, err))
+    }
   } catch (err) {
     await client.close()
     throw startupError(err, config)
@@ -158,7 +163,27 @@ function startupError(err: unknown, config: ClickHouseConfig): unknown {
   return err
 }
 
-/** An `ADD COLUMN` of a column the table has: done already (18.16 and current releases word it alike). */
+const ADD_COLUMN = /^ALTER TABLE `(\w+)`\.(\w+) ADD COLUMN (\w+) /
+
+/** Whether `query` adds a column the table has already (18.16 has no ADD COLUMN IF NOT EXISTS). */
+async function hasColumn(client: ReturnType<typeof createClient>, query: string): Promise<boolean> {
+  const added = ADD_COLUMN.exec(query)
+  if (!added) return false
+  const [, database, table, column] = added
+  const result = await client.query({
+    // Literals, not query parameters: 18.16 has none.
+    query: `SELECT count() AS n FROM system.columns
+WHERE database = ${sqlString(database)} AND table = ${sqlString(table)} AND name = ${sqlString(column)}`,
+    format: 'JSONEachRow',
+  })
+  const [row] = await result.json<{ n: string | number }>()
+  return Number(row.n) > 0
+}
+
+/**
+ * An `ADD COLUMN` refused as done already: another node added it between the check and the alter
+ * (18.16 and current releases word it alike).
+ */
 function columnExists(query: string, err: unknown): void {
   if (
     /^ALTER TABLE .* ADD COLUMN /.test(query) &&
