@@ -98,6 +98,8 @@ export async function startDistributed(
           auth: registryAuth(config),
           subjectPrefix: config.topicPrefix,
         })
+  /** The runner state topics created (or being created), by name. */
+  const stateTopics = new Map<string, Promise<void>>()
   const adapters: Adapters = {
     bus,
     schemaRegistry,
@@ -123,7 +125,14 @@ export async function startDistributed(
       // Kept beside the function's topic, with its partition count; marks age out of it as they expire.
       const topic = functionStateTopic(topics, scope)
       const retentionMs = config.functionMarkRetentionMs + 24 * 60 * 60_000
-      await bus.ensureTopics({ [topic]: { partitions: config.partitions, compacted: true, retentionMs } })
+      // A function's partitions restore at once: one creation of their topic, not one per partition.
+      let ensured = stateTopics.get(topic)
+      if (!ensured) {
+        ensured = bus.ensureTopics({ [topic]: { partitions: config.partitions, compacted: true, retentionMs } })
+        stateTopics.set(topic, ensured)
+        ensured.catch(() => stateTopics.delete(topic))
+      }
+      await ensured
       return openChangelogRunnerState({ rocks, bus, topic, scope, partition, retentionMs, log })
     },
   }
