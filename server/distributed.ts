@@ -24,6 +24,7 @@ import { compose, run, ROLES, type Adapters, type Role, type Running } from './c
 import { plainEventPath } from './event-path.ts'
 import type { Config } from '../config/config.ts'
 import { settingLabel } from '../config/settings.ts'
+import { instanceIdOf } from './instance-id.ts'
 import { clickhouseConnection, insightsLimits, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
 import type { Probe } from '../core/health.ts'
 
@@ -50,6 +51,7 @@ export async function startDistributed(
       clientId: `sluice-${hostname()}-${process.pid}`,
       sessionTimeoutMs: config.kafkaSessionTimeoutMs,
       heartbeatIntervalMs: config.kafkaHeartbeatIntervalMs,
+      instanceId: await instanceIdOf(config.dataDir),
       compression: config.kafkaCompression,
       groupPrefix: `${config.topicPrefix}.`,
       ...kafkaSecurity(config),
