@@ -7,6 +7,13 @@ export interface KafkaBusConfig {
   /** A consumer that stops heartbeating for this long loses its partitions to the rest of its group. */
   sessionTimeoutMs: number
   heartbeatIntervalMs: number
+  /**
+   * This process's name across restarts (kept in its data dir). @platformatic/kafka joins each group
+   * as a static member (`group.instance.id` = `<instanceId>.<group>`), so a process restarted after a
+   * kill -9 takes its partitions back at once instead of after its old session expired. kafkajs has
+   * no static membership; it ignores this.
+   */
+  instanceId?: string
   /** How the producer compresses record batches (kafkajs: none or gzip). Consumers decompress whatever they get. */
   compression: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd'
   /**

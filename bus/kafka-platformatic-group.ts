@@ -38,7 +38,7 @@ export async function joinPlatformaticGroup(
   client: ClientOptions,
   group: GroupOptions,
   owner: PartitionOwner,
-  config: Pick<KafkaBusConfig, 'sessionTimeoutMs' | 'heartbeatIntervalMs'>,
+  config: Pick<KafkaBusConfig, 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'instanceId'>,
   log: Logger,
 ): Promise<GroupMember> {
   let loop = { abort: new AbortController(), done: Promise.resolve() }
@@ -66,6 +66,7 @@ export async function joinPlatformaticGroup(
   const consumer = new Consumer({
     ...client,
     groupId: group.groupId,
+    ...(config.instanceId !== undefined && { groupInstanceId: `${config.instanceId}.${group.groupId}` }),
     sessionTimeout: config.sessionTimeoutMs,
     heartbeatInterval: config.heartbeatIntervalMs,
     rebalanceTimeout: Math.max(config.sessionTimeoutMs, 10_000),

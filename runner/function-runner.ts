@@ -250,12 +250,15 @@ export function createFunctionRunner(deps: FunctionRunnerDeps, config: FunctionR
 
   /** Opens the state of partitions assigned, and reads back their queues. */
   async function assign(partitions: number[]): Promise<void> {
-    for (const p of partitions) {
-      const state = await deps.openState(p)
-      states.set(p, state)
-      await flow?.open(state)
-      if (p === 0) cron.start(state)
-    }
+    // In parallel: each partition's restore reads its changelog (on kafkajs, through a group of its own).
+    await Promise.all(
+      partitions.map(async (p) => {
+        const state = await deps.openState(p)
+        states.set(p, state)
+        await flow?.open(state)
+        if (p === 0) cron.start(state)
+      }),
+    )
     timers.wake()
   }
 

@@ -101,7 +101,8 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
       })),
       config.scope,
     )
-    for (const fn of functions) await deps.topics.ensure(fn)
+    // In parallel, as the groups start below: a restart's time must not grow with the functions served.
+    await Promise.all(functions.map((fn) => deps.topics.ensure(fn)))
     // Where each function's code runs: a handler given to this process, or the app that synced it.
     const executors = new Map<FunctionSpec, Executor>([
       ...own.map((fn): [FunctionSpec, Executor] => [fn, inProcessExecutor(fn)]),
@@ -150,20 +151,27 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
         'its env-scoped concurrency is counted per runner: its other flow options use another key (or none)',
       )
     // Functions sharing an env-scoped key: one group over their topics, partition i of each to one runner.
-    for (const plan of planGroups(functions, deps.topics.scopeOf)) {
-      const members = plan.functions.map((fn) => runnerOf.get(fn)!)
-      if (!plan.coPartitioned) {
-        await members[0].start()
-        continue
-      }
-      shared.push(
-        await subscribeConsumers(
-          deps.bus,
-          members.map((r) => r.consumer),
-          { group: `runner.${plan.name}`, maxBatchRecords: config.maxBatchRecords, coPartitioned: true },
-        ),
-      )
-      for (const r of members) r.serve()
+    // Every group joins (and restores its partitions) at once: one after another, a restart took the
+    // sum of their joins (bench/recovery).
+    const joined = await Promise.allSettled(
+      planGroups(functions, deps.topics.scopeOf).map(async (plan) => {
+        const members = plan.functions.map((fn) => runnerOf.get(fn)!)
+        if (!plan.coPartitioned) return members[0].start()
+        const group = { group: `runner.${plan.name}`, maxBatchRecords: config.maxBatchRecords, coPartitioned: true }
+        shared.push(
+          await subscribeConsumers(
+            deps.bus,
+            members.map((r) => r.consumer),
+            group,
+          ),
+        )
+        for (const r of members) r.serve()
+      }),
+    )
+    const failed = joined.find((r) => r.status === 'rejected')
+    if (failed) {
+      await stopAll()
+      throw failed.reason
     }
     const triggers = (f: FunctionSpec) => f.triggers.map((t) => ('cron' in t ? `cron ${t.cron}` : t.event)).join(', ')
     log.info({ functions: functions.map((f) => `${f.env}/${f.key} ← ${triggers(f)}`) }, 'serving functions')

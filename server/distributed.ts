@@ -24,6 +24,7 @@ import { compose, run, ROLES, type Adapters, type Role, type Running } from './c
 import { plainEventPath } from './event-path.ts'
 import type { Config } from '../config/config.ts'
 import { settingLabel } from '../config/settings.ts'
+import { instanceIdOf } from './instance-id.ts'
 import { clickhouseConnection, insightsLimits, kafkaSecurity, redactUrl, registryAuth } from './connections.ts'
 import type { Probe } from '../core/health.ts'
 
@@ -50,6 +51,7 @@ export async function startDistributed(
       clientId: `sluice-${hostname()}-${process.pid}`,
       sessionTimeoutMs: config.kafkaSessionTimeoutMs,
       heartbeatIntervalMs: config.kafkaHeartbeatIntervalMs,
+      instanceId: await instanceIdOf(config.dataDir),
       compression: config.kafkaCompression,
       groupPrefix: `${config.topicPrefix}.`,
       ...kafkaSecurity(config),
@@ -98,6 +100,8 @@ export async function startDistributed(
           auth: registryAuth(config),
           subjectPrefix: config.topicPrefix,
         })
+  /** The runner state topics created (or being created), by name. */
+  const stateTopics = new Map<string, Promise<void>>()
   const adapters: Adapters = {
     bus,
     schemaRegistry,
@@ -125,7 +129,14 @@ export async function startDistributed(
       // Kept beside the function's topic, with its partition count; marks age out of it as they expire.
       const topic = functionStateTopic(topics, scope)
       const retentionMs = config.functionMarkRetentionMs + 24 * 60 * 60_000
-      await bus.ensureTopics({ [topic]: { partitions: config.partitions, compacted: true, retentionMs } })
+      // A function's partitions restore at once: one creation of their topic, not one per partition.
+      let ensured = stateTopics.get(topic)
+      if (!ensured) {
+        ensured = bus.ensureTopics({ [topic]: { partitions: config.partitions, compacted: true, retentionMs } })
+        stateTopics.set(topic, ensured)
+        ensured.catch(() => stateTopics.delete(topic))
+      }
+      await ensured
       return openChangelogRunnerState({ rocks, bus, topic, scope, partition, retentionMs, log })
     },
   }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the tests run against (DESIGN.md "Tests run against real things"):
 # Debian's clickhouse-server, chromium and strace, a JRE + Maven, Apache Kafka's and ZooKeeper's jars
-# from Maven Central, helm built from the Go module proxy, ClickHouse 26.9 from PyPI's chdb-core,
-# Apicurio Registry (a schema registry) from Maven Central, and the Inngest SDK apps (PyPI inngest in a
-# venv, an inngestgo binary).
+# from Maven Central, helm and toxiproxy built from the Go module proxy, ClickHouse 26.9 from PyPI's
+# chdb-core, Apicurio Registry (a schema registry) from Maven Central, and the Inngest SDK apps (PyPI
+# inngest in a venv, an inngestgo binary).
 # Idempotent: when everything is there it only checks and exits.
 set -euo pipefail
 
@@ -99,6 +99,22 @@ else
   log "helm $helm_version: building from the Go module proxy into $helm_dir"
   mkdir -p "$helm_dir"
   GOTOOLCHAIN=auto GOBIN="$helm_dir" GOFLAGS=-mod=mod "$go_bin" install "helm.sh/helm/v3/cmd/helm@$helm_version"
+fi
+
+# Toxiproxy (Shopify's TCP proxy with injectable faults) stands between Sluice processes and Kafka,
+# ClickHouse and the schema registry in the fault runs (tests/faults, bench/faults). No package is
+# reachable here, so it is built from the Go module proxy, as helm is. Kept in step with
+# TOXIPROXY_VERSION in tests/infra/toxiproxy.ts.
+toxiproxy_version="v2.12.0"
+toxiproxy_dir="$here/.cache/toxiproxy-$toxiproxy_version"
+if [[ -x "$toxiproxy_dir/server" ]]; then
+  log "toxiproxy $toxiproxy_version: present in $toxiproxy_dir"
+else
+  log "toxiproxy $toxiproxy_version: building from the Go module proxy into $toxiproxy_dir"
+  mkdir -p "$toxiproxy_dir"
+  # Its own GOPATH under the cache: the module and build caches stay with the tests' other tools.
+  GOTOOLCHAIN=auto GOPATH="$here/.cache/go-path" GOBIN="$toxiproxy_dir" GOFLAGS=-mod=mod \
+    go install "github.com/Shopify/toxiproxy/v2/cmd/server@$toxiproxy_version"
 fi
 
 # ClickHouse 26.9 beside Debian's 18.16, so the store and docs/clickhouse.md are proven on a
