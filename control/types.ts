@@ -298,6 +298,17 @@ export interface ControlStore {
   list<K extends ControlKind>(kind: K): Array<ControlDocs[K]>
   /** Resolves once durable (and, in distributed mode, visible to this node). */
   put<K extends ControlKind>(kind: K, id: string, doc: ControlDocs[K]): Promise<void>
+  /**
+   * Compare-and-set: puts `doc` only if the document is still `expected` (the object `get` answered,
+   * or undefined for none) once the write is ordered among every node's writes; answers false, and
+   * changes nothing, when another write came first. Resolves as `put` does.
+   */
+  putIf<K extends ControlKind>(
+    kind: K,
+    id: string,
+    doc: ControlDocs[K],
+    expected: ControlDocs[K] | undefined,
+  ): Promise<boolean>
   delete(kind: ControlKind, id: string): Promise<void>
   close(): Promise<void>
 }

@@ -19,6 +19,11 @@ function memoryControl(): ControlStore {
     list: <K extends ControlKind>(kind: K) =>
       [...docs.entries()].filter(([k]) => k.startsWith(`${kind}\0`)).map(([, v]) => v) as Array<ControlDocs[K]>,
     put: async (kind, id, doc) => void docs.set(`${kind}\0${id}`, doc),
+    async putIf(kind, id, doc, expected) {
+      if (docs.get(`${kind}\0${id}`) !== expected) return false
+      docs.set(`${kind}\0${id}`, doc)
+      return true
+    },
     delete: async (kind, id) => void docs.delete(`${kind}\0${id}`),
     close: async () => {},
   }
