@@ -62,7 +62,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
         '/v1/envs',
         { schema: { tags, summary: 'Environments', response: { 200: List(Env), ...errors(401) } } },
         async () => ({
-          data: deps.envs.list().map(presentEnv),
+          data: deps.envs.list().map((e) => presentEnv(deps.envs.inherited(e))),
           metadata: {},
         }),
       )
@@ -87,7 +87,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
             unknownNames: b.unknown_names,
           })
           reply.code(201)
-          return { data: presentEnv(doc) }
+          return { data: presentEnv(deps.envs.inherited(doc)) }
         },
       )
       app.patch<{ Params: Static<typeof NameParams>; Body: Static<typeof PatchEnv> }>(
@@ -96,7 +96,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
           preValidation: absentBodyIsEmpty,
           schema: {
             tags,
-            summary: 'Change the limits and schema modes of an environment',
+            summary: "Change the limits and schema modes of an environment (`branch`: the branch group's modes)",
             params: NameParams,
             body: PatchEnv,
             response: { 200: One(Env), ...errors(400, 401, 404) },
@@ -110,7 +110,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
             schemaMode: b.schema_mode,
             unknownNames: b.unknown_names,
           }
-          return { data: presentEnv(await deps.envs.update(request.params.name, limits)) }
+          return { data: presentEnv(deps.envs.inherited(await deps.envs.update(request.params.name, limits))) }
         },
       )
       app.post<{ Params: Static<typeof NameParams> }>(

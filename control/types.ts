@@ -276,6 +276,8 @@ export interface AlertLeaseDoc {
 
 export interface ControlDocs {
   env: EnvDoc
+  /** The branch group's own modes (stored as `branch`), which its environments use until they set theirs. */
+  envGroup: EnvDoc
   /** Stored under the key's hash. */
   key: KeyDoc
   webhook: WebhookDoc

@@ -49,7 +49,7 @@ const ORDER_SCHEMA = {
 const production: EnvDoc = { name: 'production', kind: 'standard', createdAt: 0 }
 const schemas = createSchemas(memoryControl(), { get: () => production }, { maxNameLength: 256 })
 await schemas.push('production', 'bench/order.created', ORDER_SCHEMA)
-const check = createSchemaCheck(schemas)
+const check = createSchemaCheck(schemas, { inherited: (env) => env })
 const where = (i: number) => `events[${i}]`
 
 function nsPerEvent(env: EnvDoc, batch: ReturnType<typeof event>[], calls: number): number {
