@@ -11,13 +11,6 @@ import type { Envs } from '../control/envs.ts'
 import type { ControlStore, ErasureDoc } from '../control/types.ts'
 import { errors, Literals, Time } from './schemas.ts'
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The permission a route needs (role enforcement reads it; names to align with it). */
-    permission?: string
-  }
-}
-
 /** `data.` and one or more field names, each without a dot. */
 const PATH = /^data(\.[^.]+)+$/
 
@@ -66,13 +59,12 @@ const present = (job: ErasureDoc) => ({
 
 export function erasureRoutes(deps: { control: ControlStore; envs: Envs }) {
   const tags = ['Erasure']
-  const config = { permission: 'admin' }
   return async (app: FastifyInstance) => {
     app.post<{ Body: Static<typeof ErasureBody> }>(
       '/v1/erasures',
       {
-        config,
         schema: {
+          permission: 'erasures:admin',
           tags,
           summary: "Erase one person's events, their runs and raw webhook requests, as a background job",
           body: ErasureBody,
@@ -113,8 +105,8 @@ export function erasureRoutes(deps: { control: ControlStore; envs: Envs }) {
     app.get(
       '/v1/erasures',
       {
-        config,
         schema: {
+          permission: 'erasures:admin',
           tags,
           summary: 'Erasures, newest first',
           response: { 200: Type.Object({ data: Type.Array(Erasure) }), ...errors(401) },
@@ -130,8 +122,8 @@ export function erasureRoutes(deps: { control: ControlStore; envs: Envs }) {
     app.get<{ Params: { id: string } }>(
       '/v1/erasures/:id',
       {
-        config,
         schema: {
+          permission: 'erasures:admin',
           tags,
           summary: "An erasure's status and counts",
           params: Type.Object({ id: Type.String() }),

@@ -64,7 +64,7 @@ export function eventSchemaRoutes(deps: { schemas: Schemas }) {
           params: SchemaName,
           querystring: SchemaEnv,
           body: PushBody,
-          response: { 200: One(StoredSchema), ...errors(400, 401, 404) },
+          response: { 200: One(StoredSchema), ...errors(400, 401, 404, 409) },
         },
       },
       async (request) => {

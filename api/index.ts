@@ -82,7 +82,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
           },
         },
         async () => ({
-          data: deps.envs.list().map(presentEnv),
+          data: deps.envs.list().map((e) => presentEnv(deps.envs.inherited(e))),
           metadata: {},
         }),
       )
@@ -109,7 +109,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
             retentionDays: b.retention_days,
           })
           reply.code(201)
-          return { data: presentEnv(doc) }
+          return { data: presentEnv(deps.envs.inherited(doc)) }
         },
       )
       app.patch<{ Params: Static<typeof NameParams>; Body: Static<typeof PatchEnv> }>(
@@ -119,7 +119,8 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
           schema: {
             permission: 'envs:admin',
             tags,
-            summary: 'Change the limits, schema modes and retention of an environment',
+            summary:
+              "Change the limits, schema modes and retention of an environment (`branch`: the branch group's modes)",
             params: NameParams,
             body: PatchEnv,
             response: { 200: One(Env), ...errors(400, 401, 404) },
@@ -134,7 +135,7 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
             unknownNames: b.unknown_names,
             retentionDays: b.retention_days,
           }
-          return { data: presentEnv(await deps.envs.update(request.params.name, limits)) }
+          return { data: presentEnv(deps.envs.inherited(await deps.envs.update(request.params.name, limits))) }
         },
       )
       app.post<{ Params: Static<typeof NameParams> }>(

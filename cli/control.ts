@@ -57,6 +57,8 @@ export async function controlCommand(command: string, args: string[]): Promise<n
         branch: values.branch ?? false,
         ...(values['max-body-bytes'] && { max_body_bytes: Number(values['max-body-bytes']) }),
         ...(values['max-events-per-second'] && { max_events_per_second: Number(values['max-events-per-second']) }),
+        ...(values['schema-mode'] && { schema_mode: values['schema-mode'] }),
+        ...(values['unknown-names'] && { unknown_names: values['unknown-names'] }),
       })
     case 'envs set':
       return call('PATCH', `/v1/envs/${encodeURIComponent(arg ?? '')}`, {

@@ -18,8 +18,8 @@ const USAGE = `usage: sluice <command>
   tokens  create NAME --role viewer|editor|admin [--env ENV,…] [--expires-in-days N] | list | remove TOKEN_ID
   audit   [--since MS] [--limit N] [--env ENV]   (who changed what, newest first; admins)
   apps    sync URL | list | remove APP_ID   [--env ENV]   (apps on the Inngest SDKs, docs/inngest-sdk.md)
-  envs    create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N] | list | archive NAME
-          | set NAME [--schema-mode off|warn|block] [--unknown-names allow|warn|block] [--max-… N]
+  envs    create NAME [--branch] [--schema-mode …] [--unknown-names …] [--max-… N] | list | archive NAME
+          | set NAME|branch [--schema-mode off|warn|block] [--unknown-names allow|warn|block] [--max-… N]
   schemas push NAME FILE | pull NAME | list   [--env ENV (default production; "branch" for the branch group)]
           | draft NAME [--limit N] [--since TIME] [--out FILE]
   types   [--env ENV] [--out FILE]   (a TypeScript declaration of the schemas, for typed sends)
@@ -50,10 +50,12 @@ const COMMAND_USAGE: Record<string, () => string> = {
   apps: () => `usage: sluice apps sync URL | list | remove APP_ID   [--env ENV]
   sync calls the app's serve() URL, signed, and registers its functions; list shows each app's SDK and
   last sync; remove forgets the app and its functions (docs/inngest-sdk.md).\n${CONTROL_NOTE}`,
-  envs: () => `usage: sluice envs create NAME [--branch] [--max-body-bytes N] [--max-events-per-second N]
+  envs: () => `usage: sluice envs create NAME [--branch] [--schema-mode off|warn|block] [--unknown-names allow|warn|block]
+                              [--max-body-bytes N] [--max-events-per-second N]
                    | list | archive NAME
                    | set NAME [--schema-mode off|warn|block] [--unknown-names allow|warn|block]
-                              [--max-body-bytes N] [--max-events-per-second N]\n${CONTROL_NOTE}`,
+                              [--max-body-bytes N] [--max-events-per-second N]
+  set branch: the branch group's modes, used by every branch environment until it sets its own.\n${CONTROL_NOTE}`,
   schemas: () => `usage: sluice schemas push NAME FILE | pull NAME | list   [--env ENV]
                        | draft NAME [--limit N (default 1000)] [--since TIME] [--out FILE]   [--env ENV]
   A JSON Schema (draft 2020-12) for the data of events named NAME, per environment (default production;

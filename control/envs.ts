@@ -1,4 +1,6 @@
 // Environments: `production` always exists; standard ones by name; branch ones form one group.
+// The group (BRANCH_GROUP) has schema modes of its own, which a branch environment uses for each
+// mode it has not set itself: a new branch checks events as the plan of its group says.
 import { SluiceError } from '../core/errors.ts'
 import { RETENTION_KINDS } from '../store/retention-types.ts'
 import type { ControlStore, EnvDoc, RetentionDays, SchemaMode, UnknownNames } from './types.ts'
@@ -12,8 +14,43 @@ export function createEnvs(control: ControlStore) {
     return control.get('env', name)
   }
 
+  /** The branch group's modes: shaped as an environment, `off`/`allow` until set. */
+  function group(): EnvDoc {
+    return control.get('envGroup', BRANCH_GROUP) ?? { name: BRANCH_GROUP, kind: 'branch', createdAt: 0 }
+  }
+
+  async function updateGroup(patch: Limits): Promise<EnvDoc> {
+    for (const [field, value] of [
+      ['max_body_bytes', patch.maxBodyBytes],
+      ['max_events_per_second', patch.maxEventsPerSecond],
+    ] as const) {
+      if (value !== undefined) {
+        throw new SluiceError(
+          'REQUEST_INVALID',
+          `${field}: the branch group "${BRANCH_GROUP}" takes only schema_mode and unknown_names; set it per environment`,
+        )
+      }
+    }
+    const current = group()
+    const updated: EnvDoc = { ...current, createdAt: current.createdAt || Date.now(), ...given(patch) }
+    await control.put('envGroup', BRANCH_GROUP, updated)
+    return updated
+  }
+
   return {
     get,
+    group,
+    /** `env` with the modes it applies: a branch environment's unset ones are its group's. */
+    inherited(env: EnvDoc): EnvDoc {
+      if (env.kind !== 'branch' || (env.schemaMode !== undefined && env.unknownNames !== undefined)) return env
+      const from = control.get('envGroup', BRANCH_GROUP)
+      if (from === undefined) return env
+      return {
+        ...env,
+        schemaMode: env.schemaMode ?? from.schemaMode,
+        unknownNames: env.unknownNames ?? from.unknownNames,
+      }
+    },
     list(): EnvDoc[] {
       const stored = control.list('env')
       return stored.some((e) => e.name === PRODUCTION) ? stored : [get(PRODUCTION)!, ...stored]
@@ -34,7 +71,9 @@ export function createEnvs(control: ControlStore) {
       await control.put('env', name, doc)
       return doc
     },
+    /** `BRANCH_GROUP` changes the group's modes. */
     async update(name: string, patch: Limits): Promise<EnvDoc> {
+      if (name === BRANCH_GROUP) return updateGroup(patch)
       const doc = get(name)
       if (!doc) throw new SluiceError('ENV_NOT_FOUND', `environment "${name}" does not exist`)
       const { retentionDays, ...rest } = patch

@@ -4,6 +4,7 @@
 import { cappedLabel, counter } from '../core/metrics.ts'
 import type { EventInput, EventRecord } from '../core/event.ts'
 import { violationText } from './schema-compile.ts'
+import type { Envs } from './envs.ts'
 import type { Schemas } from './schemas.ts'
 import type { EnvDoc } from './types.ts'
 
@@ -25,14 +26,15 @@ const nameLabel = cappedLabel(1000)
 
 const OK: SchemaOutcome = { kind: 'ok' }
 
-export function createSchemaCheck(schemas: Pick<Schemas, 'active'>) {
+export function createSchemaCheck(schemas: Pick<Schemas, 'active'>, envs: Pick<Envs, 'inherited'>) {
   return function checkEvents(
     env: EnvDoc,
     events: readonly EventInput[],
     where: (index: number) => string,
   ): SchemaOutcome {
-    const mode = env.schemaMode ?? 'off'
-    const unknown = env.unknownNames ?? 'allow'
+    const modes = env.kind === 'branch' ? envs.inherited(env) : env
+    const mode = modes.schemaMode ?? 'off'
+    const unknown = modes.unknownNames ?? 'allow'
     if (mode === 'off' && unknown === 'allow') return OK
     let violations: Array<string[] | undefined> | undefined
     const nowMs = Date.now()

@@ -39,6 +39,36 @@ interface Lookup {
  * there first and its compatibility checker decides; the control store then carries the version to
  * every node. Without one, control/schema-compat.ts decides.
  */
+/** Times a push is tried again after losing the compare-and-set to a concurrent one. */
+const MAX_PUSH_ATTEMPTS = 8
+
+function conflict(name: string, what: string, current: SchemaVersion | undefined): SluiceError {
+  const at = current ? `version ${current.version}` : 'none'
+  return new SluiceError('SCHEMA_VERSION_CONFLICT', `schema: ${what} for "${name}" (current ${at}); push it again`)
+}
+
+async function register(
+  registry: EventSchemaRegistry,
+  env: string,
+  name: string,
+  schema: unknown,
+  latest: SchemaVersion | undefined,
+): Promise<number> {
+  const registered = await registry.register(env, name, schema as object)
+  if (registered.ok) return registered.version
+  const against = latest ? ` (against version ${latest.version})` : ''
+  throw new SluiceError(registered.code, `schema: the schema registry refused it: ${registered.message}${against}`)
+}
+
+function refuseBreaking(latest: SchemaVersion, schema: unknown): void {
+  const compatible = checkCompatible(latest.schema, schema as Record<string, unknown>)
+  if (compatible.ok) return
+  throw new SluiceError(
+    'SCHEMA_BREAKING_CHANGE',
+    `schema${compatible.pointer}: ${compatible.message} (against version ${latest.version})`,
+  )
+}
+
 export function createSchemas(
   control: ControlStore,
   envs: Pick<Envs, 'get'>,
@@ -109,38 +139,36 @@ export function createSchemas(
         throw new SluiceError('SCHEMA_INVALID', `schema: ${bytes} bytes, the limit is ${MAX_SCHEMA_BYTES}`)
       const result = compileSchema(schema)
       if (!result.ok) throw new SluiceError('SCHEMA_INVALID', `schema${result.pointer}: ${result.message}`)
+      let registered: number | undefined
+      // Compare-and-set on the document: a push that lost the race to another (this node's or any
+      // other's) is checked again against the version that won, so none answered is lost.
+      for (let attempt = 0; attempt < MAX_PUSH_ATTEMPTS; attempt++) {
+        const doc = get(env, name)
+        const versions = doc?.versions ?? []
+        const latest = versions[versions.length - 1]
+        const same = versions.find((v) => JSON.stringify(v.schema) === JSON.stringify(schema))
+        if (same && (same === latest || registered === same.version)) return { doc: doc!, version: same }
+        if (registry && registered === undefined) registered = await register(registry, env, name, schema, latest)
+        if (!registry && latest) refuseBreaking(latest, schema)
+        const number = registered ?? (latest?.version ?? 0) + 1
+        if (versions.some((v) => v.version === number)) {
+          // The registry gave this number to another schema: its subject and this document disagree.
+          throw conflict(name, `version ${number} is already another schema`, latest)
+        }
+        const version: SchemaVersion = {
+          version: number,
+          schema: schema as Record<string, unknown>,
+          createdAt: Date.now(),
+        }
+        const sorted = [...versions, version].sort((a, b) => a.version - b.version)
+        const updated: SchemaDoc = { env, name, versions: sorted }
+        if (await control.putIf('schema', docId(env, name), updated, doc)) {
+          lookups.clear() // this node applies its own push at once
+          return { doc: updated, version }
+        }
+      }
       const doc = get(env, name)
-      const latest = doc?.versions[doc.versions.length - 1]
-      if (latest && JSON.stringify(latest.schema) === JSON.stringify(schema)) return { doc: doc!, version: latest }
-      let number = (latest?.version ?? 0) + 1
-      if (registry) {
-        const registered = await registry.register(env, name, schema as object)
-        if (!registered.ok) {
-          const against = latest ? ` (against version ${latest.version})` : ''
-          throw new SluiceError(
-            registered.code,
-            `schema: the schema registry refused it: ${registered.message}${against}`,
-          )
-        }
-        number = registered.version
-      } else if (latest) {
-        const compatible = checkCompatible(latest.schema, schema as Record<string, unknown>)
-        if (!compatible.ok) {
-          throw new SluiceError(
-            'SCHEMA_BREAKING_CHANGE',
-            `schema${compatible.pointer}: ${compatible.message} (against version ${latest.version})`,
-          )
-        }
-      }
-      const version: SchemaVersion = {
-        version: number,
-        schema: schema as Record<string, unknown>,
-        createdAt: Date.now(),
-      }
-      const updated: SchemaDoc = { env, name, versions: [...(doc?.versions ?? []), version] }
-      await control.put('schema', docId(env, name), updated)
-      lookups.clear() // this node applies its own push at once
-      return { doc: updated, version }
+      throw conflict(name, `${MAX_PUSH_ATTEMPTS} concurrent pushes came first`, doc?.versions.at(-1))
     },
   }
 }

@@ -10,6 +10,13 @@
 // delete `{"deleted": true, "write": …}` followed by a tombstone (empty value) with which compaction
 // drops the older versions. `write` lets put/delete resolve only once this node's own view applied
 // it (read-your-writes): the tombstone alone could not say whose delete it was.
+//
+// Compare-and-set (putIf): a record keyed `cas\0<write>`, value `{"kind", "id", "doc", "revision",
+// "write"}`, where `revision` is one more than the revision the writer's view held. Every node applies
+// the topic in one order and takes the record only if its revision is above the document's, so all
+// agree on which of two concurrent writes won; the loser is told false. A key of its own per record,
+// because compaction keeps a key's last record, which could be the loser's: the winner tombstones the
+// record it superseded, the loser its own, and a delete those of its document.
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Bus, BusRecord, ConsumedRecord } from '../bus/types.ts'
@@ -23,6 +30,20 @@ export interface TopicControlOptions {
 }
 
 type Entry = { doc: unknown; write?: string } | { deleted: true; write?: string }
+interface CasEntry {
+  kind: ControlKind
+  id: string
+  doc: unknown
+  revision: number
+  write: string
+}
+const CAS_PREFIX = 'cas\0'
+
+interface Waiter {
+  /** `superseded`: the compare-and-set record this write replaced, to tombstone. */
+  applied(accepted: boolean, superseded?: string): void
+  abandoned(err: Error): void
+}
 
 export async function createTopicControlStore(
   bus: Bus,
@@ -34,7 +55,10 @@ export async function createTopicControlStore(
   const storeId = randomUUID()
   const docs = new Map<ControlKind, Map<string, unknown>>()
   const kindMap = (kind: ControlKind) => docs.get(kind) ?? docs.set(kind, new Map()).get(kind)!
-  const waiting = new Map<string, { applied(): void; abandoned(err: Error): void }>()
+  const waiting = new Map<string, Waiter>()
+  // By `<kind>\0<id>`: the revision of the last compare-and-set taken, and the record that holds it.
+  const revisions = new Map<string, number>()
+  const casRecords = new Map<string, string>()
   let applied = -1n
   let writes = 0
 
@@ -43,6 +67,10 @@ export async function createTopicControlStore(
       const offset = BigInt(record.offset)
       if (offset <= applied) continue
       applied = offset
+      if (record.key.startsWith(CAS_PREFIX)) {
+        if (record.value.length > 0) applyCas(record)
+        continue
+      }
       const separator = record.key.indexOf('\0')
       const kind = record.key.slice(0, separator) as ControlKind
       const id = record.key.slice(separator + 1)
@@ -61,9 +89,32 @@ export async function createTopicControlStore(
         continue
       }
       if ('doc' in entry) kindMap(kind).set(id, entry.doc)
-      else kindMap(kind).delete(id)
-      if (entry.write) waiting.get(entry.write)?.applied()
+      else {
+        kindMap(kind).delete(id)
+        revisions.delete(record.key)
+        casRecords.delete(record.key)
+      }
+      if (entry.write) waiting.get(entry.write)?.applied(true)
     }
+  }
+
+  function applyCas(record: ConsumedRecord): void {
+    let entry: CasEntry
+    try {
+      entry = JSON.parse(record.value.toString('utf8')) as CasEntry
+    } catch (err) {
+      log.error({ err, topic, offset: record.offset }, 'control record is not JSON; skipped')
+      return
+    }
+    const docKey = `${entry.kind}\0${entry.id}`
+    const accepted = entry.revision > (revisions.get(docKey) ?? 0)
+    const superseded = accepted ? casRecords.get(docKey) : undefined
+    if (accepted) {
+      kindMap(entry.kind).set(entry.id, entry.doc)
+      revisions.set(docKey, entry.revision)
+      casRecords.set(docKey, record.key)
+    }
+    waiting.get(entry.write)?.applied(accepted, superseded)
   }
 
   await bus.ensureTopics({ [topic]: { partitions: 1, compacted: true } })
@@ -76,21 +127,19 @@ export async function createTopicControlStore(
     handler: async (batch) => apply(batch.records),
   })
 
-  /** Publishes, then waits until this node's view applied the write. */
-  async function write(key: string, entry: Entry, tombstone: boolean): Promise<void> {
+  /** Publishes, then waits until this node's view applied the write: whether it was taken, and what it replaced. */
+  async function write(records: (id: string) => BusRecord[]): Promise<{ accepted: boolean; superseded?: string }> {
     const id = `${storeId}:${++writes}`
     let timer: NodeJS.Timeout | undefined
-    const visible = new Promise<void>((resolve, reject) => {
-      waiting.set(id, { applied: resolve, abandoned: reject })
+    const visible = new Promise<{ accepted: boolean; superseded?: string }>((resolve, reject) => {
+      waiting.set(id, { applied: (accepted, superseded) => resolve({ accepted, superseded }), abandoned: reject })
     }).finally(() => {
       clearTimeout(timer)
       waiting.delete(id)
     })
     visible.catch(() => {}) // settled while the publish is still in flight (close): awaited below
-    const records: BusRecord[] = [{ key, value: Buffer.from(JSON.stringify({ ...entry, write: id })) }]
-    if (tombstone) records.push({ key, value: Buffer.alloc(0) })
     try {
-      await bus.publish(topic, records)
+      await bus.publish(topic, records(id))
     } catch (err) {
       waiting.get(id)?.abandoned(err as Error)
       await visible.catch(() => {})
@@ -108,14 +157,43 @@ export async function createTopicControlStore(
           ),
       applyTimeoutMs,
     )
-    await visible
+    return visible
+  }
+
+  const json = (value: unknown) => Buffer.from(JSON.stringify(value))
+  const tombstone = (key: string): BusRecord => ({ key, value: Buffer.alloc(0) })
+
+  /** Tombstones of compare-and-set records no longer needed; best effort, as they change no view. */
+  async function dropRecords(keys: Array<string | undefined>): Promise<void> {
+    const records = keys.filter((key) => key !== undefined).map(tombstone)
+    if (records.length === 0) return
+    await bus.publish(topic, records).catch((err) => log.warn({ err, topic }, 'control tombstone not written'))
   }
 
   return {
     get: <K extends ControlKind>(kind: K, id: string) => kindMap(kind).get(id) as ControlDocs[K] | undefined,
     list: <K extends ControlKind>(kind: K) => [...kindMap(kind).values()] as Array<ControlDocs[K]>,
-    put: (kind, id, doc) => write(`${kind}\0${id}`, { doc }, false),
-    delete: (kind, id) => write(`${kind}\0${id}`, { deleted: true }, true),
+    async put(kind, id, doc) {
+      const key = `${kind}\0${id}`
+      await write((write) => [{ key, value: json({ doc, write }) }])
+    },
+    async putIf(kind, id, doc, expected) {
+      const docKey = `${kind}\0${id}`
+      if (kindMap(kind).get(id) !== expected) return false
+      const revision = (revisions.get(docKey) ?? 0) + 1
+      const key = `${CAS_PREFIX}${storeId}:${++writes}`
+      const { accepted, superseded } = await write((write) => [
+        { key, value: json({ kind, id, doc, revision, write } satisfies CasEntry) },
+      ])
+      await dropRecords(accepted ? [superseded] : [key])
+      return accepted
+    },
+    async delete(kind, id) {
+      const key = `${kind}\0${id}`
+      const casRecord = casRecords.get(key)
+      await write((write) => [{ key, value: json({ deleted: true, write }) }, tombstone(key)])
+      await dropRecords([casRecord])
+    },
     async close() {
       await subscription.stop()
       for (const pending of waiting.values())

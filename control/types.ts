@@ -333,6 +333,8 @@ export interface AlertLeaseDoc {
 
 export interface ControlDocs {
   env: EnvDoc
+  /** The branch group's own modes (stored as `branch`), which its environments use until they set theirs. */
+  envGroup: EnvDoc
   /** Stored under the key's hash. */
   key: KeyDoc
   webhook: WebhookDoc
@@ -358,6 +360,17 @@ export interface ControlStore {
   list<K extends ControlKind>(kind: K): Array<ControlDocs[K]>
   /** Resolves once durable (and, in distributed mode, visible to this node). */
   put<K extends ControlKind>(kind: K, id: string, doc: ControlDocs[K]): Promise<void>
+  /**
+   * Compare-and-set: puts `doc` only if the document is still `expected` (the object `get` answered,
+   * or undefined for none) once the write is ordered among every node's writes; answers false, and
+   * changes nothing, when another write came first. Resolves as `put` does.
+   */
+  putIf<K extends ControlKind>(
+    kind: K,
+    id: string,
+    doc: ControlDocs[K],
+    expected: ControlDocs[K] | undefined,
+  ): Promise<boolean>
   delete(kind: ControlKind, id: string): Promise<void>
   close(): Promise<void>
 }

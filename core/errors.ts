@@ -28,6 +28,11 @@ export const errorCatalogue = {
     retriable: false,
     message: 'The new schema version would refuse events the previous one accepted',
   },
+  SCHEMA_VERSION_CONFLICT: {
+    statusCode: 409,
+    retriable: true,
+    message: 'Concurrent pushes of the same event name kept this one from being stored',
+  },
   SCHEMA_NO_SAMPLES: {
     statusCode: 404,
     retriable: false,

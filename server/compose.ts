@@ -119,7 +119,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   const keys = createKeys(adapters.control, envs)
   const tokens = createTokens(adapters.control, envs)
   const schemas = createSchemas(adapters.control, envs, config, adapters.schemaRegistry)
-  const checkEvents = createSchemaCheck(schemas)
+  const checkEvents = createSchemaCheck(schemas, envs)
   const checkSent = (env: string, events: readonly EventInput[], where: (i: number) => string) => {
     const doc = envs.get(env)
     return doc ? checkEvents(doc, events, where) : ({ kind: 'ok' } as const)

@@ -19,6 +19,11 @@ function memoryControl(): ControlStore {
     list: <K extends ControlKind>(kind: K) =>
       [...docs.entries()].filter(([k]) => k.startsWith(`${kind}\0`)).map(([, v]) => v) as Array<ControlDocs[K]>,
     put: async (kind, id, doc) => void docs.set(`${kind}\0${id}`, doc),
+    async putIf(kind, id, doc, expected) {
+      if (docs.get(`${kind}\0${id}`) !== expected) return false
+      docs.set(`${kind}\0${id}`, doc)
+      return true
+    },
     delete: async (kind, id) => void docs.delete(`${kind}\0${id}`),
     close: async () => {},
   }
@@ -44,7 +49,7 @@ const ORDER_SCHEMA = {
 const production: EnvDoc = { name: 'production', kind: 'standard', createdAt: 0 }
 const schemas = createSchemas(memoryControl(), { get: () => production }, { maxNameLength: 256 })
 await schemas.push('production', 'bench/order.created', ORDER_SCHEMA)
-const check = createSchemaCheck(schemas)
+const check = createSchemaCheck(schemas, { inherited: (env) => env })
 const where = (i: number) => `events[${i}]`
 
 function nsPerEvent(env: EnvDoc, batch: ReturnType<typeof event>[], calls: number): number {

@@ -5,6 +5,8 @@ import type { ControlStore } from '../../control/types.ts'
 export interface ControlFixture {
   store: ControlStore /** Another view of the same control plane (restart, or another node). */
   reopen(): Promise<ControlStore>
+  /** A second view open at once (another node); absent where one process holds the store. */
+  peer?(): Promise<ControlStore>
   close(): Promise<void>
 }
 
@@ -25,7 +27,7 @@ export function controlStoreSuite(t: Test, name: string, open: () => Promise<Con
         .sort(),
       ['feature-x', 'staging'],
     )
-    const other = await f.reopen()
+    const other = f.peer ? await f.peer() : f.store
     t.same(
       other
         .list('env')
@@ -34,5 +36,41 @@ export function controlStoreSuite(t: Test, name: string, open: () => Promise<Con
       ['feature-x', 'staging'],
     )
     t.equal(other.get('key', 'nope'), undefined)
+  })
+
+  t.test(`${name}: putIf, concurrently from two views, takes exactly one write per document state`, async (t) => {
+    const f = await open()
+    t.teardown(() => f.close())
+    const other = f.peer ? await f.peer() : f.store
+    const env = (createdAt: number) => ({ name: 'race', kind: 'standard' as const, createdAt })
+    t.equal(await f.store.putIf('env', 'race', env(1), undefined), true, 'none expected, none there')
+    t.equal(await f.store.putIf('env', 'race', env(2), undefined), false, 'one is there now')
+    t.equal(f.store.get('env', 'race')?.createdAt, 1, 'nothing changed')
+    // Each writer adds one to the count its view holds, only if no other write came first.
+    const writers = [f.store, other]
+    const taken: number[] = []
+    await Promise.all(
+      writers.map(async (store, w) => {
+        for (let i = 0; i < 6; i++) {
+          for (;;) {
+            const current = store.get('env', 'race')
+            const next = (current?.createdAt ?? 0) + 1
+            if (current && (await store.putIf('env', 'race', { ...env(next), name: `race-${w}` }, current))) {
+              taken.push(next)
+              break
+            }
+            await new Promise((resolve) => setTimeout(resolve, 1))
+          }
+        }
+      }),
+    )
+    t.same(
+      taken.sort((a, b) => a - b),
+      [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
+      'no two writes took the same count, none was lost',
+    )
+    t.equal(f.store.get('env', 'race')?.createdAt, 13)
+    const late = await f.reopen()
+    t.equal(late.get('env', 'race')?.createdAt, 13, 'a view opened afterwards holds the winner')
   })
 }

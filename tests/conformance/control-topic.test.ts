@@ -58,12 +58,14 @@ for (const [name, openBus] of adapters) {
     const f = await openBus()
     const topic = topicName()
     const stores: ControlStore[] = [await createTopicControlStore(f.bus, topic, log)]
+    const reopen = async () => {
+      stores.push(await createTopicControlStore(f.bus, topic, log))
+      return stores[stores.length - 1]
+    }
     return {
       store: stores[0],
-      async reopen() {
-        stores.push(await createTopicControlStore(f.bus, topic, log))
-        return stores[stores.length - 1]
-      },
+      reopen,
+      peer: reopen,
       async close() {
         for (const store of stores) await store.close()
         await f.close()

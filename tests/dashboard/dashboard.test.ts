@@ -48,6 +48,16 @@ t.test('filters typed but not yet applied survive the events list updating live'
   await page.waitForURL(/name=dash%2Ftyped&source=api/)
   await page.click('#event-filters a:text-is("Clear")')
   await page.waitForURL(/#\/events$/)
+  // The form is rebuilt on the render after the hash changes, which can follow waitForURL.
+  await page
+    .waitForFunction(
+      () => document.querySelector<HTMLInputElement>('#event-filters input[name=name]')?.value === '',
+      null,
+      {
+        timeout: 5000,
+      },
+    )
+    .catch(() => {})
   t.equal(await page.inputValue('#event-filters input[name=name]'), '', 'a change of the URL starts the form afresh')
   t.equal(await page.inputValue('#event-filters select[name=source]'), '', 'its selects too')
 })

@@ -13,6 +13,11 @@ function memoryControl(): ControlStore {
     get: <K extends ControlKind>(kind: K, id: string) => docs.get(`${kind}\0${id}`) as ControlDocs[K] | undefined,
     list: <K extends ControlKind>(kind: K) => of(kind) as Array<ControlDocs[K]>,
     put: async (kind, id, doc) => void docs.set(`${kind}\0${id}`, doc),
+    async putIf(kind, id, doc, expected) {
+      if (docs.get(`${kind}\0${id}`) !== expected) return false
+      docs.set(`${kind}\0${id}`, doc)
+      return true
+    },
     delete: async (kind, id) => void docs.delete(`${kind}\0${id}`),
     close: async () => {},
   }

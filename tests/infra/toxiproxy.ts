@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Toxiproxy, type Proxy } from 'toxiproxy-node-client'
+import { Toxiproxy, type Proxy as ToxiProxy } from 'toxiproxy-node-client'
 import { freePort } from './ports.ts'
 import { pollUntil } from './poll.ts'
 import { killGroupsOnExit, logTail, spawnService, stopGroup } from './process-group.ts'
@@ -20,7 +20,7 @@ const SERVER = fileURLToPath(new URL(`./.cache/toxiproxy-${TOXIPROXY_VERSION}/se
 export interface FaultProxy {
   /** Where Sluice connects instead of the upstream. */
   listen: string
-  proxy: Proxy
+  proxy: ToxiProxy
 }
 
 export interface ToxiproxyServer {
