@@ -3,6 +3,7 @@
 import type { ControlStore, FunctionDoc } from './types.ts'
 import type { Envs } from './envs.ts'
 import { PRODUCTION } from '../core/env-names.ts'
+import { refuseUnroutedEnvLimit } from './flow-routing.ts'
 
 export type FunctionRegistration = Omit<FunctionDoc, 'id' | 'registeredAt'>
 
@@ -37,8 +38,14 @@ export function createFunctionRegistry(control: ControlStore, envs: Envs) {
     list(env?: string): FunctionDoc[] {
       return all().filter((f) => env === undefined || f.env === env)
     },
-    /** Makes the registry hold exactly `functions` within `scope`; creates branch environments on demand. */
+    /**
+     * Makes the registry hold exactly `functions` within `scope`; creates branch environments on demand.
+     * Refuses the whole set (FLOW_ENV_LIMIT_UNROUTED) if one has an env-scoped limit it cannot route by.
+     */
     async sync(functions: FunctionRegistration[], scope: SyncScope): Promise<FunctionDoc[]> {
+      // All checked before any is written: a refused function changes nothing.
+      for (const f of functions)
+        refuseUnroutedEnvLimit(`function "${f.functionId}" of app "${f.appId}" (env ${f.env})`, f.flow)
       const now = Date.now()
       const docs: FunctionDoc[] = []
       for (const f of functions) {

@@ -115,6 +115,11 @@ export const errorCatalogue = {
   },
   SERVER_CLOSING: { statusCode: 503, retriable: true, message: 'The server is shutting down' },
   INTERNAL: { statusCode: 500, retriable: true, message: 'Internal error' },
+  FLOW_ENV_LIMIT_UNROUTED: {
+    statusCode: 400,
+    retriable: false,
+    message: "A function's env-scoped concurrency limit could not hold across runners",
+  },
   CONFIG_INVALID: { statusCode: 500, retriable: false, message: 'The configuration is not valid' },
   // Startup: a server (Kafka, ClickHouse, schema registry) refused the configured login or was not trusted.
   CREDENTIALS_REJECTED: { statusCode: 500, retriable: false, message: 'A server refused the configured credentials' },

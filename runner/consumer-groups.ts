@@ -3,10 +3,10 @@
 // topics with range assignment (bus/types.ts `coPartitioned`), so partition i of each of them is
 // owned by one runner. The router keys their runs by that key's value (core/flow.ts `routingKey`),
 // which puts a value on the same partition number of every function topic (same partition count,
-// same murmur2), so one process counts every run of the value, in its process-wide slots.
+// same murmur2), so one process counts every run of the value, in its process-wide slots. A function
+// whose runs could not be routed by its env-scoped key is refused when registered (control/flow-routing.ts).
 import { createHash } from 'node:crypto'
 import type { Batch, Bus, Subscription } from '../bus/types.ts'
-import { routingKey } from '../core/flow.ts'
 import type { FunctionSpec } from '../core/function.ts'
 
 /** The side of a function runner that a consumer group drives: its topic's batches and partitions. */
@@ -57,17 +57,6 @@ export function planGroups(functions: FunctionSpec[], scopeOf: (fn: FunctionSpec
     plans.set(set, plan)
   }
   return [...own, ...plans.values()]
-}
-
-/**
- * Functions with an `env`-scoped limit whose runs are not routed by its key (their other options use
- * another key, or they have two such limits): that limit is counted per runner for them.
- */
-export function unroutedEnvLimits(functions: FunctionSpec[]): FunctionSpec[] {
-  return functions.filter((fn) => {
-    const keys = (fn.flow?.concurrency ?? []).filter((c) => c.scope === 'env').map((c) => c.key)
-    return keys.length > 0 && keys.some((k) => k !== routingKey(fn.flow))
-  })
 }
 
 /** One subscription of `group` over the consumers' topics, each batch and partition handed to its topic's consumer. */

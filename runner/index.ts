@@ -17,7 +17,7 @@ import type { FunctionDoc, PauseDoc } from '../control/types.ts'
 import type { WaitsOutput } from '../router/waits-types.ts'
 import { createFunctionRunner } from './function-runner.ts'
 import { inProcessExecutor, type Executor } from './executor.ts'
-import { planGroups, subscribeConsumers, unroutedEnvLimits } from './consumer-groups.ts'
+import { planGroups, subscribeConsumers } from './consumer-groups.ts'
 import type { RunnerState } from './state.ts'
 import { FUNCTION_FINISHED, type CheckSent, type SendLimits } from './events.ts'
 import { FUNCTION_BACKOFF } from './outcome.ts'
@@ -145,11 +145,6 @@ export function createRunner(deps: RunnerDeps, config: RunnerConfig) {
       ),
     )
     const runnerOf = new Map(functions.map((fn, i) => [fn, running[i]]))
-    for (const fn of unroutedEnvLimits(functions))
-      log.warn(
-        { fn: fn.key, env: fn.env },
-        'its env-scoped concurrency is counted per runner: its other flow options use another key (or none)',
-      )
     // Functions sharing an env-scoped key: one group over their topics, partition i of each to one runner.
     // Every group joins (and restores its partitions) at once: one after another, a restart took the
     // sum of their joins (bench/recovery).
