@@ -3,6 +3,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyRequest, RouteOptions } from 'fastify'
 import { SluiceError } from '../core/errors.ts'
+import { BRANCH_GROUP } from '../core/env-names.ts'
 import { isPermission, roleAllows, roleNeeded, type Permission, type Role } from '../core/permissions.ts'
 import type { Tokens } from '../control/tokens.ts'
 
@@ -70,18 +71,23 @@ export function accessGuard(config: { devMode: boolean; signingKey?: string; tok
   }
 }
 
-/** preHandler: a token narrowed to environments acts only in those, named by the request. */
-export async function envGuard(request: FastifyRequest): Promise<void> {
-  const p = request.principal
-  if (p?.kind !== 'token' || !p.envs) return
-  const env = envOf(request)
-  if (env === undefined)
-    throw new SluiceError(
-      'FORBIDDEN',
-      `env: this token acts in ${p.envs.join(', ')} only; name the environment (?env=)`,
-    )
-  if (!p.envs.includes(env))
-    throw new SluiceError('FORBIDDEN', `env: this token acts in ${p.envs.join(', ')} only, not in "${env}"`)
+/**
+ * preHandler: a token narrowed to environments acts only in those, named by the request; `branch` in
+ * its list covers the branch group and every branch environment (`isBranch`).
+ */
+export function envGuard(isBranch: (env: string) => boolean) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const p = request.principal
+    if (p?.kind !== 'token' || !p.envs) return
+    const env = envOf(request)
+    if (env === undefined)
+      throw new SluiceError(
+        'FORBIDDEN',
+        `env: this token acts in ${p.envs.join(', ')} only; name the environment (?env=)`,
+      )
+    if (!p.envs.includes(env) && !(p.envs.includes(BRANCH_GROUP) && isBranch(env)))
+      throw new SluiceError('FORBIDDEN', `env: this token acts in ${p.envs.join(', ')} only, not in "${env}"`)
+  }
 }
 
 function envOf(request: FastifyRequest): string | undefined {

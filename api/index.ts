@@ -9,6 +9,7 @@ import type { Envs } from '../control/envs.ts'
 import type { Keys } from '../control/keys.ts'
 import { SluiceError } from '../core/errors.ts'
 import { isUlid } from '../core/ids.ts'
+import { BRANCH_GROUP } from '../core/env-names.ts'
 import type { EventStore } from '../store/types.ts'
 import { accessGuard, envGuard, requirePermission } from './auth.ts'
 import type { Tokens } from '../control/tokens.ts'
@@ -64,7 +65,10 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
     routes: async (app: FastifyInstance) => {
       app.addHook('onRoute', requirePermission)
       app.addHook('onRequest', accessGuard({ ...config, tokens: deps.tokens }))
-      app.addHook('preHandler', envGuard)
+      app.addHook(
+        'preHandler',
+        envGuard((env) => env === BRANCH_GROUP || deps.envs.get(env)?.kind === 'branch'),
+      )
       if (deps.audit) {
         const audit = auditHooks({ publish: deps.audit, envs: deps.envs })
         app.addHook('onSend', audit.onSend)

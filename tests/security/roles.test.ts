@@ -61,6 +61,11 @@ t.test('a token narrowed to environments acts only in them', async (t) => {
   t.equal((await call(staging, 'GET', '/v1/webhooks?env=staging')).status, 200)
   t.match((await call(staging, 'GET', '/v1/webhooks')).body.error, /name the environment/)
   t.equal((await call(staging, 'PATCH', '/v1/envs/production', { max_body_bytes: 1 })).status, 403)
+  await admin('POST', '/v1/envs', { name: 'pr-7', branch: true })
+  const branches = await tokenOf({ name: 'previews', role: 'editor', envs: ['branch'] })
+  t.equal((await call(branches, 'GET', '/v1/runs?env=pr-7')).status, 200, '"branch" covers a branch env')
+  t.equal((await call(branches, 'POST', '/v1/keys', { env: 'branch' })).status, 201, 'and the group')
+  t.equal((await call(branches, 'GET', '/v1/runs?env=staging')).status, 403, 'not a standard one')
 })
 
 t.test('tokens: shown once, listed without secrets, used, deleted at once; bad input is named', async (t) => {
