@@ -1,20 +1,16 @@
-// The audit log: every change made through the REST API, and every refusal of one, as an event
-// `sluice/audit` (so it is stored, append-only, in each mode's event store: RocksDB embedded, the
-// ClickHouse `events` table distributed, where analysts query it). Who (the signing key, a token's
-// name, dev mode), what (the route's permission and method), which target (the route's parameters and
-// a created resource's ID; a webhook's ID, a secret, only as its fingerprint), when, from where.
-// Never a body: `GET /v1/audit` and docs/teams.md.
+// The audit log: every change made through the REST API, every refusal of one, and every sign-in,
+// in the audit store (store/audit-types.ts: RocksDB embedded, the ClickHouse table `audit_log`
+// distributed, where analysts query it), apart from the events so that only admins read it. Who (a
+// user, a token's name, the signing key, dev mode), what (the route's permission and method), which
+// target (the route's parameters and a created resource's ID; a webhook's ID, a secret, only as its
+// fingerprint), when, from where. Never a body: `GET /v1/audit` and docs/teams.md.
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { newUlid } from '../core/ids.ts'
 import { fingerprint } from '../core/fingerprint.ts'
-import { PRODUCTION } from '../core/env-names.ts'
-import type { EventRecord } from '../core/event.ts'
-import type { EventStore } from '../store/types.ts'
-import type { Envs } from '../control/envs.ts'
+import type { AuditStore } from '../store/audit-types.ts'
 import { errors, Page, Time } from './schemas.ts'
 
-export const AUDIT_EVENT = 'sluice/audit'
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 declare module 'fastify' {
@@ -25,7 +21,8 @@ declare module 'fastify' {
 }
 
 export interface AuditEntry {
-  actor: { kind: string; name?: string; token_id?: string }
+  [field: string]: unknown
+  actor: { kind: string; name?: string; token_id?: string; user_id?: string }
   action: string
   method: string
   route: string
@@ -46,7 +43,7 @@ function targetOf(request: FastifyRequest): Record<string, string> {
   return target
 }
 
-export function auditHooks(deps: { publish(events: EventRecord[]): Promise<void>; envs: Envs }) {
+export function auditHooks(deps: { audit: AuditStore }) {
   return {
     /** onSend: a creation's ID, from its answer (`data.id`). */
     onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -57,40 +54,40 @@ export function auditHooks(deps: { publish(events: EventRecord[]): Promise<void>
     /** onResponse: the entry, for every change and every change refused for its role. */
     onResponse: async (request: FastifyRequest, reply: FastifyReply) => {
       const permission = request.routeOptions.schema?.permission
-      if (READS.has(request.method) || !permission) return
+      if (READS.has(request.method) || !permission || request.routeOptions.schema?.public) return
       if (reply.statusCode >= 400 && reply.statusCode !== 403) return
-      const p = request.principal
-      const env = (request.query as { env?: unknown })?.env ?? (request.params as { name?: unknown })?.name
-      const entry: AuditEntry = {
-        actor: p?.kind === 'token' ? { kind: 'token', name: p.name, token_id: p.id } : { kind: p?.kind ?? 'unknown' },
-        action: permission,
-        method: request.method,
-        route: request.routeOptions.url ?? '',
-        target: targetOf(request),
-        status: reply.statusCode,
-        address: request.ip,
-        ...(typeof env === 'string' && { env }),
-      }
-      const now = Date.now()
-      const id = newUlid()
-      const recordEnv = typeof env === 'string' && deps.envs.get(env) ? env : PRODUCTION
-      const record: EventRecord = {
-        internalId: id,
-        id,
-        name: AUDIT_EVENT,
-        data: entry as unknown as Record<string, unknown>,
-        ts: now,
-        env: recordEnv,
-        receivedAt: now,
-        source: { kind: 'api' },
-      }
-      await deps.publish([record]).catch((err) => request.log.error({ err }, 'audit entry not written'))
+      await write(request, { status: reply.statusCode })
     },
+    /** An entry of the route's own (a sign-in, whose actor is who signed in). */
+    write: (request: FastifyRequest, entry: Partial<AuditEntry>) => void write(request, entry),
+  }
+
+  async function write(request: FastifyRequest, given: Partial<AuditEntry>) {
+    const p = request.principal
+    const env = (request.query as { env?: unknown })?.env ?? (request.params as { name?: unknown })?.name
+    const entry: AuditEntry = {
+      actor:
+        p?.kind === 'token'
+          ? { kind: 'token', name: p.name, token_id: p.id }
+          : p?.kind === 'user'
+            ? { kind: 'user', name: p.name, user_id: p.id }
+            : { kind: p?.kind ?? 'unknown' },
+      action: request.routeOptions.schema?.permission ?? '',
+      method: request.method,
+      route: request.routeOptions.url ?? '',
+      target: targetOf(request),
+      status: 0,
+      address: request.ip,
+      ...(typeof env === 'string' && { env }),
+      ...given,
+    }
+    const record = { id: newUlid(), at: Date.now(), entry }
+    await deps.audit.append([record]).catch((err) => request.log.error({ err }, 'audit entry not written'))
   }
 }
 
 const AuditQuery = Type.Object({
-  actor: Type.Optional(Type.String({ description: "A token's name, or signing-key / dev" })),
+  actor: Type.Optional(Type.String({ description: "A user's email, a token's name, or signing-key / dev" })),
   action: Type.Optional(Type.String({ description: 'A permission, e.g. webhooks:write' })),
   env: Type.Optional(Type.String()),
   since: Type.Optional(Type.Integer({ description: 'Received at or after (ms)' })),
@@ -105,6 +102,7 @@ const Entry = Type.Object({
     kind: Type.String(),
     name: Type.Optional(Type.String()),
     token_id: Type.Optional(Type.String()),
+    user_id: Type.Optional(Type.String()),
   }),
   action: Type.String(),
   method: Type.String(),
@@ -115,7 +113,7 @@ const Entry = Type.Object({
   env: Type.Optional(Type.String()),
 })
 
-export function auditRoutes(deps: { events: EventStore }) {
+export function auditRoutes(deps: { audit: AuditStore }) {
   return async (app: FastifyInstance) => {
     app.get<{ Querystring: Static<typeof AuditQuery> }>(
       '/v1/audit',
@@ -123,30 +121,25 @@ export function auditRoutes(deps: { events: EventStore }) {
         schema: {
           permission: 'audit:admin',
           tags: ['Audit'],
-          summary: 'The audit log, newest first: every change and every refused one',
+          summary: 'The audit log, newest first: every change, every refused one, every sign-in',
           querystring: AuditQuery,
           response: { 200: Page(Entry), ...errors(400, 401, 403) },
         },
       },
       async (request) => {
         const q = request.query
-        const page = await deps.events.queryEvents({
-          name: AUDIT_EVENT,
-          ...(q.since !== undefined && { receivedAfter: q.since }),
-          ...(q.until !== undefined && { receivedBefore: q.until }),
-          limit: q.limit ?? 100,
-          ...(q.cursor && { cursor: q.cursor }),
+        const limit = q.limit ?? 100
+        const page = await deps.audit.page({
+          limit,
+          ...(q.cursor && { before: q.cursor }),
+          ...(q.since !== undefined && { since: q.since }),
+          ...(q.until !== undefined && { until: q.until }),
+          ...(q.actor !== undefined && { actor: q.actor }),
+          ...(q.action !== undefined && { action: q.action }),
+          ...(q.env !== undefined && { env: q.env }),
         })
-        const entries = page.events
-          .map((e) => ({
-            id: e.internalId,
-            at: new Date(e.receivedAt).toISOString(),
-            ...(e.data as unknown as AuditEntry),
-          }))
-          .filter((e) => q.actor === undefined || (e.actor.name ?? e.actor.kind) === q.actor)
-          .filter((e) => q.action === undefined || e.action === q.action)
-          .filter((e) => q.env === undefined || e.env === q.env)
-        return { data: entries, metadata: { cursor: page.nextCursor, limit: q.limit ?? 100 } }
+        const data = page.records.map((r) => ({ id: r.id, at: new Date(r.at).toISOString(), ...r.entry }))
+        return { data, metadata: { cursor: page.nextCursor, limit } }
       },
     )
   }

@@ -1,16 +1,21 @@
-// The REST API's guard: who is calling (the signing key, an API token, or anyone in dev mode), and
-// whether its role holds the permission the route declares in its schema (core/permissions.ts).
+// The REST API's guard: who is calling (the signing key, an API token, a signed-in user's session
+// cookie, or anyone in dev mode), and whether its role holds the permission the route declares in its
+// schema (core/permissions.ts). A state-changing request made with the cookie carries the session's
+// CSRF token in `x-csrf-token`; a bearer credential needs none (a browser never sends one by itself).
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { FastifyRequest, RouteOptions } from 'fastify'
 import { SluiceError } from '../core/errors.ts'
 import { BRANCH_GROUP } from '../core/env-names.ts'
 import { isPermission, roleAllows, roleNeeded, type Permission, type Role } from '../core/permissions.ts'
 import type { Tokens } from '../control/tokens.ts'
+import type { Users } from '../control/users.ts'
 
 declare module 'fastify' {
   interface FastifySchema {
     /** What the route needs: `<area>:read|write|admin` (core/permissions.ts). Every /v1 route has one. */
     permission?: Permission
+    /** Open to anyone (signing in): no credential is asked for. */
+    public?: boolean
   }
   interface FastifyRequest {
     /** Who the REST API's guard let in. */
@@ -22,6 +27,15 @@ export type Principal =
   | { kind: 'dev'; role: 'admin' }
   | { kind: 'signing-key'; role: 'admin' }
   | { kind: 'token'; id: string; name: string; role: Role; envs?: string[] }
+  | { kind: 'user'; id: string; name: string; role: Role; envs?: string[]; csrf: string }
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest()
+  const b = createHash('sha256').update(expected).digest()
+  return timingSafeEqual(a, b)
+}
 
 const bearerOf = (request: FastifyRequest) =>
   // The scheme is case-insensitive (RFC 9110, 11.1).
@@ -43,18 +57,38 @@ export function signingKeyGuard(devMode: boolean, signingKey: string | undefined
  * onRequest: the caller, then its role against the route's permission. The environments a token is
  * narrowed to are checked once the request is parsed (`envGuard`, preHandler).
  */
-export function accessGuard(config: { devMode: boolean; signingKey?: string; tokens: Tokens }) {
+export function accessGuard(config: { devMode: boolean; signingKey?: string; tokens: Tokens; users?: Users }) {
   const isSigningKey = config.signingKey ? signingKeyGuard(false, config.signingKey) : undefined
   return async (request: FastifyRequest) => {
     const permission = request.routeOptions.schema?.permission
+    if (request.routeOptions.schema?.public) return
     if (config.devMode) {
       request.principal = { kind: 'dev', role: 'admin' }
       return
     }
     const bearer = bearerOf(request)
     const token = bearer.startsWith('slt_') ? config.tokens.authenticate(bearer) : undefined
+    const cookie = bearer === '' ? request.cookies?.sluice_session : undefined
+    const signedIn = cookie && config.users ? config.users.session(cookie) : undefined
     if (token) request.principal = { kind: 'token', id: token.id, name: token.name, role: token.role, envs: token.envs }
-    else if (
+    else if (signedIn) {
+      const { user, session } = signedIn
+      request.principal = {
+        kind: 'user',
+        id: user.id,
+        name: user.email,
+        role: user.role,
+        envs: user.envs,
+        csrf: session.csrf,
+      }
+      const given = request.headers['x-csrf-token']
+      if (!SAFE.has(request.method) && (typeof given !== 'string' || !sameSecret(given, session.csrf)))
+        throw new SluiceError(
+          'CSRF_TOKEN_INVALID',
+          "x-csrf-token: a change made with the session cookie needs the session's CSRF token",
+        )
+    } else if (
+      bearer !== '' &&
       isSigningKey &&
       (await isSigningKey(request).then(
         () => true,
@@ -62,11 +96,17 @@ export function accessGuard(config: { devMode: boolean; signingKey?: string; tok
       ))
     )
       request.principal = { kind: 'signing-key', role: 'admin' }
-    else throw new SluiceError('UNAUTHORIZED', 'authorization: expected "Bearer <signing key or API token>"')
+    else
+      throw new SluiceError(
+        'UNAUTHORIZED',
+        cookie
+          ? 'sluice_session: the session has ended; sign in again'
+          : 'authorization: expected "Bearer <signing key or API token>", or a signed-in session',
+      )
     if (permission && !roleAllows(request.principal.role, permission))
       throw new SluiceError(
         'FORBIDDEN',
-        `permission ${permission}: needs the role ${roleNeeded(permission)}; this token's role is ${request.principal.role}`,
+        `permission ${permission}: needs the role ${roleNeeded(permission)}; this ${request.principal.kind === 'user' ? 'user' : 'token'}'s role is ${request.principal.role}`,
       )
   }
 }
@@ -78,15 +118,15 @@ export function accessGuard(config: { devMode: boolean; signingKey?: string; tok
 export function envGuard(isBranch: (env: string) => boolean) {
   return async (request: FastifyRequest): Promise<void> => {
     const p = request.principal
-    if (p?.kind !== 'token' || !p.envs) return
+    if ((p?.kind !== 'token' && p?.kind !== 'user') || !p.envs) return
     const env = envOf(request)
     if (env === undefined)
       throw new SluiceError(
         'FORBIDDEN',
-        `env: this token acts in ${p.envs.join(', ')} only; name the environment (?env=)`,
+        `env: this ${p.kind} acts in ${p.envs.join(', ')} only; name the environment (?env=)`,
       )
     if (!p.envs.includes(env) && !(p.envs.includes(BRANCH_GROUP) && isBranch(env)))
-      throw new SluiceError('FORBIDDEN', `env: this token acts in ${p.envs.join(', ')} only, not in "${env}"`)
+      throw new SluiceError('FORBIDDEN', `env: this ${p.kind} acts in ${p.envs.join(', ')} only, not in "${env}"`)
   }
 }
 

@@ -13,8 +13,11 @@ import { BRANCH_GROUP } from '../core/env-names.ts'
 import type { EventStore } from '../store/types.ts'
 import { accessGuard, envGuard, requirePermission } from './auth.ts'
 import type { Tokens } from '../control/tokens.ts'
+import type { Users } from '../control/users.ts'
+import fastifyCookie from '@fastify/cookie'
+import { usersRoutes } from './users.ts'
 import { auditHooks } from './audit.ts'
-import type { EventRecord } from '../core/event.ts'
+import type { AuditStore } from '../store/audit-types.ts'
 import { presentEnv, presentEvent, presentKey } from './present.ts'
 import { pageCursor, queryTime } from './query.ts'
 import {
@@ -36,8 +39,9 @@ import { absentBodyIsEmpty } from './validation.ts'
 export interface ApiDeps {
   keys: Keys
   tokens: Tokens
-  /** Where audit entries go (api/audit.ts): the event path, as `sluice/audit` events. */
-  audit?(events: EventRecord[]): Promise<void>
+  users: Users
+  /** Where audit entries go (api/audit.ts). */
+  audit?: AuditStore
   envs: Envs
   events: EventStore
   log: Logger
@@ -64,16 +68,18 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
   return {
     routes: async (app: FastifyInstance) => {
       app.addHook('onRoute', requirePermission)
-      app.addHook('onRequest', accessGuard({ ...config, tokens: deps.tokens }))
+      await app.register(fastifyCookie)
+      app.addHook('onRequest', accessGuard({ ...config, tokens: deps.tokens, users: deps.users }))
       app.addHook(
         'preHandler',
         envGuard((env) => env === BRANCH_GROUP || deps.envs.get(env)?.kind === 'branch'),
       )
-      if (deps.audit) {
-        const audit = auditHooks({ publish: deps.audit, envs: deps.envs })
+      const audit = deps.audit ? auditHooks({ audit: deps.audit }) : undefined
+      if (audit) {
         app.addHook('onSend', audit.onSend)
         app.addHook('onResponse', audit.onResponse)
       }
+      await usersRoutes({ users: deps.users, audit: audit?.write ?? (() => {}) })(app)
       const tags = ['Environments']
       app.get(
         '/v1/envs',

@@ -99,10 +99,13 @@ export function tokensRoutes(deps: { tokens: Tokens }) {
 }
 
 const Me = Type.Object({
-  kind: Type.String({ description: 'signing-key, token or dev' }),
-  name: Nullable(Type.String({ description: "The token's name" })),
+  kind: Type.String({ description: 'signing-key, token, user or dev' }),
+  name: Nullable(Type.String({ description: "The token's name, or the user's email" })),
   role: Type.Union(ROLES.map((r) => Type.Literal(r))),
   envs: Nullable(Type.Array(Type.String())),
+  csrf_token: Type.Optional(
+    Type.String({ description: "A signed-in user's: sent in x-csrf-token by every change made with the cookie" }),
+  ),
 })
 
 /** Who the caller is: the dashboard shows it and hides what the role may not do. */
@@ -114,7 +117,8 @@ export function meRoute() {
         schema: {
           permission: 'auth:read',
           tags: ['API tokens'],
-          summary: 'Who is calling: the signing key, a token (its name, role and environments), or dev mode',
+          summary:
+            'Who is calling: the signing key, a token or a signed-in user (name, role and environments), or dev mode',
           response: { 200: One(Me), ...errors(401) },
         },
       },
@@ -123,9 +127,10 @@ export function meRoute() {
         return {
           data: {
             kind: p.kind,
-            name: p.kind === 'token' ? p.name : null,
+            name: p.kind === 'token' || p.kind === 'user' ? p.name : null,
             role: p.role,
-            envs: p.kind === 'token' ? (p.envs ?? null) : null,
+            envs: p.kind === 'token' || p.kind === 'user' ? (p.envs ?? null) : null,
+            ...(p.kind === 'user' && { csrf_token: p.csrf }),
           },
         }
       },

@@ -1,4 +1,5 @@
 // CLI commands that manage a running server through its REST API.
+import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { callJson } from './api-json.ts'
@@ -28,6 +29,7 @@ const OPTIONS = {
   out: { type: 'string' },
   role: { type: 'string' },
   'expires-in-days': { type: 'string' },
+  'password-file': { type: 'string' },
 } as const
 
 export async function controlCommand(command: string, args: string[]): Promise<number> {
@@ -76,6 +78,25 @@ export async function controlCommand(command: string, args: string[]): Promise<n
         ...(values.env && { envs: values.env.split(',') }),
         ...(values['expires-in-days'] && { expires_in_days: Number(values['expires-in-days']) }),
       })
+    case 'users add': {
+      const file = values['password-file']
+      let password: string
+      try {
+        password = file ? (await readFile(file, 'utf8')).replace(/\r?\n$/, '') : randomBytes(15).toString('base64url')
+      } catch (err) {
+        process.stderr.write(`sluice users add: --password-file: ${(err as Error).message}\n`)
+        return 2
+      }
+      const body = { email: arg, password, role: values.role, ...(values.env && { envs: values.env.split(',') }) }
+      // A made-up password is printed once, beside the user; one from a file never is.
+      return request(target, 'POST', '/v1/users', body, {}, (answer) =>
+        JSON.stringify(file ? answer : { ...(answer as object), password }, null, 2),
+      )
+    }
+    case 'users list':
+      return call('GET', '/v1/users')
+    case 'users remove':
+      return call('DELETE', `/v1/users/${encodeURIComponent(arg ?? '')}`)
     case 'tokens list':
       return call('GET', '/v1/tokens')
     case 'tokens remove':

@@ -16,6 +16,7 @@ const USAGE = `usage: sluice <command>
   runner  --functions FILE [--watch] [--port …] [--data-dir …] [--signing-key …]   (serves FILE's functions)
   keys    create --env ENV | list | revoke KEY_ID
   tokens  create NAME --role viewer|editor|admin [--env ENV,…] [--expires-in-days N] | list | remove TOKEN_ID
+  users   add EMAIL --role viewer|editor|admin [--env ENV,…] [--password-file FILE] | list | remove USER_ID
   audit   [--since MS] [--limit N] [--env ENV]   (who changed what, newest first; admins)
   apps    sync URL | list | remove APP_ID   [--env ENV]   (apps on the Inngest SDKs, docs/inngest-sdk.md)
   envs    create NAME [--branch] [--schema-mode …] [--unknown-names …] [--max-… N] | list | archive NAME
@@ -45,6 +46,10 @@ const COMMAND_USAGE: Record<string, () => string> = {
        | list | remove TOKEN_ID
   create prints the token once (Authorization: Bearer <token>); --env narrows it to those environments;
   list never shows a token; remove refuses it at once (docs/teams.md).\n${CONTROL_NOTE}`,
+  users: () => `usage: sluice users add EMAIL --role viewer|editor|admin [--env ENV,…] [--password-file FILE]
+       | list | remove USER_ID
+  add sets the password read from FILE (at least 12 characters), or makes one and prints it once; the
+  user signs in to the dashboard with it; remove ends their sessions at once (docs/teams.md).\n${CONTROL_NOTE}`,
   audit: () => `usage: sluice audit [--since MS] [--limit N] [--env ENV]
   The audit log: every change through the REST API and every refused one (docs/teams.md).\n${CONTROL_NOTE}`,
   apps: () => `usage: sluice apps sync URL | list | remove APP_ID   [--env ENV]
@@ -114,7 +119,7 @@ export async function main(argv: string[]): Promise<number> {
     await serve(command, serverConfig(command, rest))
     return -1 // keeps running
   }
-  if (['keys', 'envs', 'tokens', 'audit', 'apps', 'send', 'functions', 'runs', 'schemas'].includes(command))
+  if (['keys', 'envs', 'tokens', 'users', 'audit', 'apps', 'send', 'functions', 'runs', 'schemas'].includes(command))
     return controlCommand(command, rest)
   if (command === 'webhooks') return webhooksCommand(rest)
   if (command === 'alerts') return alertsCommand(rest)

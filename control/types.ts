@@ -72,6 +72,30 @@ export interface TokenDoc {
   expiresAt?: number
 }
 
+/** A person (control/users.ts): signs in with a password (argon2id hash) or through SSO. */
+export interface UserDoc {
+  id: string
+  /** Lowercased. */
+  email: string
+  role: 'viewer' | 'editor' | 'admin'
+  /** The environments they may act in; none: every one. */
+  envs?: string[]
+  passwordHash?: string
+  /** The OpenID Provider and subject a single sign-on user came from. */
+  sso?: { issuer: string; subject: string }
+  createdAt: number
+}
+
+/** A signed-in user's session, stored by the sha256 of the cookie's value. */
+export interface SessionDoc {
+  id: string
+  userId: string
+  /** Sent back in `x-csrf-token` by every state-changing request made with the cookie. */
+  csrf: string
+  createdAt: number
+  expiresAt: number
+}
+
 /** When a token was last used, to the minute: a document of its own, so that a use never brings back a deleted token. */
 export interface TokenUseDoc {
   id: string
@@ -349,6 +373,8 @@ export interface ControlDocs {
   alertLease: AlertLeaseDoc
   token: TokenDoc
   tokenUse: TokenUseDoc
+  user: UserDoc
+  session: SessionDoc
   app: AppDoc
   schema: SchemaDoc
 }

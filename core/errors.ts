@@ -115,6 +115,17 @@ export const errorCatalogue = {
   },
   SERVER_CLOSING: { statusCode: 503, retriable: true, message: 'The server is shutting down' },
   INTERNAL: { statusCode: 500, retriable: true, message: 'Internal error' },
+  LOGIN_FAILED: { statusCode: 401, retriable: false, message: 'No user signs in with this email and password' },
+  LOGIN_THROTTLED: {
+    statusCode: 429,
+    retriable: true,
+    message: 'Too many failed sign-ins for this account or address; retry after Retry-After seconds',
+  },
+  CSRF_TOKEN_INVALID: {
+    statusCode: 403,
+    retriable: false,
+    message: "A change made with the session cookie lacks the session's CSRF token (x-csrf-token)",
+  },
   FLOW_ENV_LIMIT_UNROUTED: {
     statusCode: 400,
     retriable: false,

@@ -165,6 +165,7 @@ export const KEY_SPACES = {
   waitsById: space('Z', 'router/waits-rocksdb.ts', '<scope>\\0<waitId> → <expiresAt hex12>\\0<match key>', {
     rangeDeleted: true,
   }),
+  audit: space('a', 'store/audit-rocksdb.ts', '<entry ULID> → audit entry JSON', { scanned: true }),
   dataFormat: space('V', 'core/data-format.ts', 'the data format of the whole data dir (one version)'),
 } as const
 

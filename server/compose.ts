@@ -53,6 +53,8 @@ import { serveMetrics } from '../core/metrics-route.ts'
 import { createOpsServer } from '../api/ops-server.ts'
 import { signingKeyGuard } from '../api/auth.ts'
 import { createTokens } from '../control/tokens.ts'
+import { createUsers } from '../control/users.ts'
+import type { AuditStore } from '../store/audit-types.ts'
 import { meRoute, tokensRoutes } from '../api/tokens.ts'
 import { auditRoutes } from '../api/audit.ts'
 
@@ -73,6 +75,8 @@ export interface Adapters {
   retention: RetentionStore
   /** Finds and deletes what an erasure names (store/erasure-types.ts). */
   erasure: ErasureStore
+  /** Who changed what through the REST API (store/audit-types.ts). */
+  audit: AuditStore
   /** Aggregates for the dashboard, and SQL in distributed mode (read by the api role). */
   insights: InsightsStore
   codecs: { event: Codec<EventRecord>; stored: Codec<StoredEvent>; raw: Codec<RawWebhookRequest>; run: Codec<RunDoc> }
@@ -118,6 +122,7 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
   const envs = createEnvs(adapters.control)
   const keys = createKeys(adapters.control, envs)
   const tokens = createTokens(adapters.control, envs)
+  const users = createUsers(adapters.control, envs)
   const schemas = createSchemas(adapters.control, envs, config, adapters.schemaRegistry)
   const checkEvents = createSchemaCheck(schemas, envs)
   const checkSent = (env: string, events: readonly EventInput[], where: (i: number) => string) => {
@@ -289,11 +294,12 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
         {
           keys,
           tokens,
+          users,
           envs,
           events: adapters.events,
           log,
-          audit: (events) => incoming.publish(events),
-          extraRoutes: [...extraRoutes, tokensRoutes({ tokens }), meRoute(), auditRoutes({ events: adapters.events })],
+          audit: adapters.audit,
+          extraRoutes: [...extraRoutes, tokensRoutes({ tokens }), meRoute(), auditRoutes({ audit: adapters.audit })],
         },
         { devMode: config.mode === 'dev', signingKey: config.signingKey },
       ).routes,

@@ -113,6 +113,7 @@ export async function startDistributed(
     insights: insights ?? withoutClickHouse(),
     retention: clickhouse?.retention ?? { expire: async () => {} },
     erasure: clickhouse?.erasure ?? withoutClickHouse(),
+    audit: clickhouse?.audit ?? withoutClickHouse(),
     codecs: { ...avro, run: jsonCodec() },
     eventPath: plainEventPath(bus, events),
     openDedupStore: (partition) =>

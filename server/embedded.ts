@@ -12,6 +12,7 @@ import { createRocksRunStore } from '../store/runs-rocksdb.ts'
 import { createRocksRequestStore } from '../store/requests-rocksdb.ts'
 import { expireEmbedded } from '../store/rocksdb-expire.ts'
 import { createRocksErasure } from '../store/rocksdb-erasure.ts'
+import { createRocksAuditStore } from '../store/audit-rocksdb.ts'
 import { createRocksInsights } from '../store/insights-rocksdb.ts'
 import { createRocksDedupStore } from '../dedup/rocksdb.ts'
 import { createRocksRunnerState } from '../runner/rocksdb.ts'
@@ -73,6 +74,7 @@ export async function startEmbedded(
     insights: createRocksInsights(rocks),
     retention: { expire: (plan, options) => expireEmbedded(rocks, plan, options) },
     erasure: createRocksErasure(rocks),
+    audit: createRocksAuditStore(rocks),
     // JSON on the log, so the event store can write each event as the bytes it read (localEventPath).
     codecs: { event: jsonCodec(), stored: jsonCodec(), raw: jsonCodec(), run: jsonCodec() },
     eventPath: {

@@ -81,5 +81,6 @@ ${spec.select(`${db}.${spec.from}_local`)}`,
   view('run_event_keys_mv')
   table('webhook_requests')
   table('removed_webhooks')
+  table('audit_log')
   return steps
 }

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto'
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { SluiceError } from '../core/errors.ts'
+import { settingLabel } from '../config/settings.ts'
 import type { SchemaStep } from './clickhouse-schema.ts'
 import { sqlString } from './clickhouse-sql.ts'
 
@@ -64,7 +65,7 @@ export async function clusterInfo(client: ClickHouseClient, cluster: string): Pr
   if (shards.length === 0) {
     throw new SluiceError(
       'CONFIG_INVALID',
-      `clickhouseCluster (SLUICE_CLICKHOUSE_CLUSTER): the ClickHouse server has no cluster ` +
+      `${settingLabel('clickhouseCluster')}: the ClickHouse server has no cluster ` +
         `${JSON.stringify(cluster)} in its remote_servers`,
     )
   }

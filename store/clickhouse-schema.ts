@@ -17,6 +17,8 @@ export interface TableNames {
   runKeys: string
   requests: string
   removedWebhooks: string
+  /** The audit log (docs/teams.md). */
+  audit: string
   /** The table an `ALTER … DELETE` of requests names, with its `ON CLUSTER` where there is one. */
   requestsMutation: string
   /** `GLOBAL ` on a cluster, for a subquery on a table that is not sharded with the outer one. */
@@ -33,6 +35,7 @@ export function tableNames(database: string, cluster?: string): TableNames {
       runKeys: `${db}.run_keys_local`,
       requests: `${db}.webhook_requests`,
       removedWebhooks: `${db}.removed_webhooks`,
+      audit: `${db}.audit_log`,
       requestsMutation: `${db}.webhook_requests_local ON CLUSTER ${sqlIdentifier(cluster)}`,
       global: 'GLOBAL ',
     }
@@ -44,6 +47,7 @@ export function tableNames(database: string, cluster?: string): TableNames {
     runKeys: `${db}.run_keys`,
     requests: `${db}.webhook_requests`,
     removedWebhooks: `${db}.removed_webhooks`,
+    audit: `${db}.audit_log`,
     requestsMutation: `${db}.webhook_requests`,
     global: '',
   }
@@ -94,6 +98,8 @@ export function schemaSteps(database: string): SchemaStep[] {
     // Tombstones: a deleted webhook's requests disappear from reads at once, while the
     // ALTER … DELETE mutation that erases them runs in the background.
     ['removed_webhooks', createTable(t.removedWebhooks, TABLES.removed_webhooks)],
+    // Who changed what through the REST API (docs/teams.md): written by the api process, kept forever.
+    ['audit_log', createTable(t.audit, TABLES.audit_log)],
   ]
   return steps.map(([table, sql, column]) => ({ sql, table, ...(column && { column }) }))
 }
@@ -220,6 +226,19 @@ const TABLES_ = {
     removed_at UInt64`,
     order: 'webhook_id',
     shardBy: 'cityHash64(webhook_id)',
+  },
+  audit_log: {
+    columns: `    id String,
+    at UInt64,
+    actor_kind String,
+    actor_name String,
+    action String,
+    env String,
+    entry String,
+    at_time DateTime MATERIALIZED ${seconds('at')}`,
+    partition: 'toYYYYMM(at_time)',
+    order: 'id',
+    shardBy: 'cityHash64(id)',
   },
   event_keys_mv: {
     to: 'event_keys',

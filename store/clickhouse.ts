@@ -2,6 +2,8 @@
 // shared by the three, and the schema created (idempotently) before any of them is used.
 // Only store/clickhouse* may import @clickhouse/client (DESIGN.md).
 import { type ClickHouseSettings, createClient } from '@clickhouse/client'
+import type { AuditStore } from './audit-types.ts'
+import { createClickHouseAuditStore } from './clickhouse-audit.ts'
 import type { Logger } from 'pino'
 import { SluiceError } from '../core/errors.ts'
 import type { EventStore } from './types.ts'
@@ -70,6 +72,8 @@ export interface ClickHouseStores {
   retention: RetentionStore
   /** Erasure of one person's data: mutations, waited for (clickhouse-erasure.ts). */
   erasure: ErasureStore
+  /** The audit log (clickhouse-audit.ts). */
+  audit: AuditStore
   /** Whether the server answers now (readiness). */
   reachable(): Promise<boolean>
   /** Why the store cannot write, from the last insert's failure until an insert succeeds (readiness). */
@@ -180,6 +184,7 @@ export async function createClickHouseStores(config: ClickHouseConfig, log: Logg
     }),
     retention: clickHouseRetention(client, config.database, tables),
     erasure: createClickHouseErasure(client, config.database, tables),
+    audit: createClickHouseAuditStore({ client, select, tables, insertSettings }),
     reachable: async () => (await client.ping()).success,
     // The ClickHouse error code only: its message may quote rows.
     writeFailure: () => failure && `cannot write to ${failure.table} (ClickHouse code ${failure.code})`,

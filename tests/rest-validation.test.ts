@@ -44,6 +44,13 @@ const CASES: Record<string, [string, string, unknown, string]> = {
     'body.max_body_bytes: must be integer',
   ],
   'POST /v1/keys': ['POST', '/v1/keys', {}, 'body.env: required'],
+  'POST /v1/auth/login': ['POST', '/v1/auth/login', { email: 'a@example.com' }, 'body.password: required'],
+  'POST /v1/users': [
+    'POST',
+    '/v1/users',
+    { email: 'a@example.com', password: 'short', role: 'viewer' },
+    'body.password: must NOT have fewer than 12 characters',
+  ],
   'GET /v1/audit': ['GET', '/v1/audit?since=yesterday', undefined, 'query.since: must be integer'],
   'POST /v1/tokens': ['POST', '/v1/tokens', { name: 'ci' }, 'body.role: required'],
   'POST /v1/erasures': ['POST', '/v1/erasures', { env: 'production', path: 'data.user.id' }, 'body.value: required'],

@@ -1,5 +1,6 @@
-// The REST API (/v1) as the dashboard calls it: the signing key (kept for the tab's session
-// only) goes in the Authorization header, errors come back as {status, code, error}.
+// The REST API (/v1) as the dashboard calls it: the signing key or an API token (kept for the tab's
+// session only) goes in the Authorization header; without one, a signed-in user's session cookie goes
+// by itself and the CSRF token beside it. Errors come back as {status, code, error}.
 import { signal } from '@preact/signals'
 
 export const signingKey = signal(sessionStorage.getItem('sluice.signingKey') ?? '')
@@ -19,8 +20,17 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A signed-in user's CSRF token (GET /v1/auth/me answers it to the session's cookie): sent with every
+ * call, which a change made with the cookie needs. Kept in memory only; the cookie is HttpOnly.
+ */
+export const csrfToken = signal('')
+/** Bumped by a sign-in or sign-out: every page loads again. */
+export const authEpoch = signal(0)
+
 export function authHeaders(): Record<string, string> {
-  return signingKey.value ? { authorization: `Bearer ${signingKey.value}` } : {}
+  if (signingKey.value) return { authorization: `Bearer ${signingKey.value}` }
+  return csrfToken.value ? { 'x-csrf-token': csrfToken.value } : {}
 }
 
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {

@@ -1,4 +1,5 @@
-import { api, currentEnv, signingKey } from './api.ts'
+import { api, authEpoch, csrfToken, currentEnv, signingKey } from './api.ts'
+import type { Loaded } from './ui/use-api.ts'
 import { useApi } from './ui/use-api.ts'
 
 const NAV = [
@@ -20,7 +21,9 @@ const ADMIN_NAV = [
   ['/audit', 'Audit'],
 ] as const
 
-type Me = { data: { kind: string; name: string | null; role: string; envs: string[] | null } }
+export type Me = {
+  data: { kind: string; name: string | null; role: string; envs: string[] | null; csrf_token?: string }
+}
 
 /** Production, named environments and each active branch environment. */
 function EnvSwitcher() {
@@ -55,8 +58,14 @@ function EnvSwitcher() {
   )
 }
 
-export function Header({ path }: { path: string }) {
-  const me = useApi(() => api<Me>('GET', '/v1/auth/me'), [signingKey.value])
+function signOut() {
+  api('POST', '/v1/auth/logout').finally(() => {
+    csrfToken.value = ''
+    authEpoch.value++
+  })
+}
+
+export function Header({ path, me }: { path: string; me: Loaded<Me> }) {
   const who = me.data?.data
   const nav = who?.role === 'admin' ? [...NAV, ...ADMIN_NAV] : NAV
   return (
@@ -80,12 +89,17 @@ export function Header({ path }: { path: string }) {
         <EnvSwitcher />
         {who && (
           <span id="signed-in" class="signed-in">
-            {who.kind === 'token'
+            {who.kind === 'token' || who.kind === 'user'
               ? `${who.name} (${who.role})`
               : who.kind === 'dev'
                 ? 'dev mode'
                 : 'signing key (admin)'}
           </span>
+        )}
+        {who?.kind === 'user' && !signingKey.value && (
+          <button type="button" id="sign-out" onClick={signOut}>
+            Sign out
+          </button>
         )}
         <label class="signing">
           <span>Signing key or API token</span>

@@ -2,7 +2,9 @@
 import { render } from 'preact'
 import { signal } from '@preact/signals'
 import { useEffect } from 'preact/hooks'
-import { Header } from './header.tsx'
+import { Header, type Me } from './header.tsx'
+import { SignInPage } from './pages/sign-in.tsx'
+import { useApi } from './ui/use-api.ts'
 import { EventsPage } from './pages/events.tsx'
 import { EventPage } from './pages/event.tsx'
 import { FunctionsPage } from './pages/functions.tsx'
@@ -20,7 +22,7 @@ import { SendPage } from './pages/send.tsx'
 import { InsightsPage } from './pages/insights.tsx'
 import { SchemasPage } from './pages/schemas.tsx'
 import { SchemaPage } from './pages/schema.tsx'
-import { currentEnv } from './api.ts'
+import { ApiError, api, csrfToken, currentEnv } from './api.ts'
 import './style.css'
 
 const hash = signal(location.hash)
@@ -90,6 +92,10 @@ function Page({ route }: { route: Route }) {
 
 function App() {
   const route = parse(hash.value)
+  const me = useApi(() => api<Me>('GET', '/v1/auth/me'), [])
+  // After a reload the session's cookie is still there; its CSRF token comes back with who is signed in.
+  if (me.data?.data.csrf_token && me.data.data.csrf_token !== csrfToken.value) csrfToken.value = me.data.data.csrf_token
+  const signIn = me.error instanceof ApiError && me.error.status === 401
   // A new page starts at the top, with focus on its heading for keyboard and screen-reader users.
   useEffect(() => {
     window.scrollTo(0, 0)
@@ -108,9 +114,9 @@ function App() {
       >
         Skip to content
       </a>
-      <Header path={route.path} />
+      <Header path={route.path} me={me} />
       <main id="main" tabIndex={-1}>
-        <Page route={route} />
+        {signIn ? <SignInPage /> : <Page route={route} />}
       </main>
     </>
   )

@@ -16,11 +16,15 @@ const rest = async (method: string, path: string, body?: unknown) => {
 const send = (key: string, headers: Record<string, string> = {}) =>
   postJson(`${server.url}/e/${key}`, { name: 'k/test', data: {} }, headers)
 
-t.test('the REST API needs the signing key', async (t) => {
+t.test('the REST API needs the signing key (or a token, or a session)', async (t) => {
   const none = await getJson(`${server.url}/v1/keys`)
   t.same(none, {
     status: 401,
-    body: { status: 401, code: 'UNAUTHORIZED', error: 'authorization: expected "Bearer <signing key>"' },
+    body: {
+      status: 401,
+      code: 'UNAUTHORIZED',
+      error: 'authorization: expected "Bearer <signing key or API token>", or a signed-in session',
+    },
   })
   t.equal((await getJson(`${server.url}/v1/keys`, { authorization: 'Bearer wrong' })).status, 401)
   t.equal((await rest('GET', '/v1/keys')).status, 200)

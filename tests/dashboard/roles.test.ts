@@ -38,3 +38,49 @@ t.test('an admin hands out a viewer token; the viewer sees what a viewer may do'
     'no script errors',
   )
 })
+
+t.test('a user signs in with a password, acts within their role, and signs out', async (t) => {
+  await ensureDashboardBuilt()
+  const browser = await launchChromium()
+  t.teardown(() => browser.close())
+  const server = await startServer({ mode: 'start' })
+  t.teardown(() => server.stop())
+  const password = 'a password long enough'
+  const added = await fetch(`${server.url}/v1/users`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TEST_SIGNING_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'ana@example.com', password, role: 'editor' }),
+  })
+  t.equal(added.status, 201)
+  const page = await openPage(t, browser, `${server.url}/dashboard/#/keys`, 'desktop')
+  await page.waitForSelector('#sign-in')
+  t.pass('the sign-in page, without a key or a session')
+  await page.fill('#sign-in input[name=email]', 'ana@example.com')
+  await page.fill('#sign-in input[name=password]', 'not the password')
+  await page.click('#sign-in button[type=submit]')
+  await page.waitForSelector('#sign-in [role=alert]:has-text("LOGIN_FAILED")')
+  t.pass('a wrong password is refused')
+  await page.fill('#sign-in input[name=password]', password)
+  await page.click('#sign-in button[type=submit]')
+  await page.waitForSelector('#signed-in:has-text("ana@example.com (editor)")')
+  t.notOk(await page.isVisible('nav a:has-text("Tokens")'), 'an editor does not see the admin pages')
+  await page.click('#create-key button[type=submit]')
+  await page.waitForSelector('#new-key')
+  t.pass('a change made with the session (its CSRF token sent) is done')
+  await page.reload()
+  await page.waitForSelector('#signed-in:has-text("ana@example.com (editor)")')
+  t.pass('the session outlives a reload')
+  await page.click('#sign-out')
+  await page.waitForSelector('#sign-in')
+  t.pass('signed out')
+  const cookies = await page.context().cookies()
+  t.notOk(
+    cookies.some((c) => c.name === 'sluice_session' && c.value !== ''),
+    'the cookie is gone',
+  )
+  t.same(
+    errorsOf(page).filter((e) => !/401|UNAUTHORIZED|LOGIN_FAILED/.test(e)),
+    [],
+    'no script errors',
+  )
+})

@@ -96,11 +96,10 @@ t.test('sluice start', async (t) => {
     }
     for (const route of PUBLIC_ROUTES) {
       const [method, pattern] = route.split(' ')
-      t.ok(
-        (await server.inject({ method: method as 'GET', url: pattern.replace(':file', 'index.html') })).statusCode <
-          400,
-        `${route} is public`,
-      )
+      const answer = await server.inject({ method: method as 'GET', url: pattern.replace(':file', 'index.html') })
+      // Signing in asks for no credential; without a body it is a 400 naming the field, not a 401.
+      const open = method === 'POST' ? answer.statusCode === 400 : answer.statusCode < 400
+      t.ok(open, `${route} is public`)
     }
   })
 

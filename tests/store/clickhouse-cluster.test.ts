@@ -48,6 +48,7 @@ t.test(
     t.same(
       local.map((r) => r.name),
       [
+        'audit_log_local',
         'event_keys_local',
         'events_local',
         'removed_webhooks_local',
@@ -105,10 +106,10 @@ t.test(
 t.test('a restart creates nothing twice, also after a start that stopped halfway, and logs no error', async (t) => {
   const db = await openTestDatabase('sluice_restart', a.url, { cluster: CLUSTERS.sharded })
   t.teardown(() => db.close())
-  // Half done: the last two statements (removed_webhooks' local and Distributed tables) never ran.
+  // Half done: the last two statements (audit_log's local and Distributed tables) never ran.
   const on = `ON CLUSTER ${CLUSTERS.sharded}`
-  await db.sql.command({ query: `DROP TABLE ${db.database}.removed_webhooks ${on}` })
-  await db.sql.command({ query: `DROP TABLE ${db.database}.removed_webhooks_local ${on}` })
+  await db.sql.command({ query: `DROP TABLE ${db.database}.audit_log ${on}` })
+  await db.sql.command({ query: `DROP TABLE ${db.database}.audit_log_local ${on}` })
   const logged: Array<{ level: number; msg: string; created?: number }> = []
   const log = pino({ level: 'debug' }, { write: (line: string) => logged.push(JSON.parse(line)) })
   const config = { url: a.url, database: db.database, limits: queryLimits(DEFAULTS), cluster: CLUSTERS.sharded }
@@ -133,7 +134,7 @@ t.test('a cluster the servers do not know is refused at start, naming the settin
   const config = { url: a.url, database: 'sluice_nowhere', limits: queryLimits(DEFAULTS), cluster: 'nowhere' }
   await t.rejects(createClickHouseStores(config, pino({ level: 'silent' })), {
     code: 'CONFIG_INVALID',
-    message: /clickhouseCluster \(SLUICE_CLICKHOUSE_CLUSTER\).*"nowhere"/,
+    message: /clickhouseCluster \(--clickhouse-cluster \/ SLUICE_CLICKHOUSE_CLUSTER\).*"nowhere"/,
   })
 })
 

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks'
-import { currentEnv, signingKey } from '../api.ts'
+import { authEpoch, currentEnv, signingKey } from '../api.ts'
 
 export interface Loaded<T> {
   data?: T
@@ -14,6 +14,7 @@ export function useApi<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   const [tick, setTick] = useState(0)
   const key = signingKey.value
   const env = currentEnv.value
+  const epoch = authEpoch.value
   useEffect(() => {
     let current = true
     setState((s) => ({ ...s, loading: true }))
@@ -24,6 +25,6 @@ export function useApi<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     return () => {
       current = false
     }
-  }, [...deps, key, env, tick])
+  }, [...deps, key, env, epoch, tick])
   return { ...state, reload: useCallback(() => setTick((t) => t + 1), []) }
 }
