@@ -16,6 +16,8 @@ import type { Tokens } from '../control/tokens.ts'
 import type { Users } from '../control/users.ts'
 import fastifyCookie from '@fastify/cookie'
 import { usersRoutes } from './users.ts'
+import { oidcRoutes, type OidcSettings } from './oidc.ts'
+import type { ControlStore } from '../control/types.ts'
 import { auditHooks } from './audit.ts'
 import type { AuditStore } from '../store/audit-types.ts'
 import { presentEnv, presentEvent, presentKey } from './present.ts'
@@ -40,6 +42,7 @@ export interface ApiDeps {
   keys: Keys
   tokens: Tokens
   users: Users
+  control: ControlStore
   /** Where audit entries go (api/audit.ts). */
   audit?: AuditStore
   envs: Envs
@@ -50,6 +53,8 @@ export interface ApiDeps {
 export interface ApiConfig {
   devMode: boolean
   signingKey?: string
+  /** Single sign-on, when configured (api/oidc.ts). */
+  oidc?: OidcSettings
 }
 
 const NameParams = Type.Object({ name: Type.String({ description: 'Environment name' }) })
@@ -79,7 +84,9 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
         app.addHook('onSend', audit.onSend)
         app.addHook('onResponse', audit.onResponse)
       }
-      await usersRoutes({ users: deps.users, audit: audit?.write ?? (() => {}) })(app)
+      const auditWrite = audit?.write ?? (() => {})
+      await usersRoutes({ users: deps.users, audit: auditWrite })(app)
+      await oidcRoutes({ settings: config.oidc, users: deps.users, control: deps.control, audit: auditWrite })(app)
       const tags = ['Environments']
       app.get(
         '/v1/envs',
@@ -91,10 +98,20 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
             response: { 200: List(Env), ...errors(401) },
           },
         },
-        async () => ({
-          data: deps.envs.list().map((e) => presentEnv(deps.envs.inherited(e))),
-          metadata: {},
-        }),
+        async (request) => {
+          // A user or token narrowed to environments sees those (and, with `branch`, the branch ones).
+          const p = request.principal
+          const narrowed = p && (p.kind === 'token' || p.kind === 'user') ? p.envs : undefined
+          const visible = (e: { name: string; kind: string }) =>
+            !narrowed || narrowed.includes(e.name) || (narrowed.includes(BRANCH_GROUP) && e.kind === 'branch')
+          return {
+            data: deps.envs
+              .list()
+              .filter(visible)
+              .map((e) => presentEnv(deps.envs.inherited(e))),
+            metadata: {},
+          }
+        },
       )
       app.post<{ Body: Static<typeof CreateEnv> }>(
         '/v1/envs',

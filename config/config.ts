@@ -76,6 +76,9 @@ function checkPairs(config: Config): void {
       throw new SluiceError('CONFIG_INVALID', `${settingLabel(other)}: required with ${settingLabel(field)}: ${why}`)
     }
   }
+  need('oidcIssuer', 'oidcClientId', 'SSO signs in as a client of the provider')
+  need('oidcIssuer', 'oidcClientSecret', 'SSO signs in as a client of the provider')
+  need('oidcIssuer', 'publicUrl', 'the provider sends browsers back to it')
   need('kafkaSaslMechanism', 'kafkaUsername', 'SASL signs in with a user name')
   need('kafkaSaslMechanism', 'kafkaPassword', 'SASL signs in with a password')
   need('kafkaUsername', 'kafkaSaslMechanism', 'say which SASL mechanism the brokers take')

@@ -29,6 +29,22 @@ export const PROCESS_SETTINGS = {
     secret: true,
     doc: 'Bearer key of the REST API; required by sluice start (sluice dev leaves the API open).',
   }),
+  // Single sign-on (OpenID Connect, authorization code with PKCE: api/oidc.ts, docs/teams.md).
+  oidcIssuer: text({
+    env: 'SLUICE_OIDC_ISSUER',
+    doc: "SSO: the OpenID Provider's issuer URL; set, the dashboard offers Sign in with SSO.",
+  }),
+  oidcClientId: text({ env: 'SLUICE_OIDC_CLIENT_ID', doc: "SSO: Sluice's client ID at the provider." }),
+  oidcClientSecret: text({ env: 'SLUICE_OIDC_CLIENT_SECRET', secret: true, doc: "SSO: the client's secret." }),
+  oidcRoleClaim: text({
+    env: 'SLUICE_OIDC_ROLE_CLAIM',
+    default: 'sluice_role',
+    doc: 'SSO: the ID token claim giving the role, and environments: editor, or editor:staging,qa.',
+  }),
+  publicUrl: text({
+    env: 'SLUICE_PUBLIC_URL',
+    doc: "The URL browsers reach Sluice at (SSO's redirect URI is its /v1/auth/oidc/callback).",
+  }),
   logLevel: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     env: 'SLUICE_LOG_LEVEL',
     default: 'info',

@@ -96,6 +96,15 @@ export interface SessionDoc {
   expiresAt: number
 }
 
+/** A single sign-on under way (api/oidc.ts): by the sha256 of its `state`, for ten minutes, used once. */
+export interface OidcLoginDoc {
+  id: string
+  /** The PKCE code verifier and the nonce the ID token must carry. */
+  verifier: string
+  nonce: string
+  expiresAt: number
+}
+
 /** When a token was last used, to the minute: a document of its own, so that a use never brings back a deleted token. */
 export interface TokenUseDoc {
   id: string
@@ -375,6 +384,7 @@ export interface ControlDocs {
   tokenUse: TokenUseDoc
   user: UserDoc
   session: SessionDoc
+  oidcLogin: OidcLoginDoc
   app: AppDoc
   schema: SchemaDoc
 }

@@ -121,6 +121,16 @@ export const errorCatalogue = {
     retriable: true,
     message: 'Too many failed sign-ins for this account or address; retry after Retry-After seconds',
   },
+  SSO_FAILED: {
+    statusCode: 401,
+    retriable: false,
+    message: 'Single sign-on did not complete: the provider refused it, or its answer could not be checked',
+  },
+  SSO_ROLE_MISSING: {
+    statusCode: 403,
+    retriable: false,
+    message: "The provider's ID token gives no role Sluice knows (the role claim, SLUICE_OIDC_ROLE_CLAIM)",
+  },
   CSRF_TOKEN_INVALID: {
     statusCode: 403,
     retriable: false,

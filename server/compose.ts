@@ -54,6 +54,7 @@ import { createOpsServer } from '../api/ops-server.ts'
 import { signingKeyGuard } from '../api/auth.ts'
 import { createTokens } from '../control/tokens.ts'
 import { createUsers } from '../control/users.ts'
+import { oidcSettingsOf } from '../api/oidc.ts'
 import type { AuditStore } from '../store/audit-types.ts'
 import { meRoute, tokensRoutes } from '../api/tokens.ts'
 import { auditRoutes } from '../api/audit.ts'
@@ -295,13 +296,14 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
           keys,
           tokens,
           users,
+          control: adapters.control,
           envs,
           events: adapters.events,
           log,
           audit: adapters.audit,
           extraRoutes: [...extraRoutes, tokensRoutes({ tokens }), meRoute(), auditRoutes({ audit: adapters.audit })],
         },
-        { devMode: config.mode === 'dev', signingKey: config.signingKey },
+        { devMode: config.mode === 'dev', signingKey: config.signingKey, oidc: oidcSettingsOf(config) },
       ).routes,
     )
     http.push(dashboardRoutes)

@@ -28,6 +28,7 @@ t.test('every served API route is documented, and every documented route is serv
 // Actions named by their URL alone.
 const BODYLESS = new Set([
   'POST /v1/envs/{name}/archive',
+  'POST /v1/auth/logout',
   'POST /v1/webhooks/{id}/requests/{rid}/replay',
   'POST /v1/events/{id}/replay',
   'POST /v1/runs/{id}/retry',

@@ -96,6 +96,9 @@ function App() {
   // After a reload the session's cookie is still there; its CSRF token comes back with who is signed in.
   if (me.data?.data.csrf_token && me.data.data.csrf_token !== csrfToken.value) csrfToken.value = me.data.data.csrf_token
   const signIn = me.error instanceof ApiError && me.error.status === 401
+  // Narrowed to environments: the header's choice starts at one of them, as every list names one.
+  const own = me.data?.data.envs
+  if (own && own.length > 0 && !own.includes(currentEnv.value)) currentEnv.value = own[0]
   // A new page starts at the top, with focus on its heading for keyboard and screen-reader users.
   useEffect(() => {
     window.scrollTo(0, 0)

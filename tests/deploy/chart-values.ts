@@ -100,6 +100,46 @@ export const CHART_VALUES: Record<string, ChartValue> = {
     role: 'sink',
     expected: 3,
   },
+  publicUrl: {
+    setting: 'publicUrl',
+    set: ['publicUrl=https://sluice.example.com'],
+    role: 'api',
+    expected: 'https://sluice.example.com',
+  },
+  'sso.issuer': {
+    setting: 'oidcIssuer',
+    set: [
+      'sso.issuer=https://id.example.com',
+      'sso.clientId=sluice-prod',
+      'sso.existingSecret=sluice-sso',
+      'publicUrl=https://sluice.example.com',
+    ],
+    role: 'api',
+    expected: 'https://id.example.com',
+  },
+  'sso.clientId': {
+    setting: 'oidcClientId',
+    set: [
+      'sso.issuer=https://id.example.com',
+      'sso.clientId=sluice-prod',
+      'sso.existingSecret=sluice-sso',
+      'publicUrl=https://sluice.example.com',
+    ],
+    role: 'api',
+    expected: 'sluice-prod',
+  },
+  'sso.roleClaim': {
+    setting: 'oidcRoleClaim',
+    set: [
+      'sso.issuer=https://id.example.com',
+      'sso.clientId=sluice-prod',
+      'sso.existingSecret=sluice-sso',
+      'publicUrl=https://sluice.example.com',
+      'sso.roleClaim=groups_role',
+    ],
+    role: 'api',
+    expected: 'groups_role',
+  },
   'schemaRegistry.url': {
     setting: 'schemaRegistryUrl',
     set: ['schemaRegistry.url=http://registry:8081'],

@@ -8,6 +8,7 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /v1/openapi.json',
   // Signing in: the email and password are the credential (api/users.ts).
   'POST /v1/auth/login',
+  'GET /v1/auth/providers',
   'GET /',
   'GET /dashboard',
   'GET /dashboard/:file',

@@ -180,7 +180,7 @@ for (const { url } of clickHouseServers()) {
       t.equal((await requests.list({ webhookId, limit: 100 })).requests.length, 2, 'and hid none of them')
       t.equal(
         await scalar(db, `SELECT count() AS n FROM system.tables WHERE database = '${db.database}'`),
-        9,
+        10,
         'every table and view still there',
       )
     },

@@ -1,11 +1,14 @@
 // Sign-in: shown when the server asks who is calling (401) and no signing key or token is set. An
 // email and a password start a session (POST /v1/auth/login sets an HttpOnly cookie); the CSRF token it
-// answers goes with every call after. Machines and the server's owner use the header's key field.
+// answers goes with every call after; or through the OpenID Provider ("Sign in with SSO"), which
+// comes back with the cookie set. Machines and the server's owner use the header's key field.
 import { useState } from 'preact/hooks'
 import { api, authEpoch, csrfToken } from '../api.ts'
 import { ErrorMessage } from '../ui/common.tsx'
+import { useApi } from '../ui/use-api.ts'
 
 export function SignInPage() {
+  const providers = useApi(() => api<{ data: { sso: boolean } }>('GET', '/v1/auth/providers'), [])
   const [error, setError] = useState<Error>()
   const [busy, setBusy] = useState(false)
   const submit = (e: Event) => {
@@ -29,6 +32,13 @@ export function SignInPage() {
   return (
     <>
       <h1 tabIndex={-1}>Sign in</h1>
+      {providers.data?.data.sso && (
+        <p>
+          <a id="sso" class="button" href="/v1/auth/oidc/login">
+            Sign in with SSO
+          </a>
+        </p>
+      )}
       <form id="sign-in" class="inline-form" onSubmit={submit} aria-label="Sign in">
         <label>
           Email

@@ -102,6 +102,16 @@ global env, then the role's env (the later wins). (dict "root" $ "name" $role "s
 {{- if .insertQuorum }}{{ $_ := set $env "SLUICE_CLICKHOUSE_INSERT_QUORUM" .insertQuorum }}{{ end -}}
 {{- end -}}
 {{- if $v.schemaRegistry.url }}{{ $_ := set $env "SLUICE_SCHEMA_REGISTRY_URL" $v.schemaRegistry.url }}{{ end -}}
+{{- if $v.publicUrl }}{{ $_ := set $env "SLUICE_PUBLIC_URL" $v.publicUrl }}{{ end -}}
+{{- with $v.sso -}}
+{{- if .issuer -}}
+{{- $_ := set $env "SLUICE_OIDC_ISSUER" .issuer -}}
+{{- $_ := set $env "SLUICE_OIDC_CLIENT_ID" (required "sso.clientId is required with sso.issuer" .clientId) -}}
+{{- $_ := set $env "SLUICE_OIDC_CLIENT_SECRET_FILE" (printf "%s/oidc-client-secret" $dir) -}}
+{{- $_ := set $env "SLUICE_OIDC_ROLE_CLAIM" .roleClaim -}}
+{{- $_ := required "publicUrl is required with sso.issuer: the provider sends browsers back to it" $v.publicUrl -}}
+{{- end -}}
+{{- end -}}
 {{- if $v.schemaRegistry.existingSecret }}{{ $_ := set $env "SLUICE_SCHEMA_REGISTRY_PASSWORD_FILE" (printf "%s/schema-registry-password" $dir) }}{{ end -}}
 {{- $reserved := include "sluice.reservedEnv" .root | fromJsonArray -}}
 {{- range $source := list (dict "at" "env" "env" $v.env) (dict "at" (printf "roles.%s.env" $.name) "env" (.spec.env | default dict)) -}}
@@ -147,5 +157,6 @@ global env, then the role's env (the later wins). (dict "root" $ "name" $role "s
 {{- if $v.clickhouse.existingSecret }}{{ $files = append $files (list $v.clickhouse.existingSecret $v.clickhouse.passwordKey "clickhouse-password") }}{{ end -}}
 {{- if $v.clickhouse.caSecret }}{{ $files = append $files (list $v.clickhouse.caSecret $v.clickhouse.caKey "clickhouse-ca.pem") }}{{ end -}}
 {{- if $v.schemaRegistry.existingSecret }}{{ $files = append $files (list $v.schemaRegistry.existingSecret $v.schemaRegistry.passwordKey "schema-registry-password") }}{{ end -}}
+{{- if $v.sso.issuer }}{{ $files = append $files (list (required "sso.existingSecret: SSO needs a Secret with the client secret" $v.sso.existingSecret) $v.sso.clientSecretKey "oidc-client-secret") }}{{ end -}}
 {{- toJson $files -}}
 {{- end -}}
