@@ -15,6 +15,7 @@ import type { RunDoc } from '../core/run-doc.ts'
 import type { BulkJobDoc, ControlStore, FunctionDoc } from '../control/types.ts'
 import { cancelSignal, isCancellable } from '../core/run-cancel.ts'
 import { retryOfFailedRun } from '../core/run-retry.ts'
+import { runEvents } from './run-events.ts'
 import type { RunStore } from '../store/runs-types.ts'
 import type { EventStore } from '../store/types.ts'
 import { page } from './bulk-filter.ts'
@@ -41,9 +42,9 @@ export function createBulkWorker(deps: BulkWorkerDeps) {
 
   async function act(job: BulkJobDoc, run: RunDoc): Promise<boolean> {
     const fn = deps.functionOf(run.env, run.functionId)
-    const stored = await deps.events.getEvent(run.eventId)
-    if (!stored) return false
-    const { duplicateOf: _, ...event } = stored
+    const started = await runEvents(deps.events, run)
+    if (!started) return false
+    const { event, events } = started
     const routeKey = fn ? deps.routeKeyOf(fn, event) : undefined
     const route = routeKey === undefined ? {} : { routeKey }
     const target = deps.functionRuns({ env: run.env, key: run.functionId })
@@ -54,7 +55,7 @@ export function createBulkWorker(deps: BulkWorkerDeps) {
     }
     if (job.mode === 'retry') {
       if (run.status !== 'failed') return false
-      const { record, snapshot } = retryOfFailedRun(run, event)
+      const { record, snapshot } = retryOfFailedRun(run, event, events)
       await target.publish([{ ...record, ...route }])
       await deps.snapshots.publish([snapshot])
       return true
@@ -62,6 +63,8 @@ export function createBulkWorker(deps: BulkWorkerDeps) {
     if (!fn) return false // the function is no longer served: nothing would run it
     const record = {
       ...firstRecord(event, run.functionId, Date.now()),
+      // A batch run replays whole: its events, not gathered again with live ones (runner/gate.ts).
+      ...(events && { events }),
       runId: replayRunId(job.id, run.runId),
       ...route,
     }

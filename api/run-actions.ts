@@ -10,6 +10,7 @@ import { isUlid } from '../core/ids.ts'
 import type { FunctionRecord } from '../core/run-record.ts'
 import type { EventRecord } from '../core/event.ts'
 import { retryOfFailedRun } from '../core/run-retry.ts'
+import { runEvents } from './run-events.ts'
 import { cancelSignal, isCancellable } from '../core/run-cancel.ts'
 import type { RunDoc, RunStore } from '../store/runs-types.ts'
 import type { EventStore } from '../store/types.ts'
@@ -76,14 +77,14 @@ export function runActionsRoutes(deps: RunActionsDeps) {
         if (!run) throw new SluiceError('NOT_FOUND', `run "${id}" does not exist (or is not stored yet)`)
         if (run.status !== 'failed')
           throw new SluiceError('RUN_NOT_RETRIABLE', `run "${id}" is ${run.status}: only a failed run can be retried`)
-        const stored = await deps.events.getEvent(run.eventId)
-        if (!stored)
+        const started = await runEvents(deps.events, run)
+        if (!started)
           throw new SluiceError(
             'NOT_FOUND',
             `event "${run.eventId}" of run "${id}" is not stored: the run cannot be retried`,
           )
-        const { duplicateOf: _, ...event } = stored
-        const { record, snapshot } = retryOfFailedRun(run, event)
+        const { event, events } = started
+        const { record, snapshot } = retryOfFailedRun(run, event, events)
         const routeKey = deps.routeKeyOf(run, event)
         if (routeKey !== undefined) record.routeKey = routeKey
         // The record first: once it is durable the retry happens, whatever becomes of the snapshot.

@@ -10,7 +10,12 @@ import type { EventRecord } from './event.ts'
 import type { RunDoc } from './run-doc.ts'
 import type { RunRecord } from './run-record.ts'
 
-export function retryOfFailedRun(run: RunDoc, event: EventRecord): { record: RunRecord; snapshot: RunDoc } {
+export function retryOfFailedRun(
+  run: RunDoc,
+  event: EventRecord,
+  /** A batch run's events, all of them: the retry runs with the batch it had. */
+  events?: EventRecord[],
+): { record: RunRecord; snapshot: RunDoc } {
   if (run.status !== 'failed') throw new Error(`retryOfFailedRun: run ${run.runId} is ${run.status}`)
   // A failed run's snapshot has version 2·seq + 2 (runner/ARCHITECTURE.md), seq that of the failed record.
   const seq = run.version / 2
@@ -22,6 +27,7 @@ export function retryOfFailedRun(run: RunDoc, event: EventRecord): { record: Run
     functionId: run.functionId,
     env: run.env,
     event,
+    ...(events && { events }),
     seq,
     attempt: 0,
     attempts: run.attempts + 1,

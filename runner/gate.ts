@@ -68,7 +68,8 @@ export function createGate(fn: FunctionSpec, flow: FlowControl) {
       }
     }
     if (flow.debounce && keys.debounce !== undefined) return debounce(run, view, nowMs)
-    if (flow.batchEvents && keys.batch !== undefined) {
+    // A run that has its batch already (a replay of one) runs with it, not gathered again.
+    if (flow.batchEvents && keys.batch !== undefined && !record.events) {
       if (batchFilter?.ok && !batchFilter.value({ event: asBinding(record.event) }))
         return { kind: 'admit', record: run }
       return batch(run, view, nowMs)

@@ -147,6 +147,34 @@ export function flowSuite(t: Test, target: () => FlowTarget, timeoutMs = 30_000)
     },
   )
 
+  t.test('a batch run replayed runs again with all its events, not one, not live ones', async (t) => {
+    const { apiUrl, headers } = target()
+    const tag = unique()
+    const ns = [1, 2, 3].map((i) => `${tag}-${i}`)
+    const ids = await send(
+      'flow/batched-failing',
+      ns.map((n) => ({ n })),
+    )
+    const [failed] = await finalRuns(ids, 'flow-batched-failing', 1)
+    const all = `failed with 3 events: ${[...ns].sort().join(',')}`
+    t.match(failed, { status: 'failed', error: { message: all } })
+    const filter = {
+      function: 'flow-batched-failing',
+      status: 'failed',
+      queued_after: Date.parse(failed.queued_at) - 1,
+    }
+    const replay = await postJson(`${apiUrl}/v1/runs/bulk`, { action: 'replay', mode: 'new', filter }, headers)
+    t.equal(replay.status, 202)
+    const replayed = await eventually(async () => {
+      const runs = (await runsOf(ids[0], 'flow-batched-failing')).filter(
+        (r: any) => r.run_id !== failed.run_id && FINAL.has(r.status),
+      )
+      return runs.length > 0 ? runs[0] : undefined
+    }, timeoutMs)
+    t.match(replayed, { status: 'failed', error: { message: all } }, 'the replay had the three events')
+    t.equal(replayed.event_ids.length, 3, 'and lists them')
+  })
+
   t.test('priority: with one run at a time, a VIP queued later runs before those queued earlier', async (t) => {
     const tag = unique()
     const ids = await send('flow/prioritized', [
