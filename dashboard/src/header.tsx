@@ -17,6 +17,7 @@ const NAV = [
 ] as const
 /** Shown to admins only (GET /v1/auth/me). */
 const ADMIN_NAV = [
+  ['/users', 'Users'],
   ['/tokens', 'Tokens'],
   ['/audit', 'Audit'],
 ] as const

@@ -16,6 +16,7 @@ import { IncidentsPage } from './pages/incidents.tsx'
 import { WebhookPage } from './pages/webhook.tsx'
 import { KeysPage } from './pages/keys.tsx'
 import { TokensPage } from './pages/tokens.tsx'
+import { UsersPage } from './pages/users.tsx'
 import { AuditPage } from './pages/audit.tsx'
 import { EnvsPage } from './pages/envs.tsx'
 import { SendPage } from './pages/send.tsx'
@@ -77,6 +78,8 @@ function Page({ route }: { route: Route }) {
       return <KeysPage />
     case '/tokens':
       return <TokensPage />
+    case '/users':
+      return <UsersPage />
     case '/audit':
       return <AuditPage />
     case '/envs':

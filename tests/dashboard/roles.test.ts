@@ -46,12 +46,18 @@ t.test('a user signs in with a password, acts within their role, and signs out',
   const server = await startServer({ mode: 'start' })
   t.teardown(() => server.stop())
   const password = 'a password long enough'
-  const added = await fetch(`${server.url}/v1/users`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TEST_SIGNING_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'ana@example.com', password, role: 'editor' }),
-  })
-  t.equal(added.status, 201)
+  // An admin (the signing key) adds her on the Users page; another tab is hers.
+  const adminPage = await openPage(t, browser, `${server.url}/dashboard/#/users`, 'desktop')
+  await adminPage.fill('#signing-key', TEST_SIGNING_KEY)
+  await adminPage.press('#signing-key', 'Enter')
+  await adminPage.waitForSelector('#add-user')
+  await adminPage.fill('#add-user input[name=email]', 'ana@example.com')
+  await adminPage.fill('#add-user input[name=password]', password)
+  await adminPage.selectOption('#add-user select[name=role]', 'editor')
+  await adminPage.click('#add-user button[type=submit]')
+  await adminPage.waitForSelector('#users:has-text("ana@example.com")')
+  t.notOk((await adminPage.textContent('main'))!.includes(password), 'the password is not shown')
+  // A page of its own context (Playwright's newPage): no key, no cookie.
   const page = await openPage(t, browser, `${server.url}/dashboard/#/keys`, 'desktop')
   await page.waitForSelector('#sign-in')
   t.pass('the sign-in page, without a key or a session')
