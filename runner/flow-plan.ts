@@ -126,7 +126,7 @@ export function planQueued(
   nowMs: number,
 ): Extract<Action, { kind: 'skip' | 'finish' | 'execute' }> {
   if (record.seq <= mark.seq) return { kind: 'skip', why: 'duplicate' }
-  if (mark.state === 'ended') return { kind: 'skip', why: 'run ended' }
+  // A record past an ended run's mark is its retry (core/run-retry.ts): it runs, as without flow control.
   if (cause) return { kind: 'finish', record, outcome: cancelled(record, cause, nowMs) }
   return { kind: 'execute', record, of: record }
 }

@@ -147,7 +147,7 @@ export function flowSuite(t: Test, target: () => FlowTarget, timeoutMs = 30_000)
     },
   )
 
-  t.test('a batch run replayed runs again with all its events, not one, not live ones', async (t) => {
+  t.test('a batch run replayed or retried runs again with all its events, not one, not live ones', async (t) => {
     const { apiUrl, headers } = target()
     const tag = unique()
     const ns = [1, 2, 3].map((i) => `${tag}-${i}`)
@@ -173,6 +173,13 @@ export function flowSuite(t: Test, target: () => FlowTarget, timeoutMs = 30_000)
     }, timeoutMs)
     t.match(replayed, { status: 'failed', error: { message: all } }, 'the replay had the three events')
     t.equal(replayed.event_ids.length, 3, 'and lists them')
+    const retry = await postJson(`${apiUrl}/v1/runs/${failed.run_id}/retry`, {}, headers)
+    t.equal(retry.status, 202)
+    const retried = await eventually(async () => {
+      const run = (await rest(`/v1/runs/${failed.run_id}`)).data
+      return run.attempts > failed.attempts && FINAL.has(run.status) ? run : undefined
+    }, timeoutMs)
+    t.match(retried, { status: 'failed', error: { message: all } }, 'the retry had the three events')
   })
 
   t.test('priority: with one run at a time, a VIP queued later runs before those queued earlier', async (t) => {

@@ -204,12 +204,16 @@ t.test('cancel: nothing pending nor executing marks the run cancelling', async (
   ]),
 )
 
-t.test('admitted: executed, dropped as a duplicate or for a run that ended, or ended by a cancel', async (t) => {
-  t.match(planQueued(mark(0), undefined, r1, NOW), { kind: 'execute', record: r1 })
-  t.match(planQueued(mark(1), undefined, r1, NOW), { kind: 'skip', why: 'duplicate' })
-  t.match(planQueued(mark(0, 'ended'), undefined, r1, NOW), { kind: 'skip', why: 'run ended' })
-  t.match(planQueued(mark(0), { kind: 'api' }, r1, NOW), { kind: 'finish', outcome: { kind: 'cancelled' } })
-})
+t.test(
+  'admitted: executed, dropped as a duplicate, a retry of an ended run executed, or ended by a cancel',
+  async (t) => {
+    t.match(planQueued(mark(0), undefined, r1, NOW), { kind: 'execute', record: r1 })
+    t.match(planQueued(mark(1), undefined, r1, NOW), { kind: 'skip', why: 'duplicate' })
+    t.match(planQueued(mark(1, 'ended'), undefined, r1, NOW), { kind: 'skip', why: 'duplicate' })
+    t.match(planQueued(mark(0, 'ended'), undefined, r1, NOW), { kind: 'execute', record: r1 }, 'a retry runs')
+    t.match(planQueued(mark(0), { kind: 'api' }, r1, NOW), { kind: 'finish', outcome: { kind: 'cancelled' } })
+  },
+)
 
 t.test('admitted: the mark after its outcome, cancelling when a cancel arrived meanwhile', async (t) => {
   const next = { kind: 'continue' as const, next: { ...r1, seq: 2 } }
