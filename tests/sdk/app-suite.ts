@@ -56,11 +56,12 @@ export async function appSuite(t: Test, s: SuiteTarget): Promise<void> {
   await send('sdk/retry', {})
   await send('sdk/concurrency', { id: 'c-1', key: 'k' })
   await send('sdk/throttle', { id: 't-1', key: 'k' })
-  // Apart, as a burst of real events is: across Kafka's partitions, events sent within a few
-  // milliseconds of each other may reach the router in another order.
+  // Apart, as a burst of real events is: across Kafka's partitions, events sent close together may
+  // reach the router in another order (one partition's fetch can lag another's; a
+  // CI run once saw d-2 last with 300 ms between them). 700 ms stays well inside the 2 s period.
   for (const id of ['d-1', 'd-2', 'd-3']) {
     await send('sdk/debounce', { id, key: 'k' })
-    await new Promise((r) => setTimeout(r, 300))
+    await new Promise((r) => setTimeout(r, 700))
   }
   for (const id of ['i-1', 'i-2']) await send('sdk/idempotency', { id, key: 'same' })
   for (const id of ['b-1', 'b-2', 'b-3']) await send('sdk/batch', { id })
