@@ -81,6 +81,9 @@ export function createGate(fn: FunctionSpec, flow: FlowControl) {
   async function debounce(run: RunRecord, view: FlowView, nowMs: number): Promise<Gate> {
     const key = `debounce\0${run.flow!.debounce}`
     const pending = await view.get<{ record: RunRecord; firstAt: number }>(key)
+    // Events of one key may come here out of the order they were accepted in (distributed mode: through
+    // different partitions). The last accepted wins: one accepted earlier than the waiting one is taken.
+    if (pending && pending.record.event.internalId > run.event.internalId) return { kind: 'gathered' }
     const firstAt = pending?.firstAt ?? nowMs
     const { periodMs, timeoutMs } = flow.debounce!
     const dueAt = Math.min(nowMs + periodMs, timeoutMs === undefined ? Number.POSITIVE_INFINITY : firstAt + timeoutMs)
