@@ -2,28 +2,15 @@
 // events of one key come out of the order they were accepted in (in distributed mode they may, through
 // different partitions of the incoming topic).
 import t from 'tap'
-import { newUlid } from '../../core/ids.ts'
 import type { EventRecord } from '../../core/event.ts'
-import type { FunctionSpec } from '../../core/function.ts'
 import type { FlowControl } from '../../core/flow.ts'
 import { firstRecord } from '../../core/run-record.ts'
 import { createGate } from '../../runner/gate.ts'
 import type { FlowView } from '../../runner/flow-view.ts'
-import { NOW } from './plan-fixtures.ts'
+import { NOW, event, functionSpec } from './plan-fixtures.ts'
 
 const flow: FlowControl = { debounce: { key: 'event.data.k', periodMs: 2000 } }
-const fn: FunctionSpec = {
-  env: 'production',
-  key: 'app-fn',
-  appId: 'app',
-  id: 'fn',
-  name: 'fn',
-  triggers: [{ event: 'sdk/debounce' }],
-  cancelOn: [],
-  flow,
-  retries: 0,
-  timeoutMs: 60_000,
-}
+const fn = functionSpec(flow, 'sdk/debounce')
 
 function mapView(): FlowView {
   const values = new Map<string, string>()
@@ -40,19 +27,7 @@ function mapView(): FlowView {
   }
 }
 
-function accepted(id: string, atMs: number): EventRecord {
-  const internalId = newUlid(atMs)
-  return {
-    internalId,
-    id,
-    name: 'sdk/debounce',
-    data: { k: 'k' },
-    ts: atMs,
-    env: 'production',
-    receivedAt: atMs,
-    source: { kind: 'api' },
-  }
-}
+const accepted = (id: string, atMs: number): EventRecord => ({ ...event('sdk/debounce', { k: 'k' }, atMs), id })
 
 t.test('debounce: the last accepted event wins, whatever order they reach the gate in', async (t) => {
   const { gate } = createGate(fn, flow)

@@ -1,5 +1,7 @@
 // Records and signals of one run for the runner's plan tests (tests/functions/plan*.test.ts).
 import type { EventRecord } from '../../core/event.ts'
+import type { FlowControl } from '../../core/flow.ts'
+import type { FunctionSpec } from '../../core/function.ts'
 import type { RetryPolicy } from '../../core/retry.ts'
 import { newUlid } from '../../core/ids.ts'
 import { firstRecord, type RunRecord, type RunSignal } from '../../core/run-record.ts'
@@ -10,11 +12,29 @@ import type { RunMark } from '../../runner/state.ts'
 export const NOW = Date.parse('2026-01-01T00:00:00Z')
 export const policy: RetryPolicy = { retries: 3, initialDelayMs: 1000, maxDelayMs: 300_000, factor: 2, jitter: 0 }
 
-export function event(name = 'shop/order.placed', data: Record<string, unknown> = { orderId: 7 }): EventRecord {
-  const internalId = newUlid(NOW - 1000)
-  const at = NOW - 1000
+/** An event accepted at `at`. */
+export function event(
+  name = 'shop/order.placed',
+  data: Record<string, unknown> = { orderId: 7 },
+  at = NOW - 1000,
+): EventRecord {
+  const internalId = newUlid(at)
   return { internalId, id: internalId, name, data, ts: at, env: 'production', receivedAt: at, source: { kind: 'api' } }
 }
+
+/** Function `app-fn` of `event`'s name, with `flow`. */
+export const functionSpec = (flow: FlowControl, trigger = 'shop/order.placed'): FunctionSpec => ({
+  env: 'production',
+  key: 'app-fn',
+  appId: 'app',
+  id: 'fn',
+  name: 'fn',
+  triggers: [{ event: trigger }],
+  cancelOn: [],
+  flow,
+  retries: 3,
+  timeoutMs: 60_000,
+})
 
 export const first = (e = event()): RunRecord => firstRecord(e, 'app-fn', NOW - 500)
 

@@ -3,7 +3,6 @@
 // pending record was looked for, and a record the scheduler admitted. The gate (runner/gate.ts) and the
 // applier with its queue are covered by flow.test.ts and flow-crash.test.ts.
 import t, { type Test } from 'tap'
-import type { FunctionSpec } from '../../core/function.ts'
 import type { FlowControl } from '../../core/flow.ts'
 import type { FunctionRecord, RunRecord } from '../../core/run-record.ts'
 import type { Action, RunView } from '../../runner/plan.ts'
@@ -17,21 +16,10 @@ import {
   type FlowPlanContext,
 } from '../../runner/flow-plan.ts'
 import { HELD } from '../../runner/hold.ts'
-import { NOW, cancel, event, eventSignal, first, mark, policy, view, waiting } from './plan-fixtures.ts'
+import { NOW, cancel, event, eventSignal, first, functionSpec, mark, policy, view, waiting } from './plan-fixtures.ts'
 
 const flow: FlowControl = { concurrency: [{ limit: 2, key: 'event.data.orderId', scope: 'fn' }] }
-const fn: FunctionSpec = {
-  env: 'production',
-  key: 'app-fn',
-  appId: 'app',
-  id: 'fn',
-  name: 'fn',
-  triggers: [{ event: 'shop/order.placed' }],
-  cancelOn: [],
-  flow,
-  retries: 3,
-  timeoutMs: 60_000,
-}
+const fn = functionSpec(flow)
 const ctx: FlowPlanContext = { nowMs: NOW, paused: false, policy, fn, flow }
 const r0 = first()
 const keyed: RunRecord = { ...r0, flow: { slots: [{ id: 'fn0\u00007', limit: 2 }], priorityMs: 0 } }
