@@ -44,13 +44,16 @@ export async function joinKafkajsGroup(
     retry: { restartOnFailure: async () => true },
     ...(group.coPartitioned && { partitionAssigners: [rangeAssigner] }),
   })
+  let inGroup = true
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    inGroup = true
     const assignment = Object.entries(payload.memberAssignment).map(([topic, partitions]) => ({ topic, partitions }))
     void owner.assigned(payload.memberId, assignment)
   })
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     // kafkajs has left the group; it rejoins (GROUP_JOIN) when it restarts, possibly as a new member.
     log.warn({ err: payload.error, group: group.groupId, restart: payload.restart }, 'kafka consumer crashed')
+    inGroup = false
     if (!payload.restart)
       log.error({ group: group.groupId }, 'kafka consumer will not restart: this subscription stopped consuming')
     owner.lost()
@@ -115,6 +118,7 @@ export async function joinKafkajsGroup(
     },
   )
   return {
+    inGroup: () => inGroup,
     async stopFetching() {
       try {
         consumer.pause(group.topics.map((topic) => ({ topic })))

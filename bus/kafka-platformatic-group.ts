@@ -9,6 +9,11 @@
 // committed), so this member rejoins, and the group can hand a partition to another member, only
 // once no batch is in flight here. The join's assignment goes to the owner, which revokes and
 // assigns, and the loop starts again over what it owns, from the committed offsets.
+//
+// Every client call the loop makes is abandoned when the loop is stopped (`untilAborted`): the
+// client's commit, on a generation the broker no longer knows (a session that expired while the
+// broker was unreachable), rejoins from inside the call, and that join's `protocolsMetadata` waits
+// for this loop, which would otherwise wait for the commit for ever, leaving the group empty.
 import type { Logger } from 'pino'
 import {
   Consumer,
@@ -42,7 +47,6 @@ export async function joinPlatformaticGroup(
   log: Logger,
 ): Promise<GroupMember> {
   let loop = { abort: new AbortController(), done: Promise.resolve() }
-  let rejoin = Promise.resolve()
   let leaving = false
 
   /** Ends the fetch loop: no batch is in flight when this resolves. */
@@ -87,9 +91,10 @@ export async function joinPlatformaticGroup(
     const offsets = new Map<string, bigint>()
     while (!signal.aborted) {
       try {
-        for (const p of parts) if (!offsets.has(p.key)) offsets.set(p.key, await startOffset(p.topic, p.partition))
+        for (const p of parts)
+          if (!offsets.has(p.key)) offsets.set(p.key, await untilAborted(startOffset(p.topic, p.partition), signal))
         const wanted = parts.map((p) => ({ topic: p.topic, partition: p.partition, offset: offsets.get(p.key)! }))
-        const fetched = await fetchPartitions(consumer, wanted, FETCH_WAIT_MS)
+        const fetched = await untilAborted(fetchPartitions(consumer, wanted, FETCH_WAIT_MS), signal)
         const done: typeof wanted = []
         await Promise.all(
           wanted.map(async ({ topic, partition, offset }) => {
@@ -106,9 +111,12 @@ export async function joinPlatformaticGroup(
         )
         // A commit refused because the group is rebalancing only means the batches are redelivered.
         if (done.length > 0)
-          await consumer
-            .commit({ offsets: done.map((d) => ({ ...d, leaderEpoch: -1 })) })
-            .catch((err) => log.warn({ err, group: group.groupId }, 'kafka offset commit failed'))
+          await untilAborted(
+            consumer
+              .commit({ offsets: done.map((d) => ({ ...d, leaderEpoch: -1 })) })
+              .catch((err) => log.warn({ err, group: group.groupId }, 'kafka offset commit failed')),
+            signal,
+          )
       } catch (err) {
         if (signal.aborted) break // a rebalance or stop: what is not committed goes to the next owner
         log.warn({ err, group: group.groupId }, 'kafka fetch failed; retrying')
@@ -128,17 +136,38 @@ export async function joinPlatformaticGroup(
     return offsets.get(topic)?.at(partition) ?? 0n
   }
 
+  let inGroup = true
+  consumer.on('consumer:heartbeat:stalled', () => {
+    inGroup = false
+  })
+  consumer.on('consumer:heartbeat:end', () => {
+    inGroup = true
+  })
   consumer.on('consumer:group:join', (payload: ConsumerGroupJoinPayload) => {
+    inGroup = true
     void owner.assigned(payload.memberId, payload.assignments ?? []).then(fetch)
   })
+  let rejoining = false
   consumer.on('error', (err: Error) => {
-    // A rejoin that failed for good (the broker was away longer than the client's retries).
-    if (leaving) return
+    // A rejoin that failed for good (the broker was away longer than the client's retries): ask
+    // again until one succeeds, however long the broker stays away.
+    if (leaving || rejoining) return
     log.warn({ err, group: group.groupId }, 'kafka consumer group error; rejoining')
-    rejoin = rejoin.then(async () => {
-      await sleep(REJOIN_PAUSE_MS)
-      if (!leaving) await consumer.joinGroup({}).catch(() => {})
-    })
+    inGroup = false
+    rejoining = true
+    void (async () => {
+      while (!leaving) {
+        await sleep(REJOIN_PAUSE_MS)
+        if (leaving) break
+        try {
+          await consumer.joinGroup({})
+          break
+        } catch (err) {
+          log.warn({ err, group: group.groupId }, 'kafka consumer group rejoin failed; retrying')
+        }
+      }
+      rejoining = false
+    })()
   })
 
   try {
@@ -149,6 +178,7 @@ export async function joinPlatformaticGroup(
     throw err
   }
   return {
+    inGroup: () => inGroup,
     async stopFetching() {
       leaving = true
       await halt()
@@ -157,6 +187,17 @@ export async function joinPlatformaticGroup(
       await consumer.close(true).catch((err) => log.warn({ err, group: group.groupId }, 'kafka consumer close failed'))
     },
   }
+}
+
+/** `work`, or a rejection once `signal` aborts (the work goes on, unobserved): the loop's calls end with it. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  work.catch(() => {}) // abandoned work may fail later, unobserved
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
 }
 
 /** The leader's plan for a co-partitioned group, over every topic a member subscribes to. */

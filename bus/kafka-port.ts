@@ -75,6 +75,11 @@ export interface PartitionOwner {
 
 /** A member of a consumer group, as a client joined it. */
 export interface GroupMember {
+  /**
+   * False while the member is out of its group: after a join that failed or heartbeats that stalled,
+   * until it is in again (/readyz says so: a member out of its group consumes nothing).
+   */
+  inGroup(): boolean
   /** Fetches nothing more for the owner and waits for the batches in flight (the subscription stops). */
   stopFetching(): Promise<void>
   /** Leaves the group (after the core revoked every partition). */

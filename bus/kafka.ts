@@ -27,6 +27,8 @@ const KEEP_TOMBSTONES_MS = String(100 * 365 * 24 * 3600 * 1000)
 /** The Kafka Bus, and whether a broker answers now (readiness). */
 export interface KafkaBus extends Bus {
   reachable(): Promise<boolean>
+  /** The groups (as metrics name them) whose member is out of the group now (kafka-port.ts GroupMember.inGroup). */
+  outOfGroup(): string[]
 }
 
 interface Held {
@@ -34,6 +36,7 @@ interface Held {
   label: string
   groupId: string
   owner: OwnedPartitions
+  member: GroupMember
 }
 
 export async function createKafkaBus(
@@ -174,13 +177,14 @@ export async function createKafkaBus(
           subscriptions.delete(tracked)
         },
       }
-      subscriptions.set(tracked, { label: options.metricsGroup ?? options.group, groupId, owner })
+      subscriptions.set(tracked, { label: options.metricsGroup ?? options.group, groupId, owner, member })
       return tracked
     },
     async reachable() {
       await client.ping()
       return true
     },
+    outOfGroup: () => [...subscriptions.values()].filter((held) => !held.member.inGroup()).map((held) => held.label),
     readPartition,
     consumerLag,
     async close() {

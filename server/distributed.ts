@@ -148,9 +148,15 @@ export async function startDistributed(
   })
   const probes: Record<string, Probe> = {
     kafka: async () => ((await bus.reachable()) ? undefined : 'not reachable'),
-    ...(clickhouse && {
-      clickhouse: async () => ((await clickhouse.reachable()) ? clickhouse.writeFailure() : 'not reachable'),
-    }),
+    'kafka groups': async () => {
+      const out = bus.outOfGroup()
+      return out.length === 0 ? undefined : `out of group: ${out.join(', ')}`
+    },
+    // Only where a role reads or writes the store: ClickHouse away must not take ingest or a runner out of service.
+    ...(clickhouse &&
+      NEEDS_STORE.some((r) => roles.has(r)) && {
+        clickhouse: async () => ((await clickhouse.reachable()) ? clickhouse.writeFailure() : 'not reachable'),
+      }),
   }
   const upFields = {
     roles: [...roles],

@@ -9,6 +9,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { eventually } from '../helpers/server.ts'
 import { startKafka, type KafkaCluster } from '../infra/kafka.ts'
+import type { FaultProxy, ToxiproxyServer } from '../infra/toxiproxy.ts'
+import type { KafkaClientName } from '../../bus/kafka-clients.ts'
 import { distributedEnv, startNode, auth, type Node } from '../distributed/cluster.ts'
 
 export const CHAOS_ROLES = ['ingest', 'transformer', 'dedup', 'router', 'sink', 'api', 'runner'] as const
@@ -20,13 +22,19 @@ export const WEBHOOK_TRANSFORM =
 export interface ChaosCluster {
   kafka: KafkaCluster
   database: string
+  /** ClickHouse itself, for the checks (the nodes may reach it through a proxy). */
   clickhouseUrl: string
+  /** With `toxiproxy`: the brokers' and controllers' proxies (tests/infra/kafka.ts) and `clickhouse`. */
+  proxies: Map<string, FaultProxy>
   sideEffectsFile: string
   /** Node logs and side effects; kept when a run fails, so it can be read. */
   dir: string
   /** Role processes that exited without being killed by the harness (a crash is a finding). */
   unexpectedExits: string[]
   url(role: ChaosRole): string
+  /** The role's ops listener (/healthz, /readyz, /metrics). */
+  opsUrl(role: ChaosRole): string
+  pid(role: ChaosRole): number
   eventKey: string
   webhookId: string
   kill(role: ChaosRole): Promise<void>
@@ -36,13 +44,28 @@ export interface ChaosCluster {
 
 const functionsFile = fileURLToPath(new URL('./functions.ts', import.meta.url))
 
-export async function startChaosCluster(name: string): Promise<ChaosCluster> {
+export interface ChaosClusterOptions {
+  /** Every connection of a Sluice process to a broker or ClickHouse goes through this proxy. */
+  toxiproxy?: ToxiproxyServer
+  /** The nodes' Kafka client, when not the test's (tests/helpers/kafka-bus.ts). */
+  kafkaClient?: KafkaClientName
+}
+
+export async function startChaosCluster(name: string, options: ChaosClusterOptions = {}): Promise<ChaosCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'sluice-chaos-'))
   const sideEffectsFile = join(dir, 'side-effects.tsv')
   await writeFile(sideEffectsFile, '')
-  const kafka = await startKafka({ brokers: 3 })
+  const kafka = await startKafka({ brokers: 3, proxy: options.toxiproxy })
+  const direct = distributedEnv(name, kafka.brokers)
+  const proxies = new Map(kafka.proxies)
+  if (options.toxiproxy) {
+    const clickhouse = await options.toxiproxy.proxy('clickhouse', new URL(direct.SLUICE_CLICKHOUSE_URL!).host)
+    proxies.set('clickhouse', clickhouse)
+  }
   const env: NodeJS.ProcessEnv = {
-    ...distributedEnv(name, kafka.brokers),
+    ...direct,
+    ...(proxies.has('clickhouse') && { SLUICE_CLICKHOUSE_URL: `http://${proxies.get('clickhouse')!.listen}` }),
+    ...(options.kafkaClient && { SLUICE_KAFKA_CLIENT: options.kafkaClient }),
     CHAOS_SIDE_EFFECTS_FILE: sideEffectsFile,
     // A restarted member joins once the killed one's session expired: 6 s, not 30, per restart.
     SLUICE_KAFKA_SESSION_TIMEOUT_MS: '6000',
@@ -80,7 +103,7 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
     for (const log of logs.values()) log.end()
     // 18.16 can take minutes to drop one (seen under load): the server goes on dropping it after
     // this gives up waiting, and the run's counts are not held up.
-    await fetch(`${env.SLUICE_CLICKHOUSE_URL}/`, {
+    await fetch(`${direct.SLUICE_CLICKHOUSE_URL}/`, {
       method: 'POST',
       body: `DROP DATABASE IF EXISTS ${env.SLUICE_CLICKHOUSE_DATABASE}`,
       signal: AbortSignal.timeout(10_000),
@@ -121,10 +144,13 @@ export async function startChaosCluster(name: string): Promise<ChaosCluster> {
     return {
       kafka,
       database: env.SLUICE_CLICKHOUSE_DATABASE!,
-      clickhouseUrl: env.SLUICE_CLICKHOUSE_URL!,
+      clickhouseUrl: direct.SLUICE_CLICKHOUSE_URL!,
+      proxies,
       sideEffectsFile,
       dir,
       url: (role) => nodes.get(role)!.url,
+      opsUrl: (role) => nodes.get(role)!.opsUrl ?? nodes.get(role)!.url,
+      pid: (role) => nodes.get(role)!.child.pid!,
       eventKey,
       webhookId,
       unexpectedExits,

@@ -23,6 +23,9 @@ export interface LoadTally {
   /** Final outcome per request (after retries): HTTP status, or `network` for no answer. */
   outcomes: Record<string, number>
   retries: number
+  /** 503 answers (retried or not), and those of them without a Retry-After header. */
+  unavailable: number
+  unavailableWithoutRetryAfter: number
 }
 
 export interface LoadTarget {
@@ -45,6 +48,8 @@ export function startLoad(target: LoadTarget, random: Random, options: LoadOptio
     requests: { 'single-id': 0, single: 0, 'batch-id': 0, batch: 0, webhook: 0 },
     outcomes: {},
     retries: 0,
+    unavailable: 0,
+    unavailableWithoutRetryAfter: 0,
   }
   let stopping = false
   let sequence = 0
@@ -81,6 +86,10 @@ export function startLoad(target: LoadTarget, random: Random, options: LoadOptio
         signal: AbortSignal.timeout(options.requestTimeoutMs),
       })
       const text = await response.text()
+      if (response.status === 503) {
+        tally.unavailable++
+        if (!response.headers.has('retry-after')) tally.unavailableWithoutRetryAfter++
+      }
       return { status: response.status, body: response.status === 200 ? JSON.parse(text) : undefined }
     } catch {
       return { status: 'network' }

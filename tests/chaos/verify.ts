@@ -95,7 +95,11 @@ export async function consumerLag(cluster: ChaosCluster): Promise<Map<string, nu
   }
 }
 
-export async function verify(cluster: ChaosCluster, tally: LoadTally): Promise<Verdict> {
+/**
+ * `scoped`: judge only the events `tally` acknowledged (their duplicates, runs and sent events), for
+ * one phase of a run; consumer lag and runs of duplicates stay cluster-wide.
+ */
+export async function verify(cluster: ChaosCluster, tally: LoadTally, scoped = false): Promise<Verdict> {
   const inNames = NAMES.map((n) => `'${n}'`).join(', ')
   const events = await query<{
     internal_id: string
@@ -135,18 +139,22 @@ export async function verify(cluster: ChaosCluster, tally: LoadTally): Promise<V
       note('lost', id)
     }
 
-  const originals = events.filter((e) => e.duplicate_of === null)
+  const inScope = (internalId: string) => !scoped || tally.events.has(internalId)
+  const allOriginals = events.filter((e) => e.duplicate_of === null)
   const originalsPerKey = new Map<string, number>()
-  for (const e of originals) originalsPerKey.set(e.id, (originalsPerKey.get(e.id) ?? 0) + 1)
+  for (const e of allOriginals) originalsPerKey.set(e.id, (originalsPerKey.get(e.id) ?? 0) + 1)
+  const keysInScope = new Set(allOriginals.filter((e) => inScope(e.internal_id)).map((e) => e.id))
+  const originals = allOriginals.filter((e) => inScope(e.internal_id))
   let duplicates = 0
   for (const [key, count] of originalsPerKey)
-    if (count > 1) {
+    if (count > 1 && keysInScope.has(key)) {
       duplicates += count - 1
       note('duplicates', key)
     }
   const sentPerOrder = (name: string) => {
     const perOrder = new Map<string, number>()
-    for (const e of originals.filter((o) => o.name === name)) perOrder.set(e.order, (perOrder.get(e.order) ?? 0) + 1)
+    for (const e of allOriginals.filter((o) => o.name === name && inScope(o.order)))
+      perOrder.set(e.order, (perOrder.get(e.order) ?? 0) + 1)
     for (const [order, count] of perOrder)
       if (count > 1) {
         duplicates += count - 1
@@ -210,7 +218,7 @@ export async function verify(cluster: ChaosCluster, tally: LoadTally): Promise<V
     else if (pause?.timedOut) waitsTimedOut++
   }
   let runsUnexpected = 0
-  for (const key of runKeys.keys())
+  for (const key of scoped ? [] : runKeys.keys())
     if (!expected.has(key)) {
       runsUnexpected++
       note('runsUnexpected', key)

@@ -11,14 +11,20 @@ import { probeMetadata } from './kafka-probe.ts'
 import { freePorts } from './ports.ts'
 import { pollUntil } from './poll.ts'
 import { killGroupsOnExit, logTail, spawnService, stopGroup, type ServiceProcess } from './process-group.ts'
+import type { FaultProxy, ToxiproxyServer } from './toxiproxy.ts'
 
 /** Kept in step with tests/infra/kafka/pom.xml and provision.sh. */
 export const KAFKA_VERSION = '3.9.2'
 export const kafkaLibsDir = fileURLToPath(new URL(`./.cache/kafka-${KAFKA_VERSION}/libs`, import.meta.url))
 
 export type KafkaCluster = {
-  /** 'host:port' of each broker, in node order; stays valid across stopBroker/startBroker. */
+  /** 'host:port' of each broker, in node order; stays valid across stopBroker/startBroker. Behind a proxy, its address. */
   brokers: string[]
+  /**
+   * With `proxy`: by name, every connection to a broker, clients' and replication alike
+   * (`broker-<id>`), and each node's to another's controller (`controller-<from>-<to>`).
+   */
+  proxies: Map<string, FaultProxy>
   /** Temp dir holding every node's config, data and log; removed by stop(). */
   dir: string
   /** Process-group leaders of the brokers now running. */
@@ -47,11 +53,26 @@ export type StartKafkaOptions = {
   /** up.ts sets this: the brokers must outlive the process that started them. */
   keepAfterExit?: boolean
   startTimeoutMs?: number
+  /**
+   * Every connection to a broker goes through this Toxiproxy (the brokers advertise the proxies'
+   * addresses), and so does each node's to every other controller, so that a fault can slow or
+   * cut one broker off from clients and from the quorum alike. Plaintext only.
+   */
+  proxy?: ToxiproxyServer
 }
 
 export type SaslSslOptions = { keyAndCertPem: string; caPem: string; users: { name: string; password: string }[] }
 
-type KafkaNode = { nodeId: number; port: number; controllerPort: number; dir: string }
+type KafkaNode = {
+  nodeId: number
+  port: number
+  controllerPort: number
+  dir: string
+  /** Where others reach it: itself, or its proxy. */
+  advertised: string
+  /** Where this node reaches each voter's controller, by node id. */
+  voters: Map<number, string>
+}
 
 // Gentle on a 2-core machine: small heap, one GC thread, and C1 only, which
 // roughly halves JIT CPU during the startup burst; broker throughput is ample for tests.
@@ -78,7 +99,24 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
     port: ports[i * 2],
     controllerPort: ports[i * 2 + 1],
     dir: join(root, `node-${i + 1}`),
+    advertised: `127.0.0.1:${ports[i * 2]}`,
+    voters: new Map(Array.from({ length: count }, (_, j) => [j + 1, `127.0.0.1:${ports[j * 2 + 1]}`])),
   }))
+  const proxies = new Map<string, FaultProxy>()
+  if (options.proxy) {
+    if (options.saslSsl) throw new Error('startKafka: proxy is for plaintext clusters')
+    for (const node of nodes) {
+      const broker = await options.proxy.proxy(`broker-${node.nodeId}`, `127.0.0.1:${node.port}`)
+      proxies.set(`broker-${node.nodeId}`, broker)
+      node.advertised = broker.listen
+      for (const to of nodes.filter((n) => n !== node)) {
+        const name = `controller-${node.nodeId}-${to.nodeId}`
+        const controller = await options.proxy.proxy(name, `127.0.0.1:${to.controllerPort}`)
+        proxies.set(name, controller)
+        node.voters.set(to.nodeId, controller.listen)
+      }
+    }
+  }
   const running = new Map<number, ServiceProcess>()
   const pids = () => [...running.values()].map((p) => p.pid)
   const unregister = options.keepAfterExit ? () => {} : killGroupsOnExit(pids, root)
@@ -170,7 +208,8 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
     throw error
   }
   return {
-    brokers: nodes.map((n) => `127.0.0.1:${n.port}`),
+    brokers: nodes.map((n) => n.advertised),
+    proxies,
     dir: root,
     pids,
     stopBroker,
@@ -301,9 +340,9 @@ function serverProperties(node: KafkaNode, nodes: KafkaNode[], saslSsl?: SaslSsl
   const settings: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
     'node.id': node.nodeId,
-    'controller.quorum.voters': nodes.map((n) => `${n.nodeId}@127.0.0.1:${n.controllerPort}`).join(','),
+    'controller.quorum.voters': [...node.voters].map(([id, address]) => `${id}@${address}`).join(','),
     listeners: `PLAINTEXT://127.0.0.1:${node.port},CONTROLLER://127.0.0.1:${node.controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${node.port}`,
+    'advertised.listeners': `PLAINTEXT://${node.advertised}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
     'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
