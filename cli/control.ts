@@ -1,6 +1,7 @@
 // CLI commands that manage a running server through its REST API.
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { callJson } from './api-json.ts'
 import { apiTarget } from '../config/api-target.ts'
@@ -30,6 +31,7 @@ const OPTIONS = {
   role: { type: 'string' },
   'expires-in-days': { type: 'string' },
   'password-file': { type: 'string' },
+  to: { type: 'string' },
 } as const
 
 export async function controlCommand(command: string, args: string[]): Promise<number> {
@@ -39,7 +41,14 @@ export async function controlCommand(command: string, args: string[]): Promise<n
   const envQuery = values.env ? `?env=${encodeURIComponent(values.env)}` : ''
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     request(target, method, path, body, headers)
-  switch (`${command} ${command === 'send' || command === 'audit' ? '' : verb}`.trim()) {
+  switch (`${command} ${['send', 'audit', 'backup'].includes(command) ? '' : verb}`.trim()) {
+    case 'backup':
+      if (!values.to) {
+        process.stderr.write('sluice backup: --to DIR is required (a directory that does not exist yet)\n')
+        return 2
+      }
+      // The server writes it: a relative DIR means one under this shell's directory, as the server sees it.
+      return call('POST', '/v1/backups', { to: resolve(values.to) })
     case 'audit': {
       const q = new URLSearchParams()
       if (values.since) q.set('since', values.since)

@@ -18,6 +18,8 @@ const USAGE = `usage: sluice <command>
   tokens  create NAME --role viewer|editor|admin [--env ENV,…] [--expires-in-days N] | list | remove TOKEN_ID
   users   add EMAIL --role viewer|editor|admin [--env ENV,…] [--password-file FILE] | list | remove USER_ID
   audit   [--since MS] [--limit N] [--env ENV]   (who changed what, newest first; admins)
+  backup  --to DIR   (a running embedded server copies its data dir to DIR, on its disk; admins)
+  restore --from DIR --data-dir DATA_DIR   (puts a backup into a stopped server's new data dir)
   apps    sync URL | list | remove APP_ID   [--env ENV]   (apps on the Inngest SDKs, docs/inngest-sdk.md)
   envs    create NAME [--branch] [--schema-mode …] [--unknown-names …] [--max-… N] | list | archive NAME
           | set NAME|branch [--schema-mode off|warn|block] [--unknown-names allow|warn|block] [--max-… N]
@@ -52,6 +54,13 @@ const COMMAND_USAGE: Record<string, () => string> = {
   user signs in to the dashboard with it; remove ends their sessions at once (docs/teams.md).\n${CONTROL_NOTE}`,
   audit: () => `usage: sluice audit [--since MS] [--limit N] [--env ENV]
   The audit log: every change through the REST API and every refused one (docs/teams.md).\n${CONTROL_NOTE}`,
+  backup: () => `usage: sluice backup --to DIR
+  A running embedded server copies one point in time of its whole data dir into DIR (a path on the
+  server's disk that does not exist yet; relative to this shell's directory), while it goes on serving.
+  Restore it with sluice restore (docs/operations.md, "Backups and upgrades").\n${CONTROL_NOTE}`,
+  restore: () => `usage: sluice restore --from DIR --data-dir DATA_DIR
+  Puts the backup in DIR into DATA_DIR, which must hold no database (stop the server and move its data
+  dir away, or name a new one), and checks it opens; then start the server on DATA_DIR.`,
   apps: () => `usage: sluice apps sync URL | list | remove APP_ID   [--env ENV]
   sync calls the app's serve() URL, signed, and registers its functions; list shows each app's SDK and
   last sync; remove forgets the app and its functions (docs/inngest-sdk.md).\n${CONTROL_NOTE}`,
@@ -119,7 +128,12 @@ export async function main(argv: string[]): Promise<number> {
     await serve(command, serverConfig(command, rest))
     return -1 // keeps running
   }
-  if (['keys', 'envs', 'tokens', 'users', 'audit', 'apps', 'send', 'functions', 'runs', 'schemas'].includes(command))
+  if (command === 'restore') return restoreCommand(rest)
+  if (
+    ['backup', 'keys', 'envs', 'tokens', 'users', 'audit', 'apps', 'send', 'functions', 'runs', 'schemas'].includes(
+      command,
+    )
+  )
     return controlCommand(command, rest)
   if (command === 'webhooks') return webhooksCommand(rest)
   if (command === 'alerts') return alertsCommand(rest)
@@ -127,4 +141,29 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'types') return (await import('./types.ts')).typesCommand(rest)
   process.stderr.write(USAGE + '\n')
   return command === undefined || command === 'help' || command === '--help' ? 0 : 2
+}
+
+/** Offline: loads RocksDB, not the server. */
+async function restoreCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { from: { type: 'string' }, 'data-dir': { type: 'string' } } })
+  if (!values.from || !values['data-dir']) {
+    process.stderr.write(`${COMMAND_USAGE.restore()}\n`)
+    return 2
+  }
+  const [{ restoreBackup, RestoreError }, { serverConfig }, { rocksOptionsOf }] = await Promise.all([
+    import('../server/backup.ts'),
+    import('../config/server-config.ts'),
+    import('../config/config.ts'),
+  ])
+  const dataDir = values['data-dir']
+  try {
+    const config = serverConfig('dev', ['--data-dir', dataDir])
+    const manifest = await restoreBackup(values.from, dataDir, rocksOptionsOf(config))
+    process.stdout.write(`${JSON.stringify({ restored: values.from, data_dir: dataDir, ...manifest }, null, 2)}\n`)
+    return 0
+  } catch (err) {
+    if (!(err instanceof RestoreError) && !(err instanceof Error && 'code' in err)) throw err
+    process.stderr.write(`sluice restore: ${(err as Error).message}\n`)
+    return 1
+  }
 }

@@ -74,6 +74,11 @@ export const errorCatalogue = {
     retriable: false,
     message: 'Insights SQL needs ClickHouse (distributed mode) and the api role',
   },
+  BACKUP_UNSUPPORTED: {
+    statusCode: 409,
+    retriable: false,
+    message: 'Backups are of an embedded server; a distributed one keeps its state in Kafka and ClickHouse',
+  },
   RUN_NOT_RETRIABLE: { statusCode: 409, retriable: false, message: 'Only a failed run can be retried' },
   RUN_NOT_CANCELLABLE: {
     statusCode: 409,

@@ -39,6 +39,8 @@ export interface Rocks {
 
 /** The column families of each open database, by name (`default` first). */
 const open = new Set<Map<string, NativeDb>>()
+/** The same, by the Rocks that openRocks handed out: what backupRocks reads. */
+const familiesOf = new WeakMap<Rocks, Map<string, NativeDb>>()
 /**
  * Sums of a RocksDB property over the process's databases, read at each scrape: per column family
  * where RocksDB keeps the property per family (memtables, table readers, pending compaction, and
@@ -114,6 +116,8 @@ interface NativeDb {
   iterator(range: ScanRange & { capacity?: number }): AsyncIterable<{ key: Buffer; value: Buffer }>
   getProperty(name: string): Promise<string | number>
   currentWalFile(): Promise<WalFile>
+  /** A session reading one point in time of every column family (its columnFamily sessions share it). */
+  snapshot(): NativeDb
   close(): Promise<void>
 }
 
@@ -248,7 +252,52 @@ export async function openRocks(path: string, settings: RocksOptions, log?: Pick
     throw err
   }
   open.add(all)
+  familiesOf.set(rocks, all)
   return rocks
+}
+
+export interface BackupCounts {
+  keys: number
+  bytes: number
+}
+
+/**
+ * Copies one point in time of every column family of `rocks` (a snapshot: writes go on meanwhile)
+ * into a new database at `to`, which must not exist. The copy opens with openRocks like any data dir.
+ */
+export async function backupRocks(rocks: Rocks, to: string, settings: RocksOptions): Promise<BackupCounts> {
+  const families = familiesOf.get(rocks)
+  if (!families) throw new Error('backupRocks: not a database openRocks opened')
+  const snapshot = families.get('default')!.snapshot()
+  const counts: BackupCounts = { keys: 0, bytes: 0 }
+  const target = await openRocks(to, settings)
+  try {
+    for (const family of families.values()) {
+      const view = family === families.get('default') ? snapshot : snapshot.columnFamily(family.defaultColumnFamily)
+      let ops: WriteOp[] = []
+      let size = 0
+      for await (const { key, value } of view.iterator({ capacity: 256 })) {
+        const text = key.toString('utf8')
+        // Every key Sluice writes is a string; a key that is not UTF-8 would not survive the copy.
+        if (Buffer.byteLength(text) !== key.length) throw new Error('backupRocks: a key is not UTF-8')
+        ops.push({ type: 'put', key: text, value })
+        size += key.length + value.length
+        counts.keys++
+        counts.bytes += key.length + value.length
+        if (ops.length >= 1024 || size >= 4 * 1024 * 1024) {
+          await target.write(ops)
+          ops = []
+          size = 0
+        }
+      }
+      await target.write(ops)
+      if (view !== snapshot) await view.close()
+    }
+  } finally {
+    await snapshot.close()
+    await target.close()
+  }
+  return counts
 }
 
 async function isEmpty(families: Iterable<NativeDb>): Promise<boolean> {

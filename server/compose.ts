@@ -24,6 +24,7 @@ import type { InsightsStore } from '../store/insights-types.ts'
 import type { RetentionStore } from '../store/retention-types.ts'
 import type { ErasureStore } from '../store/erasure-types.ts'
 import { erasureRoutes } from '../api/erasures.ts'
+import { backupRoutes, type MakeBackup } from '../api/backups.ts'
 import { createErasureWorker } from '../api/erasure-worker.ts'
 import { retentionPlan } from '../control/retention.ts'
 import { createStoreSink } from '../store/index.ts'
@@ -90,6 +91,8 @@ export interface Adapters {
   openWaitStore(partition: number): Promise<WaitStore>
   /** Distributed mode with a schema registry: where event schema versions are checked and kept. */
   schemaRegistry?: EventSchemaRegistry
+  /** Embedded mode: a backup of the data dir (server/backup.ts); distributed roles have none. */
+  backup?: MakeBackup
 }
 
 export interface ComposeOptions {
@@ -289,7 +292,8 @@ export function compose(adapters: Adapters, config: Config, log: Logger, options
     )
     stages.push(alerts.evaluator)
     const privacy = erasureRoutes({ control: adapters.control, envs })
-    const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes, alerts.routes, privacy]
+    const backups = backupRoutes({ backup: adapters.backup })
+    const extraRoutes = [...eventRoutes, ...functions.routes, ...webhooks.routes, alerts.routes, privacy, backups]
     http.push(
       createApi(
         {

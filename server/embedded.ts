@@ -23,6 +23,7 @@ import { type Config, rocksOptionsOf } from '../config/config.ts'
 import { plainEventPath, type EventPath } from './event-path.ts'
 import { createOnePass } from '../one-pass/index.ts'
 import type { RoutePlugin } from '../api/http.ts'
+import { backupMaker } from './backup.ts'
 
 export type { Running }
 
@@ -75,6 +76,7 @@ export async function startEmbedded(
     retention: { expire: (plan, options) => expireEmbedded(rocks, plan, options) },
     erasure: createRocksErasure(rocks),
     audit: createRocksAuditStore(rocks),
+    backup: backupMaker(rocks, config.dataDir, rocksOptionsOf(config)),
     // JSON on the log, so the event store can write each event as the bytes it read (localEventPath).
     codecs: { event: jsonCodec(), stored: jsonCodec(), raw: jsonCodec(), run: jsonCodec() },
     eventPath: {

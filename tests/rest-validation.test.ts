@@ -54,6 +54,7 @@ const CASES: Record<string, [string, string, unknown, string]> = {
   'GET /v1/audit': ['GET', '/v1/audit?since=yesterday', undefined, 'query.since: must be integer'],
   'POST /v1/tokens': ['POST', '/v1/tokens', { name: 'ci' }, 'body.role: required'],
   'POST /v1/erasures': ['POST', '/v1/erasures', { env: 'production', path: 'data.user.id' }, 'body.value: required'],
+  'POST /v1/backups': ['POST', '/v1/backups', { to: 42 }, 'body.to: must be string'],
   'GET /v1/apps': ['GET', '/v1/apps?env=a&env=b', undefined, 'query.env: must be string'],
   'POST /v1/apps': ['POST', '/v1/apps', { url: 5 }, 'body.url: must be string'],
   'DELETE /v1/apps/{id}': ['DELETE', '/v1/apps/shop?env=a&env=b', undefined, 'query.env: must be string'],
