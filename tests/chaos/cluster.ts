@@ -15,6 +15,8 @@ import { distributedEnv, startNode, auth, type Node } from '../distributed/clust
 
 export const CHAOS_ROLES = ['ingest', 'transformer', 'dedup', 'router', 'sink', 'api', 'runner'] as const
 export type ChaosRole = (typeof CHAOS_ROLES)[number]
+/** A second runner, started with `isolatedRunner`: it reaches Kafka through proxies of its own. */
+export type ClusterRole = ChaosRole | 'runner-2'
 
 export const WEBHOOK_TRANSFORM =
   'function transform(evt) { return { name: "chaos/webhook." + evt.kind, data: evt, id: evt.ref } }'
@@ -31,10 +33,12 @@ export interface ChaosCluster {
   dir: string
   /** Role processes that exited without being killed by the harness (a crash is a finding). */
   unexpectedExits: string[]
-  url(role: ChaosRole): string
+  /** The processes running: every role, and `runner-2` with `isolatedRunner`. */
+  roles: ClusterRole[]
+  url(role: ClusterRole): string
   /** The role's ops listener (/healthz, /readyz, /metrics). */
-  opsUrl(role: ChaosRole): string
-  pid(role: ChaosRole): number
+  opsUrl(role: ClusterRole): string
+  pid(role: ClusterRole): number
   eventKey: string
   webhookId: string
   kill(role: ChaosRole): Promise<void>
@@ -49,13 +53,20 @@ export interface ChaosClusterOptions {
   toxiproxy?: ToxiproxyServer
   /** The nodes' Kafka client, when not the test's (tests/helpers/kafka-bus.ts). */
   kafkaClient?: KafkaClientName
+  /**
+   * With `toxiproxy`: a second runner process (`runner-2`) whose every connection to a broker goes
+   * through proxies of its own (`runner-2-broker-<id>`), so it can be cut off from its group alone.
+   */
+  isolatedRunner?: boolean
 }
 
 export async function startChaosCluster(name: string, options: ChaosClusterOptions = {}): Promise<ChaosCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'sluice-chaos-'))
   const sideEffectsFile = join(dir, 'side-effects.tsv')
   await writeFile(sideEffectsFile, '')
-  const kafka = await startKafka({ brokers: 3, proxy: options.toxiproxy })
+  const isolated = options.toxiproxy && options.isolatedRunner ? ['runner-2'] : []
+  const kafka = await startKafka({ brokers: 3, proxy: options.toxiproxy, isolatedClients: isolated })
+  const roles: ClusterRole[] = [...CHAOS_ROLES, ...(isolated as ClusterRole[])]
   const direct = distributedEnv(name, kafka.brokers)
   const proxies = new Map(kafka.proxies)
   if (options.toxiproxy) {
@@ -72,17 +83,23 @@ export async function startChaosCluster(name: string, options: ChaosClusterOptio
     // Debug lines (on kafkajs its own joins and rebalances): the logs of a failed run need them.
     SLUICE_LOG_LEVEL: 'debug',
   }
-  const nodes = new Map<ChaosRole, Node>()
-  const logs = new Map<ChaosRole, WriteStream>()
-  const starts = new Map<ChaosRole, number>()
+  const nodes = new Map<ClusterRole, Node>()
+  const logs = new Map<ClusterRole, WriteStream>()
+  const starts = new Map<ClusterRole, number>()
   const unexpectedExits: string[] = []
   const killing = new Set<Node>()
 
-  async function launch(role: ChaosRole, freshDataDir: boolean): Promise<void> {
+  async function launch(role: ClusterRole, freshDataDir: boolean): Promise<void> {
     const roleDir = join(dir, role, freshDataDir ? `data-${starts.get(role) ?? 0}` : 'data')
     await mkdir(roleDir, { recursive: true })
-    const extra = role === 'runner' ? ['--functions', functionsFile] : []
-    const node = await startNode([role], env, extra, 'start', { dataDir: roleDir, startTimeoutMs: 120_000 })
+    const runner = role === 'runner' || role === 'runner-2'
+    const extra = runner ? ['--functions', functionsFile] : []
+    const own = kafka.isolatedBrokers.get(role)
+    const roleEnv = own ? { ...env, SLUICE_KAFKA_BROKERS: own.join(',') } : env
+    const node = await startNode([runner ? 'runner' : role], roleEnv, extra, 'start', {
+      dataDir: roleDir,
+      startTimeoutMs: 120_000,
+    })
     starts.set(role, (starts.get(role) ?? 0) + 1)
     const log = logs.get(role) ?? createWriteStream(join(dir, `${role}.log`), { flags: 'a' })
     logs.set(role, log)
@@ -113,7 +130,7 @@ export async function startChaosCluster(name: string, options: ChaosClusterOptio
   try {
     // The api node first: it creates the ClickHouse tables the others write to.
     await launch('api', false)
-    await Promise.all(CHAOS_ROLES.filter((r) => r !== 'api').map((r) => launch(r, false)))
+    await Promise.all(roles.filter((r) => r !== 'api').map((r) => launch(r, false)))
     const api = nodes.get('api')!.url
     const eventKey: string = (await created(api, '/v1/keys', { env: 'production' })).key
     const webhookId: string = (await created(api, '/v1/webhooks', { name: 'chaos', transform: WEBHOOK_TRANSFORM })).id
@@ -148,6 +165,7 @@ export async function startChaosCluster(name: string, options: ChaosClusterOptio
       proxies,
       sideEffectsFile,
       dir,
+      roles,
       url: (role) => nodes.get(role)!.url,
       opsUrl: (role) => nodes.get(role)!.opsUrl ?? nodes.get(role)!.url,
       pid: (role) => nodes.get(role)!.child.pid!,

@@ -1,7 +1,8 @@
 // The short fault run: distributed Sluice with every connection to a broker and to ClickHouse
-// through Toxiproxy, under Event API and webhook load, through four network faults at a third of
-// their full length: latency on every broker, one broker cut off from clients and quorum, a black
-// hole in front of every broker, ClickHouse gone. Afterwards nothing acknowledged is lost,
+// through Toxiproxy, under Event API and webhook load, through five network faults at a third of
+// their full length: latency on every broker, a black hole in front of every broker, one broker cut
+// off from clients and quorum, one of two runners cut off from Kafka while it keeps running,
+// ClickHouse gone. Afterwards nothing acknowledged is lost,
 // duplicated or stranded, each fault recovered, /readyz said so while a dependency was away, and
 // ingest answered 503s with Retry-After. The full run, every fault at full length on both Kafka
 // clients, is bench/faults/run.ts. On the default client (SLUICE_KAFKA_CLIENT=kafkajs for kafkajs).
@@ -13,7 +14,7 @@ import { kafkaClient } from '../helpers/kafka-bus.ts'
 
 t.setTimeout(600_000)
 
-const SHORT = ['kafka-latency', 'broker-cut-off', 'kafka-black-hole', 'clickhouse-gone']
+const SHORT = ['kafka-latency', 'kafka-black-hole', 'broker-cut-off', 'runner-cut-off', 'clickhouse-gone']
 
 t.test('network faults lose, duplicate and strand nothing, and each recovers', async (t) => {
   const result = await runFaults(

@@ -11,6 +11,8 @@ export interface Fault {
   durationMs: number
   /** A dependency is unreachable: some process's /readyz must answer 503 while it lasts. */
   unreachable: boolean
+  /** The cluster needs its second runner, reaching Kafka through proxies of its own (tests/chaos/cluster.ts). */
+  isolatedRunner?: boolean
   /** Sets the fault; the returned function heals it. */
   start(cluster: ChaosCluster): Promise<() => Promise<void>>
 }
@@ -83,6 +85,15 @@ export function faults(scale = 1): Fault[] {
             .filter(([name]) => name === 'broker-1' || /^controller-(1-\d|\d-1)$/.test(name))
             .map(([, p]) => p.proxy),
         ),
+    },
+    {
+      name: 'runner-cut-off',
+      what: 'the second runner cut off from every broker while it keeps running (its group moves on without it)',
+      durationMs: ms(30),
+      unreachable: true,
+      isolatedRunner: true,
+      start: (c) =>
+        disable([...c.proxies].filter(([name]) => name.startsWith('runner-2-broker-')).map(([, p]) => p.proxy)),
     },
     {
       name: 'clickhouse-gone',

@@ -5,7 +5,7 @@
 // judge the whole run and each fault's phase. Shared by the short form in npm test
 // (faults.test.ts) and the full run (bench/faults/run.ts).
 import { readFile } from 'node:fs/promises'
-import { startChaosCluster, CHAOS_ROLES, type ChaosCluster, type ChaosRole } from '../chaos/cluster.ts'
+import { startChaosCluster, type ChaosCluster, type ClusterRole } from '../chaos/cluster.ts'
 import { startLoad, type LoadOptions, type LoadTally } from '../chaos/load.ts'
 import { seededRandom } from '../chaos/random.ts'
 import { verify, verifyWhenSettled, type Verdict } from '../chaos/verify.ts'
@@ -65,7 +65,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 /** Single events and /readyz of every role, sampled until stopped, with the ingest process's RSS. */
 function monitor(cluster: ChaosCluster) {
   const probes: Probe[] = []
-  const readiness: Array<{ at: number; notReady: ChaosRole[] }> = []
+  const readiness: Array<{ at: number; notReady: ClusterRole[] }> = []
   const rss: Array<{ at: number; kib: number }> = []
   let stopping = false
   const probeLoop = (async () => {
@@ -87,7 +87,7 @@ function monitor(cluster: ChaosCluster) {
     while (!stopping) {
       const at = Date.now()
       const answers = await Promise.all(
-        CHAOS_ROLES.map(async (role) => {
+        cluster.roles.map(async (role) => {
           const ready = await fetch(`${cluster.opsUrl(role)}/readyz`, { signal: AbortSignal.timeout(3000) })
             .then((r) => r.status === 200)
             .catch(() => false)
@@ -139,7 +139,11 @@ export async function runFaults(options: FaultRunOptions, log: (line: string) =>
   let cluster: ChaosCluster | undefined
   let clean = false
   try {
-    cluster = await startChaosCluster(options.name, { toxiproxy, kafkaClient: options.kafkaClient })
+    cluster = await startChaosCluster(options.name, {
+      toxiproxy,
+      kafkaClient: options.kafkaClient,
+      isolatedRunner: options.faults.some((f) => f.isolatedRunner),
+    })
     const c = cluster
     log(`cluster up behind toxiproxy (${[...c.proxies.keys()].join(', ')}); logs in ${c.dir}`)
     const random = seededRandom(options.seed)
@@ -185,6 +189,8 @@ export async function runFaults(options: FaultRunOptions, log: (line: string) =>
         await sleep(3000)
         phases.push({ fault, tally: await load.stop(), started, healed, recovered })
       }
+      // The probes stop too: one in flight is lag the checks would wait on.
+      await watch.stop()
       const all = mergeTallies([baselineTally, ...phases.map((p) => p.tally)])
       log(
         `load stopped: ${all.events.size} events, ${all.webhookRequests.size} webhook requests acknowledged; settling`,

@@ -25,6 +25,8 @@ export type KafkaCluster = {
    * (`broker-<id>`), and each node's to another's controller (`controller-<from>-<to>`).
    */
   proxies: Map<string, FaultProxy>
+  /** With `isolatedClients`: each one's bootstrap addresses, its listener's proxies (`<name>-broker-<id>`). */
+  isolatedBrokers: Map<string, string[]>
   /** Temp dir holding every node's config, data and log; removed by stop(). */
   dir: string
   /** Process-group leaders of the brokers now running. */
@@ -59,6 +61,11 @@ export type StartKafkaOptions = {
    * cut one broker off from clients and from the quorum alike. Plaintext only.
    */
   proxy?: ToxiproxyServer
+  /**
+   * With `proxy`: clients that reach the brokers on a listener of their own, through proxies of their
+   * own, so that a fault can cut one process off from Kafka while every other one stays connected.
+   */
+  isolatedClients?: string[]
 }
 
 export type SaslSslOptions = { keyAndCertPem: string; caPem: string; users: { name: string; password: string }[] }
@@ -72,6 +79,8 @@ type KafkaNode = {
   advertised: string
   /** Where this node reaches each voter's controller, by node id. */
   voters: Map<number, string>
+  /** The isolated clients' listeners: name, port, advertised (proxy) address. */
+  isolated: Array<{ name: string; port: number; advertised: string }>
 }
 
 // Gentle on a 2-core machine: small heap, one GC thread, and C1 only, which
@@ -93,7 +102,9 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
   const count = options.brokers
   const timeoutMs = options.startTimeoutMs ?? 120_000
   const root = await mkdtemp(join(tmpdir(), 'sluice-kafka-'))
-  const ports = await freePorts(count * 2)
+  const isolatedNames = options.proxy ? (options.isolatedClients ?? []) : []
+  const ports = await freePorts(count * (2 + isolatedNames.length))
+  const extra = ports.slice(count * 2)
   const nodes: KafkaNode[] = Array.from({ length: count }, (_, i) => ({
     nodeId: i + 1,
     port: ports[i * 2],
@@ -101,6 +112,7 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
     dir: join(root, `node-${i + 1}`),
     advertised: `127.0.0.1:${ports[i * 2]}`,
     voters: new Map(Array.from({ length: count }, (_, j) => [j + 1, `127.0.0.1:${ports[j * 2 + 1]}`])),
+    isolated: isolatedNames.map((name, k) => ({ name, port: extra[i * isolatedNames.length + k], advertised: '' })),
   }))
   const proxies = new Map<string, FaultProxy>()
   if (options.proxy) {
@@ -109,6 +121,12 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
       const broker = await options.proxy.proxy(`broker-${node.nodeId}`, `127.0.0.1:${node.port}`)
       proxies.set(`broker-${node.nodeId}`, broker)
       node.advertised = broker.listen
+      for (const listener of node.isolated) {
+        const name = `${listener.name}-broker-${node.nodeId}`
+        const own = await options.proxy.proxy(name, `127.0.0.1:${listener.port}`)
+        proxies.set(name, own)
+        listener.advertised = own.listen
+      }
       for (const to of nodes.filter((n) => n !== node)) {
         const name = `controller-${node.nodeId}-${to.nodeId}`
         const controller = await options.proxy.proxy(name, `127.0.0.1:${to.controllerPort}`)
@@ -210,6 +228,7 @@ export async function startKafka(options: StartKafkaOptions): Promise<KafkaClust
   return {
     brokers: nodes.map((n) => n.advertised),
     proxies,
+    isolatedBrokers: new Map(isolatedNames.map((name, k) => [name, nodes.map((n) => n.isolated[k].advertised)])),
     dir: root,
     pids,
     stopBroker,
@@ -341,11 +360,22 @@ function serverProperties(node: KafkaNode, nodes: KafkaNode[], saslSsl?: SaslSsl
     'process.roles': 'broker,controller',
     'node.id': node.nodeId,
     'controller.quorum.voters': [...node.voters].map(([id, address]) => `${id}@${address}`).join(','),
-    listeners: `PLAINTEXT://127.0.0.1:${node.port},CONTROLLER://127.0.0.1:${node.controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://${node.advertised}`,
+    listeners: [
+      `PLAINTEXT://127.0.0.1:${node.port}`,
+      `CONTROLLER://127.0.0.1:${node.controllerPort}`,
+      ...node.isolated.map((l) => `${listenerName(l.name)}://127.0.0.1:${l.port}`),
+    ].join(','),
+    'advertised.listeners': [
+      `PLAINTEXT://${node.advertised}`,
+      ...node.isolated.map((l) => `${listenerName(l.name)}://${l.advertised}`),
+    ].join(','),
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'listener.security.protocol.map': [
+      'PLAINTEXT:PLAINTEXT',
+      'CONTROLLER:PLAINTEXT',
+      ...node.isolated.map((l) => `${listenerName(l.name)}:PLAINTEXT`),
+    ].join(','),
     'log.dirs': join(node.dir, 'data'),
     // Tests create their topics explicitly, as production does.
     'auto.create.topics.enable': false,
@@ -376,6 +406,9 @@ function serverProperties(node: KafkaNode, nodes: KafkaNode[], saslSsl?: SaslSsl
       .join('\n') + '\n'
   )
 }
+
+/** A listener's name for an isolated client: Kafka's are upper case letters, digits and underscores. */
+const listenerName = (client: string) => `CLIENT_${client.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`
 
 /** Kafka's Uuid format: 16 random bytes, base64url; one starting with '-' would read as a CLI flag. */
 function randomClusterId(): string {
