@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { eventually } from '../helpers/server.ts'
 import { startKafka, type KafkaCluster } from '../infra/kafka.ts'
+import { testRegistryUrl } from '../infra/services.ts'
 import type { FaultProxy, ToxiproxyServer } from '../infra/toxiproxy.ts'
 import type { KafkaClientName } from '../../bus/kafka-clients.ts'
 import { distributedEnv, startNode, auth, type Node } from '../distributed/cluster.ts'
@@ -58,6 +59,8 @@ export interface ChaosClusterOptions {
    * through proxies of its own (`runner-2-broker-<id>`), so it can be cut off from its group alone.
    */
   isolatedRunner?: boolean
+  /** With `toxiproxy`: Avro records with the test schema registry (tests/infra/services.ts), through a proxy `registry`. */
+  schemaRegistry?: boolean
 }
 
 export async function startChaosCluster(name: string, options: ChaosClusterOptions = {}): Promise<ChaosCluster> {
@@ -72,6 +75,13 @@ export async function startChaosCluster(name: string, options: ChaosClusterOptio
   if (options.toxiproxy) {
     const clickhouse = await options.toxiproxy.proxy('clickhouse', new URL(direct.SLUICE_CLICKHOUSE_URL!).host)
     proxies.set('clickhouse', clickhouse)
+  }
+  if (options.toxiproxy && options.schemaRegistry) {
+    const registry = new URL(testRegistryUrl())
+    const proxy = await options.toxiproxy.proxy('registry', registry.host)
+    proxies.set('registry', proxy)
+    registry.host = proxy.listen
+    direct.SLUICE_SCHEMA_REGISTRY_URL = registry.toString().replace(/\/$/, '')
   }
   const env: NodeJS.ProcessEnv = {
     ...direct,

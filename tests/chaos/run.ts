@@ -5,7 +5,7 @@ import { startChaosCluster } from './cluster.ts'
 import { startLoad, type LoadOptions, type LoadTally } from './load.ts'
 import { KILL_TARGETS, runKills, type Kill, type KillOptions } from './killer.ts'
 import { seededRandom } from './random.ts'
-import { verifyWhenSettled, type Verdict } from './verify.ts'
+import { verdictClean, verifyWhenSettled, type Verdict } from './verify.ts'
 
 export interface ChaosOptions {
   seed: number
@@ -52,14 +52,7 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
     if (cluster.unexpectedExits.length > 0) verdict.examples.unexpectedExits = cluster.unexpectedExits
     const killsByTarget = Object.fromEntries(KILL_TARGETS.map((t) => [t, kills.filter((k) => k.target === t).length]))
     const { events: _events, webhookRequests: _requests, ...loadCounts } = tally
-    const c = verdict.counts
-    clean =
-      verdict.settled &&
-      cluster.unexpectedExits.length === 0 &&
-      c.duplicates === 0 &&
-      c.runsUnexpected === 0 &&
-      c.stepsRunMoreThanTwice === 0 &&
-      c.stepsNeverRun === 0
+    clean = verdictClean(verdict, cluster.unexpectedExits)
     return {
       seed: options.seed,
       verdict,

@@ -272,6 +272,19 @@ export async function verify(cluster: ChaosCluster, tally: LoadTally, scoped = f
   return { counts: result, examples, settled }
 }
 
+/** Settled, with nothing duplicated, run unexpectedly, run more than twice or never, and no process exited by itself. */
+export function verdictClean(verdict: Verdict, unexpectedExits: string[]): boolean {
+  const c = verdict.counts
+  return (
+    verdict.settled &&
+    unexpectedExits.length === 0 &&
+    c.duplicates === 0 &&
+    c.runsUnexpected === 0 &&
+    c.stepsRunMoreThanTwice === 0 &&
+    c.stepsNeverRun === 0
+  )
+}
+
 /** Verifies until the pipeline has caught up (or `timeoutMs` passes), then returns the last verdict. */
 export async function verifyWhenSettled(
   cluster: ChaosCluster,

@@ -13,6 +13,8 @@ export interface Fault {
   unreachable: boolean
   /** The cluster needs its second runner, reaching Kafka through proxies of its own (tests/chaos/cluster.ts). */
   isolatedRunner?: boolean
+  /** The cluster writes Avro with a schema registry, reached through the proxy `registry`. */
+  schemaRegistry?: boolean
   /** Sets the fault; the returned function heals it. */
   start(cluster: ChaosCluster): Promise<() => Promise<void>>
 }
@@ -94,6 +96,14 @@ export function faults(scale = 1): Fault[] {
       isolatedRunner: true,
       start: (c) =>
         disable([...c.proxies].filter(([name]) => name.startsWith('runner-2-broker-')).map(([, p]) => p.proxy)),
+    },
+    {
+      name: 'registry-gone',
+      what: 'the schema registry refuses connections (records are Avro; every process keeps the schemas it read)',
+      durationMs: ms(30),
+      unreachable: false,
+      schemaRegistry: true,
+      start: (c) => disable([c.proxies.get('registry')!.proxy]),
     },
     {
       name: 'clickhouse-gone',

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises'
 import { startChaosCluster, type ChaosCluster, type ClusterRole } from '../chaos/cluster.ts'
 import { startLoad, type LoadOptions, type LoadTally } from '../chaos/load.ts'
 import { seededRandom } from '../chaos/random.ts'
-import { verify, verifyWhenSettled, type Verdict } from '../chaos/verify.ts'
+import { verdictClean, verify, verifyWhenSettled, type Verdict } from '../chaos/verify.ts'
 import { startToxiproxy } from '../infra/toxiproxy.ts'
 import type { KafkaClientName } from '../../bus/kafka-clients.ts'
 import type { Fault } from './faults.ts'
@@ -143,6 +143,7 @@ export async function runFaults(options: FaultRunOptions, log: (line: string) =>
       toxiproxy,
       kafkaClient: options.kafkaClient,
       isolatedRunner: options.faults.some((f) => f.isolatedRunner),
+      schemaRegistry: options.faults.some((f) => f.schemaRegistry),
     })
     const c = cluster
     log(`cluster up behind toxiproxy (${[...c.proxies.keys()].join(', ')}); logs in ${c.dir}`)
@@ -218,15 +219,7 @@ export async function runFaults(options: FaultRunOptions, log: (line: string) =>
           recoverySeconds: phase.recovered < 0 ? -1 : (phase.recovered - phase.healed) / 1000,
         })
       }
-      const v = verdict.counts
-      clean =
-        verdict.settled &&
-        c.unexpectedExits.length === 0 &&
-        v.duplicates === 0 &&
-        v.runsUnexpected === 0 &&
-        v.stepsRunMoreThanTwice === 0 &&
-        v.stepsNeverRun === 0 &&
-        rows.every((r) => r.recoverySeconds >= 0)
+      clean = verdictClean(verdict, c.unexpectedExits) && rows.every((r) => r.recoverySeconds >= 0)
       return {
         seed: options.seed,
         kafkaClient: options.kafkaClient ?? 'default',
