@@ -33,7 +33,8 @@ export function backupMaker(rocks: Rocks, dataDir: string, settings: RocksOption
     const partial = `${to}.partial-${newUlid()}`
     try {
       const started = Date.now()
-      await mkdir(partial)
+      // Only the server's user reads it: it holds what the data dir holds (keys, users' hashes, raw bodies).
+      await mkdir(partial, { mode: 0o700 })
       const counts = await backupRocks(rocks, join(partial, 'db'), settings)
       const manifest: Manifest = {
         sluice: packageVersion(),
@@ -44,8 +45,14 @@ export function backupMaker(rocks: Rocks, dataDir: string, settings: RocksOption
       await writeDurably(join(partial, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`)
       await rename(partial, to)
       await syncDir(dirname(to))
-      const info: BackupInfo = { path: to, dataFormat: DATA_FORMAT, ...counts, createdAt: started, durationMs: 0 }
-      return { ...info, durationMs: Date.now() - started }
+      const info: BackupInfo = {
+        path: to,
+        dataFormat: DATA_FORMAT,
+        ...counts,
+        createdAt: started,
+        durationMs: Date.now() - started,
+      }
+      return info
     } catch (err) {
       await rm(partial, { recursive: true, force: true })
       throw err

@@ -5,7 +5,7 @@
 // nothing; a viewer may not make one.
 import t from 'tap'
 import { existsSync } from 'node:fs'
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
   getJson,
@@ -89,6 +89,7 @@ t.test('a backup made under load restores into a server with exactly what it hel
   t.equal(answer.data.path, to, 'it names the backup')
   t.ok(answer.data.keys > 150, `it copied the database (${answer.data.keys} keys)`)
   t.same((await readdir(to)).sort(), ['backup.json', 'db'], 'the backup is a database and its manifest')
+  t.equal((await stat(to)).mode & 0o777, 0o700, "only the server's user may read it")
   t.same((await readdir(backupsDir)).sort(), ['nightly'], 'nothing partial is left beside it')
   const manifest = JSON.parse(await readFile(join(to, 'backup.json'), 'utf8'))
   t.equal(manifest.keys, answer.data.keys, 'the manifest says what was copied')
