@@ -45,21 +45,21 @@ function targetOf(request: FastifyRequest): Record<string, string> {
 
 export function auditHooks(deps: { audit: AuditStore }) {
   return {
-    /** onSend: a creation's ID, from its answer (`data.id`). */
+    /**
+     * onSend: the entry, for every change and every change refused for its role, written before the
+     * answer leaves (an answered change is in the log), with a creation's ID from its answer (`data.id`).
+     */
     onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (READS.has(request.method) || reply.statusCode >= 300 || typeof payload !== 'string') return payload
-      if (payload.startsWith('{"data":{"id":"')) request.auditCreated = /^\{"data":\{"id":"([^"]+)"/.exec(payload)?.[1]
+      const permission = request.routeOptions.schema?.permission
+      if (READS.has(request.method) || !permission || request.routeOptions.schema?.public) return payload
+      if (reply.statusCode >= 400 && reply.statusCode !== 403) return payload
+      if (reply.statusCode < 300 && typeof payload === 'string' && payload.startsWith('{"data":{"id":"'))
+        request.auditCreated = /^\{"data":\{"id":"([^"]+)"/.exec(payload)?.[1]
+      await write(request, { status: reply.statusCode })
       return payload
     },
-    /** onResponse: the entry, for every change and every change refused for its role. */
-    onResponse: async (request: FastifyRequest, reply: FastifyReply) => {
-      const permission = request.routeOptions.schema?.permission
-      if (READS.has(request.method) || !permission || request.routeOptions.schema?.public) return
-      if (reply.statusCode >= 400 && reply.statusCode !== 403) return
-      await write(request, { status: reply.statusCode })
-    },
-    /** An entry of the route's own (a sign-in, whose actor is who signed in). */
-    write: (request: FastifyRequest, entry: Partial<AuditEntry>) => void write(request, entry),
+    /** An entry of the route's own (a sign-in, whose actor is who signed in), written when it resolves. */
+    write: (request: FastifyRequest, entry: Partial<AuditEntry>) => write(request, entry),
   }
 
   async function write(request: FastifyRequest, given: Partial<AuditEntry>) {

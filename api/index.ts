@@ -82,9 +82,8 @@ export function createApi(deps: ApiDeps, config: ApiConfig) {
       const audit = deps.audit ? auditHooks({ audit: deps.audit }) : undefined
       if (audit) {
         app.addHook('onSend', audit.onSend)
-        app.addHook('onResponse', audit.onResponse)
       }
-      const auditWrite = audit?.write ?? (() => {})
+      const auditWrite = audit?.write ?? (async () => {})
       await usersRoutes({ users: deps.users, audit: auditWrite })(app)
       await oidcRoutes({ settings: config.oidc, users: deps.users, control: deps.control, audit: auditWrite })(app)
       const tags = ['Environments']

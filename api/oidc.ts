@@ -44,7 +44,7 @@ export function oidcRoutes(deps: {
   settings?: OidcSettings
   users: Users
   control: ControlStore
-  audit(request: FastifyRequest, entry: Partial<AuditEntry>): void
+  audit(request: FastifyRequest, entry: Partial<AuditEntry>): Promise<void>
 }) {
   const { settings } = deps
   let discovered: Promise<oidc.Configuration> | undefined
@@ -157,7 +157,7 @@ export function oidcRoutes(deps: {
         if (!email) throw new SluiceError('SSO_FAILED', 'email: the ID token has no email claim (scope email)')
         const granted = roleFromClaim(claims[settings!.roleClaim])
         if (!granted) {
-          deps.audit(request, { actor: { kind: 'user', name: email }, action: 'auth:login', status: 403 })
+          await deps.audit(request, { actor: { kind: 'user', name: email }, action: 'auth:login', status: 403 })
           throw new SluiceError(
             'SSO_ROLE_MISSING',
             `${settings!.roleClaim}: the ID token must give viewer, editor or admin (optionally :env,env)`,
@@ -178,7 +178,7 @@ export function oidcRoutes(deps: {
         await deps.users.sweep()
         const started = await deps.users.startSession(user)
         setSessionCookie(request, reply, started.session)
-        deps.audit(request, {
+        await deps.audit(request, {
           actor: { kind: 'user', name: user.email, user_id: user.id },
           action: 'auth:login',
           status: 200,

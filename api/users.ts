@@ -63,7 +63,10 @@ export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, s
   })
 }
 
-export function usersRoutes(deps: { users: Users; audit(request: FastifyRequest, entry: Partial<AuditEntry>): void }) {
+export function usersRoutes(deps: {
+  users: Users
+  audit(request: FastifyRequest, entry: Partial<AuditEntry>): Promise<void>
+}) {
   const throttle = createLoginThrottle()
   return async (app: FastifyInstance) => {
     const tags = ['Users and sign-in']
@@ -131,7 +134,7 @@ export function usersRoutes(deps: { users: Users; audit(request: FastifyRequest,
         const user = await deps.users.checkPassword(email, password)
         if (!user) {
           throttle.failed(email, request.ip)
-          deps.audit(request, {
+          await deps.audit(request, {
             actor: { kind: 'user', name: email.trim().toLowerCase() },
             action: 'auth:login',
             status: 401,
@@ -142,7 +145,7 @@ export function usersRoutes(deps: { users: Users; audit(request: FastifyRequest,
         await deps.users.sweep()
         const started = await deps.users.startSession(user)
         setSessionCookie(request, reply, started.session)
-        deps.audit(request, {
+        await deps.audit(request, {
           actor: { kind: 'user', name: user.email, user_id: user.id },
           action: 'auth:login',
           status: 200,
