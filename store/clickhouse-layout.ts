@@ -16,6 +16,31 @@ import { sqlString } from './clickhouse-sql.ts'
  * IF NOT EXISTS makes harmless on the hosts that have it.
  */
 export async function applySchema(client: ClickHouseClient, database: string, steps: SchemaStep[]): Promise<number> {
+  // Processes that start together on a new database run the same steps at once, and 18.16 may fail
+  // a step that meets another's with an error of its own (two ADD COLUMNs of one column: "Different
+  // expressions with the same alias"). What another process made is then there: look again, run
+  // what is still missing.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await applyMissing(client, database, steps)
+    } catch (err) {
+      if (attempt >= SCHEMA_ATTEMPTS || !refusedByServer(err)) throw err
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt))
+    }
+  }
+}
+
+const SCHEMA_ATTEMPTS = 5
+/** Who is refused stays refused: unknown user, no password, wrong password, no access. */
+const ACCESS_CODES = new Set(['192', '194', '497', '516'])
+
+/** An error of the server's own (a numbered exception), not one of reaching it or of access. */
+function refusedByServer(err: unknown): boolean {
+  const code = String((err as { code?: unknown })?.code ?? '')
+  return /^\d+$/.test(code) && !ACCESS_CODES.has(code)
+}
+
+async function applyMissing(client: ClickHouseClient, database: string, steps: SchemaStep[]): Promise<number> {
   const rows = async <Row>(query: string) => (await client.query({ query, format: 'JSONEachRow' })).json<Row>()
   const db = sqlString(database)
   const databases = await rows<{ name: string }>(`SELECT name FROM system.databases WHERE name = ${db}`)
