@@ -8,6 +8,9 @@ import { SluiceError } from '../core/errors.ts'
 import { parseDuration } from '../core/duration.ts'
 import type { FunctionRegistration } from '../control/functions.ts'
 
+/** Inngest's default for a function that names no retries (inngest/inngest pkg/consts DefaultRetryCount). */
+const INNGEST_DEFAULT_RETRIES = 4
+
 export interface AppRegistration {
   appId: string
   url: string
@@ -100,8 +103,9 @@ function functionOf(given: unknown, i: number, appId: string, appUrl: string, en
   const options = {
     id: slug,
     ...(typeof field(f, 'name') === 'string' && { name: field(f, 'name') as string }),
-    // Named attempts, but every SDK sends its `retries` option there (JS, Python and Go alike).
-    ...(attempts !== undefined && { retries: Number(attempts) }),
+    // Named attempts, but every SDK sends its `retries` option there (JS, Python and Go alike); an
+    // SDK sends none when the code named none, and Inngest then retries 4 times: so does Sluice.
+    retries: attempts !== undefined ? Number(attempts) : INNGEST_DEFAULT_RETRIES,
     ...(timeouts?.finish !== undefined && { timeoutMs: durationMs(timeouts.finish, `${where}.timeouts.finish`) }),
     cancelOn: cancelOf(field(f, 'cancel'), where),
     ...flowOf(f),

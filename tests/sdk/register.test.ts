@@ -35,6 +35,12 @@ t.test('the JS out-of-band shape: the composite ID, triggers, retries from attem
   })
 })
 
+t.test("a function that names no retries gets Inngest's default, 4", async (t) => {
+  const none = fn({ steps: { step: { id: 'step', name: 'step', runtime: { type: 'http', url } } } })
+  const r = parseRegistration({ url, appName: 'shop', sdk: 'js:v4.24.0', functions: [none] }, 'production')
+  t.equal(r.functions[0].retries, 4)
+})
+
 t.test("Python's spelling (appname, deploy_type) and the SDK from the header", async (t) => {
   const r = parseRegistration(
     { URL: url, appname: 'shop', deploy_type: 'ping', functions: [fn()] },
