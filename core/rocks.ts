@@ -283,14 +283,15 @@ export async function backupRocks(rocks: Rocks, to: string, settings: RocksOptio
         ops.push({ type: 'put', key: text, value })
         size += key.length + value.length
         counts.keys++
-        counts.bytes += key.length + value.length
         if (ops.length >= 1024 || size >= 4 * 1024 * 1024) {
           await target.write(ops)
+          counts.bytes += size
           ops = []
           size = 0
         }
       }
       await target.write(ops)
+      counts.bytes += size
       if (view !== snapshot) await view.close()
     }
   } finally {

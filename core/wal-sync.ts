@@ -31,10 +31,15 @@ export async function makeDirDurable(path: string): Promise<void> {
   if (first === undefined) return
   // Each directory made holds the next one's entry; the first one's is in a directory that was there.
   for (let at = resolve(path); ; at = dirname(at)) {
-    const handle = await open(dirname(at), 'r')
-    await handle.sync().finally(() => handle.close())
+    await syncPath(dirname(at))
     if (at === resolve(first)) return
   }
+}
+
+/** fsync of a file, or of a directory (its entries: a file created or renamed in it). */
+export async function syncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r')
+  await handle.sync().finally(() => handle.close())
 }
 
 /** `dir`: the WAL dir (the database's own: Sluice sets no wal_dir). */

@@ -4,14 +4,15 @@
 // destination and renamed into place when complete, so a backup that exists is a whole one.
 // `restore` copies one into a stopped server's empty data dir and opens it once, as a start would.
 import { existsSync } from 'node:fs'
-import { cp, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { SluiceError } from '../core/errors.ts'
 import { newUlid } from '../core/ids.ts'
 import { DATA_FORMAT } from '../core/data-format.ts'
 import { backupRocks, openRocks, type RocksOptions, type Rocks } from '../core/rocks.ts'
 import { packageVersion } from '../core/version.ts'
-import type { BackupInfo, MakeBackup } from '../api/backups.ts'
+import { syncPath } from '../core/wal-sync.ts'
+import type { MakeBackup } from '../api/backups.ts'
 
 const MANIFEST = 'backup.json'
 
@@ -42,17 +43,12 @@ export function backupMaker(rocks: Rocks, dataDir: string, settings: RocksOption
         created_at: new Date(started).toISOString(),
         ...counts,
       }
-      await writeDurably(join(partial, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`)
+      await writeFile(join(partial, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`)
+      await syncPath(join(partial, MANIFEST))
+      await syncPath(partial)
       await rename(partial, to)
-      await syncDir(dirname(to))
-      const info: BackupInfo = {
-        path: to,
-        dataFormat: DATA_FORMAT,
-        ...counts,
-        createdAt: started,
-        durationMs: Date.now() - started,
-      }
-      return info
+      await syncPath(dirname(to))
+      return { path: to, dataFormat: DATA_FORMAT, ...counts, createdAt: started, durationMs: Date.now() - started }
     } catch (err) {
       await rm(partial, { recursive: true, force: true })
       throw err
@@ -98,21 +94,10 @@ export async function restoreBackup(from: string, dataDir: string, settings: Roc
     const rocks: Rocks = await openRocks(partial, settings)
     await rocks.close()
     await rename(partial, target)
-    await syncDir(dataDir)
+    await syncPath(dataDir)
   } catch (err) {
     await rm(partial, { recursive: true, force: true })
     throw err
   }
   return manifest
-}
-
-async function writeDurably(path: string, text: string): Promise<void> {
-  await writeFile(path, text)
-  const handle = await open(path, 'r')
-  await handle.sync().finally(() => handle.close())
-}
-
-async function syncDir(path: string): Promise<void> {
-  const handle = await open(path, 'r')
-  await handle.sync().finally(() => handle.close())
 }

@@ -45,6 +45,12 @@ t.test('network faults lose, duplicate and strand nothing, and each recovers', a
     t.equal(row.unavailableWithoutRetryAfter, 0, `${row.fault}: every 503 carries Retry-After`)
     t.ok(row.ingestPeakRssMiB < 512, `${row.fault}: ingest RSS stays bounded (${row.ingestPeakRssMiB} MiB)`)
     if (unreachable.has(row.fault)) t.not(row.notReady, '-', `${row.fault}: /readyz answered 503 while it lasted`)
+    if (row.fault === 'clickhouse-gone')
+      t.same(
+        row.notReady.split(' ').filter((role) => !['transformer', 'sink', 'api'].includes(role)),
+        [],
+        'ClickHouse away takes only the roles that use it out of service',
+      )
   }
   const c = result.verdict.counts
   t.equal(c.lost + c.webhookRequestsLost, 0, 'the whole run lost nothing')
